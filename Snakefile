@@ -1,0 +1,41 @@
+# metaeval: which summarization metric should I trust?
+#
+# The floor plan. Each stage is one file under rules/:
+#   common.smk   helpers: the configured data sets and their input files
+#   data.smk     import (SummEval jsonl, DUC/TAC, simulated), validate, summarise a data set
+#   scoring.smk  ROUGE-1.5.5-exact preprocessing and scoring, BLEU (sacrebleu)
+# Every config value a job uses reaches it through `params:`, so a changed value re-runs
+# exactly the jobs it affects (see the README, "Incremental reruns").
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+try:
+    validate(config, "workflow/schemas/config.schema.yaml")
+except WorkflowError as error:
+    from metaeval.config import schema_error_message
+
+    raise WorkflowError(
+        schema_error_message(config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml"),
+        error,
+    )
+
+
+wildcard_constraints:
+    dataset="[A-Za-z0-9][A-Za-z0-9_-]*",
+
+
+include: "rules/common.smk"
+include: "rules/data.smk"
+include: "rules/scoring.smk"
+
+
+rule all:
+    input:
+        final_outputs(),
+    default_target: True

@@ -1,0 +1,47 @@
+# Helpers shared by the rules: which data sets are configured and what each job reads.
+from pathlib import Path
+
+from metaeval import config as mconfig
+from metaeval.importers import SUMMARY_FILE
+
+try:
+    mconfig.check_config(config)
+except mconfig.ConfigError as e:
+    raise WorkflowError(str(e))
+
+# The software environment of every job (used with --software-deployment-method conda).
+METAEVAL_ENV = "../environment.yml"
+
+DATASETS = sorted(config["datasets"])
+DATA_FILES = ["dataset.yaml", "summaries.jsonl", "judgments.tsv", "documents.jsonl"]
+
+
+def dataset_entry(name):
+    return mconfig.dataset_entry(config, name)
+
+
+def canonical_inputs(wildcards):
+    """What the validation job of a data set reads: the user's canonical folder, or an importer's output."""
+    entry = dataset_entry(wildcards.dataset)
+    if entry["format"] == "canonical":
+        folder = Path(entry["path"])
+        return {f.split(".")[0]: str(folder / f) for f in DATA_FILES if (folder / f).exists()}
+    stage = {"summeval_jsonl": "import_summeval", "duc_tac": "import_duc_tac", "simulated": "simulate"}
+    folder = f"results/{wildcards.dataset}/{stage[entry['format']]}"
+    return {f.split(".")[0]: f"{folder}/{f}" for f in DATA_FILES}
+
+
+def duc_tac_inputs(wildcards):
+    """Every summary file and judgment table of a DUC/TAC data set, so editing one re-runs the import."""
+    entry = dataset_entry(wildcards.dataset)
+    files = sorted(str(p) for p in Path(entry["path"]).rglob("*") if SUMMARY_FILE.match(p.name))
+    tables = [entry[k] for k in ("see_table", "manual_peer") if entry.get(k)]
+    return files + tables
+
+
+def final_outputs():
+    out = []
+    for d in DATASETS:
+        out.append(f"results/{d}/data/summary.tsv")
+        out.extend(scoring_outputs(d))
+    return out

@@ -1,0 +1,321 @@
+"""Importers: other layouts -> the canonical form (a :class:`~metaeval.datasets.Dataset`).
+
+- :func:`import_summeval_jsonl`: the official SummEval paired annotation file(s).
+- :func:`import_duc_tac`: NIST DUC/TAC folders (summary files named
+  ``<TOPIC>.M.<LEN>.<X>.<SUMMARIZER>``) with a DUC SEE table and/or a TAC ``manual.peer`` table.
+
+Every problem raises :class:`~metaeval.datasets.DatasetError` naming the file, line and field.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from .datasets import Dataset, DatasetError, Dimension, Summary, fail
+from .sentences import split_sentences
+
+# ----------------------------------------------------------------------------- SummEval
+
+SUMMEVAL_DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
+
+
+def _annotation_means(path: Path, line_no: int, rec: Mapping[str, Any], field_name: str) -> dict[str, float]:
+    anns = rec.get(field_name)
+    if not isinstance(anns, list) or not anns:
+        raise fail(path, line_no, field_name, "expected a non-empty list of {dimension: score} objects")
+    out = {}
+    for dim in SUMMEVAL_DIMENSIONS:
+        vals = []
+        for i, a in enumerate(anns):
+            if not isinstance(a, dict) or not isinstance(a.get(dim), (int, float)) or isinstance(a.get(dim), bool):
+                raise fail(path, line_no, f"{field_name}[{i}].{dim}", "missing or not a number")
+            vals.append(float(a[dim]))
+        out[dim] = _mean(vals)
+    return out
+
+
+def import_summeval_jsonl(paths: Iterable[Path | str], name: str = "summeval") -> Dataset:
+    """Read the official SummEval paired annotation jsonl (one or more files of the same records).
+
+    Topic = record ``id``; summarizer = ``model_id``; the summary is ``decoded`` split into
+    sentences by :func:`metaeval.sentences.split_sentences`; the judgment of each dimension is the
+    mean of the expert annotations (``turker_<dim>``: mean of the turker annotations);
+    ``references`` become human summaries ``ref0``..``refN`` in the file's order; the record's
+    ``text`` (the source article) becomes the topic's document.
+    """
+    summaries: dict[tuple[str, str], Summary] = {}
+    judgments: dict[tuple[str, str], dict[str, float]] = {}
+    refs: dict[str, tuple[Path, int, list[str]]] = {}
+    documents: dict[str, list[str]] = {}
+    for path in sorted(Path(p) for p in paths):
+        with open(path, encoding="utf-8") as fh:
+            for line_no, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise fail(path, line_no, None, f"malformed JSON ({e.msg}); expected one SummEval record per line") from None
+                if not isinstance(rec, dict):
+                    raise fail(path, line_no, None, "expected a JSON object")
+                for key in ("id", "model_id", "decoded"):
+                    if not isinstance(rec.get(key), str):
+                        raise fail(path, line_no, key, "missing or not a string")
+                topic, system = rec["id"], rec["model_id"]
+                if (topic, system) in summaries:
+                    raise fail(path, line_no, "model_id", f"second record for ({topic!r}, {system!r})")
+                references = rec.get("references")
+                if not isinstance(references, list) or not references or not all(isinstance(r, str) for r in references):
+                    raise fail(path, line_no, "references", "expected a non-empty list of strings")
+                if topic in refs:
+                    first_path, first_line, first = refs[topic]
+                    if first != references:
+                        raise fail(path, line_no, "references",
+                                   f"differ from the references of the same id in {first_path}, line {first_line}")
+                else:
+                    refs[topic] = (path, line_no, references)
+                if isinstance(rec.get("text"), str) and topic not in documents:
+                    documents[topic] = [rec["text"]]
+                summaries[(topic, system)] = Summary(topic, system, "system",
+                                                     tuple(split_sentences(rec["decoded"])), line_no)
+                expert = _annotation_means(path, line_no, rec, "expert_annotations")
+                turker = _annotation_means(path, line_no, rec, "turker_annotations")
+                judgments[(topic, system)] = {**expert, **{f"turker_{d}": v for d, v in turker.items()}}
+    if not summaries:
+        raise DatasetError(f"{', '.join(map(str, paths))}: no SummEval records found")
+    for topic, (_, _, references) in refs.items():
+        for i, ref in enumerate(references):
+            summaries[(topic, f"ref{i}")] = Summary(topic, f"ref{i}", "human", tuple(split_sentences(ref)))
+    dims = {d: Dimension(d, 1.0, 5.0, f"expert {d}, mean of the expert annotations") for d in SUMMEVAL_DIMENSIONS}
+    dims.update({f"turker_{d}": Dimension(f"turker_{d}", 1.0, 5.0, f"crowd {d}, mean of the turker annotations")
+                 for d in SUMMEVAL_DIMENSIONS})
+    human = {"coverage": ["relevance"], "linguistic_quality": ["coherence", "fluency"]}
+    meta = {
+        "name": name,
+        "description": "SummEval (Fabbri et al., 2021), imported from the official paired annotation jsonl: "
+                       "system summaries of CNN/DailyMail articles rated 1-5 by experts and crowd workers.",
+        "source": ", ".join(str(p) for p in paths),
+        "license": "SummEval annotations: MIT (Yale-LILY/SummEval); CNN/DailyMail: see its terms",
+        "citation": "Fabbri et al. 2021. SummEval: Re-evaluating Summarization Evaluation. TACL 9.",
+        "dimensions": {d.name: {"min": d.min, "max": d.max, "description": d.description} for d in dims.values()},
+        "human": human,
+    }
+    return Dataset(name=name, meta=meta, dimensions=dims, human=human, summaries=list(summaries.values()),
+                   judgments=judgments, documents=documents or None)
+
+
+# ----------------------------------------------------------------------------- DUC / TAC
+
+SUMMARY_FILE = re.compile(r"^(?P<topic>[^.]+)\.M\.(?P<length>[^.]+)\.(?P<x>[^.]+)\.(?P<summarizer>[A-Za-z0-9]+)$")
+_SEE_LINE = re.compile(r'<a (?:size="\d+" )?name="\d+">\[\d+\]</a>\s*<a href="#\d+" id=\d+>([^<]*)</a>')
+GRADES = "ABCDE"
+
+
+def summarizer_kind(summarizer: str) -> str:
+    """NIST convention: letters name human summarizers, digits name systems."""
+    if summarizer.isalpha():
+        return "human"
+    if summarizer.isdigit():
+        return "system"
+    raise ValueError(summarizer)
+
+
+def read_duc_summary(path: Path, one_sentence_per_line: bool = True) -> tuple[str, ...]:
+    """Sentences of one NIST summary file: SEE html (``<a name=..>[n]</a> <a href=.. id=n>text</a>``),
+    one sentence per line, or running text split by :func:`split_sentences`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        text = path.read_text(encoding="latin-1")  # old NIST files are Latin-1
+    see = _SEE_LINE.findall(text)
+    if see:
+        return tuple(see)
+    lines = [l.rstrip("\r") for l in text.split("\n") if l.strip()]
+    if one_sentence_per_line:
+        return tuple(lines)
+    return tuple(split_sentences(" ".join(lines)))
+
+
+def grade_to_unit(cell: str, direction: str) -> float:
+    """A DUC quality grade (A-E, or 1-5 meaning A-E) on [0, 1]: with ``A_best`` A = 100 %,
+    B = 75 %, C = 50 %, D = 25 %, E = 0 %; ``E_best`` reverses the scale. Missing: NaN."""
+    c = cell.strip().upper()
+    if c in ("", "-", "NA", "NAN"):
+        return math.nan
+    if c in ("1", "2", "3", "4", "5"):
+        c = GRADES[int(c) - 1]
+    if c not in GRADES:
+        raise ValueError(cell)
+    pos = GRADES.index(c)
+    return (4 - pos) / 4 if direction == "A_best" else pos / 4
+
+
+def _float(path: Path, line_no: int, col: int, cell: str, what: str) -> float:
+    try:
+        return float(cell)
+    except ValueError:
+        raise fail(path, line_no, f"column {col} ({what})", f"{cell!r} is not a number") from None
+
+
+def read_see_table(path: Path, grade_direction: str = "A_best") -> dict[tuple[str, str], dict[str, float]]:
+    """DUC SEE table (e.g. DUC 2004): whitespace-separated; after the header, column 0 topic,
+    7 summarizer, 8-14 the seven quality questions, 16 peer units, 17 marked peer units,
+    19 model units, 20 mean coverage E. Coverage score (Graham 2015) CS = marked PUs * E / MUs."""
+    out: dict[tuple[str, str], dict[str, float]] = {}
+    started = False
+    for line_no, line in enumerate(path.read_text(encoding="utf-8", errors="replace").split("\n"), start=1):
+        cells = line.split()
+        if not cells:
+            continue
+        is_data = len(cells) >= 21 and _looks_numeric(cells[16]) and _looks_numeric(cells[20])
+        if not is_data:
+            if started:
+                raise fail(path, line_no, None, f"{len(cells)} columns; expected a SEE table row with at least 21 "
+                           "(0 topic, 7 summarizer, 8-14 quality grades, 16/17/19 unit counts, 20 mean coverage)")
+            continue  # header
+        started = True
+        key = (cells[0], cells[7])
+        if key in out:
+            raise fail(path, line_no, "column 7 (summarizer)", f"second row for {key}")
+        row: dict[str, float] = {}
+        for q in range(7):
+            try:
+                row[f"q{q + 1}"] = grade_to_unit(cells[8 + q], grade_direction)
+            except ValueError:
+                raise fail(path, line_no, f"column {8 + q} (quality question {q + 1})",
+                           f"{cells[8 + q]!r}; expected a grade A-E or 1-5") from None
+        marked = _float(path, line_no, 17, cells[17], "marked peer units")
+        model_units = _float(path, line_no, 19, cells[19], "model units")
+        e = _float(path, line_no, 20, cells[20], "mean coverage")
+        if not 0 <= e <= 1:
+            raise fail(path, line_no, "column 20 (mean coverage)", f"{e} is outside [0, 1]")
+        row["mean_coverage"] = e
+        row["coverage"] = min(1.0, marked * e / model_units) if model_units > 0 else math.nan
+        out[key] = row
+    if not out:
+        raise fail(path, None, None, "no data rows; expected a DUC SEE table")
+    return out
+
+
+def _looks_numeric(cell: str) -> bool:
+    try:
+        float(cell)
+        return True
+    except ValueError:
+        return False
+
+
+TAC_COLUMNS = {"topic": 0, "summarizer": 1, "pyramid": 2, "modified_pyramid": 5,
+               "linguistic_quality": 6, "responsiveness": 7}
+
+
+def read_manual_peer(path: Path, columns: Mapping[str, int] | None = None
+                     ) -> dict[tuple[str, str], dict[str, float]]:
+    """TAC ``manual.peer`` table: whitespace-separated, one row per peer summary. Column
+    positions default to :data:`TAC_COLUMNS` (TAC 2009-2011: topic, peer, pyramid score, #SCUs,
+    #repetitions, modified score, linguistic quality, overall responsiveness)."""
+    cols = dict(TAC_COLUMNS, **(columns or {}))
+    out: dict[tuple[str, str], dict[str, float]] = {}
+    need = max(cols.values()) + 1
+    for line_no, line in enumerate(path.read_text(encoding="utf-8", errors="replace").split("\n"), start=1):
+        cells = line.split()
+        if not cells or cells[0].startswith("#"):
+            continue
+        if len(cells) < need or not _looks_numeric(cells[cols["pyramid"]]):
+            if not out:
+                continue  # header
+            raise fail(path, line_no, None, f"{len(cells)} columns; expected at least {need} (manual.peer row)")
+        key = (cells[cols["topic"]], cells[cols["summarizer"]])
+        if key in out:
+            raise fail(path, line_no, f"column {cols['summarizer']} (summarizer)", f"second row for {key}")
+        out[key] = {k: _float(path, line_no, c, cells[c], k) for k, c in cols.items()
+                    if k not in ("topic", "summarizer")}
+    if not out:
+        raise fail(path, None, None, "no data rows; expected a TAC manual.peer table")
+    return out
+
+
+def import_duc_tac(summaries_dir: Path | str, name: str, see_table: Path | str | None = None,
+                   manual_peer: Path | str | None = None, grade_direction: str = "A_best",
+                   one_sentence_per_line: bool = True, tac_columns: Mapping[str, int] | None = None,
+                   tac_scales: Mapping[str, Sequence[float]] | None = None,
+                   description: str = "", source: str = "", license: str = "", citation: str = "") -> Dataset:
+    """Read a NIST DUC/TAC folder (searched recursively for ``<TOPIC>.M.<LEN>.<X>.<SUMMARIZER>``
+    files) and its judgment tables into the canonical form."""
+    if grade_direction not in ("A_best", "E_best"):
+        raise DatasetError(f"grade_direction: {grade_direction!r}; expected 'A_best' or 'E_best'")
+    if see_table is None and manual_peer is None:
+        raise DatasetError(f"{name}: a duc_tac data set needs see_table and/or manual_peer")
+    root = Path(summaries_dir)
+    if not root.is_dir():
+        raise DatasetError(f"{root}: not a folder; expected the NIST summaries folder")
+    summaries: dict[tuple[str, str], Summary] = {}
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        m = SUMMARY_FILE.match(path.name)
+        if not m:
+            continue
+        key = (m["topic"], m["summarizer"])
+        if key in summaries:
+            raise DatasetError(f"{path}: a second summary file for topic {key[0]!r}, summarizer {key[1]!r}")
+        try:
+            kind = summarizer_kind(m["summarizer"])
+        except ValueError:
+            raise DatasetError(f"{path}: summarizer {m['summarizer']!r} is neither letters (human) nor digits (system)") from None
+        summaries[key] = Summary(key[0], key[1], kind, read_duc_summary(path, one_sentence_per_line))
+    if not summaries:
+        raise DatasetError(f"{root}: no summary files named <TOPIC>.M.<LEN>.<X>.<SUMMARIZER>")
+    judgments: dict[tuple[str, str], dict[str, float]] = {}
+    dims: dict[str, Dimension] = {}
+    coverage: list[str] = []
+    quality: list[str] = []
+    tables = []
+    if see_table is not None:
+        tables.append((Path(see_table), read_see_table(Path(see_table), grade_direction)))
+        dims["coverage"] = Dimension("coverage", 0, 1, "coverage score CS = marked peer units * E / model units (Graham 2015)")
+        dims["mean_coverage"] = Dimension("mean_coverage", 0, 1, "assessors' mean coverage E of the model units")
+        for q in range(1, 8):
+            dims[f"q{q}"] = Dimension(f"q{q}", 0, 1, f"DUC quality question {q}, grade A-E mapped to [0, 1] ({grade_direction})")
+        coverage.append("coverage")
+        quality.extend(f"q{q}" for q in range(1, 8))
+    if manual_peer is not None:
+        tables.append((Path(manual_peer), read_manual_peer(Path(manual_peer), tac_columns)))
+        scales = {"pyramid": (0, 1), "modified_pyramid": (0, 1), "linguistic_quality": (1, 5), "responsiveness": (1, 5)}
+        scales.update({k: tuple(v) for k, v in (tac_scales or {}).items()})
+        for d, (lo, hi) in scales.items():
+            dims[d] = Dimension(d, float(lo), float(hi), f"TAC manual.peer {d}")
+        if not coverage:
+            coverage.append("pyramid")
+        quality.append("linguistic_quality")
+    for path, table in tables:
+        for key, row in table.items():
+            if key not in summaries:
+                raise DatasetError(f"{path}: judges topic {key[0]!r}, summarizer {key[1]!r}, "
+                                   f"which has no summary file under {root}")
+            for d, v in row.items():
+                if d in dims and not math.isnan(v) and not dims[d].min <= v <= dims[d].max:
+                    raise DatasetError(f"{path}: topic {key[0]!r}, summarizer {key[1]!r}, {d} = {v} is outside "
+                                       f"[{dims[d].min:g}, {dims[d].max:g}]")
+            judgments.setdefault(key, {}).update({d: v for d, v in row.items() if d in dims})
+    for key in judgments:
+        for d in dims:
+            judgments[key].setdefault(d, math.nan)
+    human = {"coverage": coverage, "linguistic_quality": quality}
+    meta = {
+        "name": name,
+        "description": description or f"NIST DUC/TAC data imported from {root}",
+        "source": source or str(root),
+        "license": license or "NIST DUC/TAC data: licensed by NIST; not redistributable",
+        "citation": citation,
+        "dimensions": {d.name: {"min": d.min, "max": d.max, "description": d.description} for d in dims.values()},
+        "human": human,
+    }
+    return Dataset(name=name, meta=meta, dimensions=dims, human=human, summaries=list(summaries.values()),
+                   judgments=judgments)

@@ -1,0 +1,48 @@
+"""Logging for workflow scripts: everything a job says goes to its log file (and stderr)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Iterator
+
+log = logging.getLogger("metaeval")
+
+
+@contextlib.contextmanager
+def job_log(path: str | Path | None, job: str) -> Iterator[logging.Logger]:
+    """Send the ``metaeval`` logger and Python warnings to ``path``; log the job's start, end and any
+    error (with its message first, so the reason is the first thing a user reads)."""
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(path, mode="w", encoding="utf-8"))
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S")
+    for h in handlers:
+        h.setFormatter(fmt)
+        log.addHandler(h)
+    log.setLevel(logging.INFO)
+    logging.captureWarnings(True)
+    wlog = logging.getLogger("py.warnings")
+    for h in handlers:
+        wlog.addHandler(h)
+    start = time.perf_counter()
+    log.info("%s: started", job)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            yield log
+    except Exception as e:  # noqa: BLE001 - logged, then re-raised for Snakemake
+        log.error("%s failed: %s", job, e)
+        raise
+    else:
+        log.info("%s: done in %.2f s", job, time.perf_counter() - start)
+    finally:
+        for h in handlers:
+            log.removeHandler(h)
+            wlog.removeHandler(h)
+            h.close()

@@ -1,0 +1,89 @@
+"""The workflow end to end: snakemake on a tiny config in a temporary directory."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO, SHARED_DATA, write_tiny
+
+pytestmark = pytest.mark.workflow
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}")
+    return proc
+
+
+def tiny_config(workdir: Path, extra: dict | None = None) -> dict:
+    write_tiny(workdir / "input" / "tiny")
+    cfg = {"datasets": {
+        "sim": {"format": "simulated", "topics": 5, "systems": 5, "humans": 3},
+        "tiny": {"format": "canonical", "path": "input/tiny"},
+    }}
+    cfg.update(extra or {})
+    (workdir / "config").mkdir(parents=True, exist_ok=True)
+    (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
+    return cfg
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    workdir = tmp_path_factory.mktemp("wf")
+    tiny_config(workdir)
+    snakemake(workdir, "--cores", "2")
+    return workdir
+
+
+def test_main_job_outputs(finished_run):
+    for d in ("sim", "tiny"):
+        table = dict(l.split("\t") for l in (finished_run / f"results/{d}/data/summary.tsv").read_text().splitlines())
+        assert table["name"] in (d, "tiny")
+        assert (finished_run / f"results/{d}/logs/validate_dataset.log").exists()
+    sim = dict(l.split("\t") for l in (finished_run / "results/sim/data/summary.tsv").read_text().splitlines())
+    assert sim["topics"] == "5" and sim["systems"] == "5" and sim["judged_human_summaries"] == "15"
+
+
+def test_second_run_is_a_noop(finished_run):
+    out = snakemake(finished_run, "-n", "--cores", "2").stdout
+    assert "Nothing to be done" in out
+
+
+def test_bad_dataset_stops_with_file_and_line(tmp_path):
+    tiny_config(tmp_path)
+    (tmp_path / "input/tiny/judgments.tsv").write_text("topic\tsummarizer\trelevance\tfluency\nT1\t1\t9\t4\n")
+    proc = snakemake(tmp_path, "--cores", "1", check=False)
+    assert proc.returncode != 0
+    log = (tmp_path / "results/tiny/logs/validate_dataset.log").read_text()
+    assert "judgments.tsv, line 2, field 'relevance'" in log and "outside the declared range" in log
+    assert not (tmp_path / "results/tiny/data/summaries.jsonl").exists()  # no half-written output
+
+
+def test_bad_config_names_the_key(tmp_path):
+    tiny_config(tmp_path, {"rouge": {"alpha": 2}})
+    proc = snakemake(tmp_path, "-n", check=False)
+    assert proc.returncode != 0 and "config key rouge.alpha" in proc.stdout + proc.stderr
+
+
+def test_shared_summeval_validates_and_summarises(tmp_path):
+    if not (SHARED_DATA / "summeval").exists():
+        pytest.skip("../shared/data/summeval is not available")
+    cfg = {"datasets": {"summeval": {"format": "canonical", "path": str(SHARED_DATA / "summeval")}}}
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config/config.yaml").write_text(yaml.safe_dump(cfg))
+    snakemake(tmp_path, "--cores", "2", "results/summeval/data/summary.tsv")
+    table = dict(l.split("\t") for l in (tmp_path / "results/summeval/data/summary.tsv").read_text().splitlines())
+    assert table["judged_system_summaries"] == "1600" and table["references_per_topic_min"] == "11"
+
+
+def test_lint_reports_nothing(tmp_path):
+    tiny_config(tmp_path)
+    proc = snakemake(tmp_path, "--lint", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Lints for" not in proc.stdout + proc.stderr
