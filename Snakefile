@@ -28,6 +28,9 @@ except WorkflowError as error:
 
 wildcard_constraints:
     dataset="[A-Za-z0-9][A-Za-z0-9_-]*",
+    measure=r"R(?:[1-9]|L|W|SU?(?:[0-9]+|\*))",
+    stem="[01]",
+    stop="[01]",
 
 
 include: "rules/common.smk"

@@ -1,0 +1,253 @@
+"""Scoring a whole data set: which summaries are scored against which references, the cached
+token files, per-(measure, setting) score tables, and the summary- and system-level tables.
+
+* Scored ("peer") summaries are the judged ones. Their references are the human summaries of the
+  topic in summarizer order; a judged human summary is scored against the *other* references
+  (jackknifing); with ``jackknife_systems`` a system summary is scored against every leave-one-out
+  reference set and the scores are averaged (see :func:`metaeval.rouge.reference_sets`).
+* System-level variants follow Graham (2015): ``{measure}_ST{0,1}_RS{0,1}_{A,M}_{P,R,F}`` is the
+  mean (A) or median (M) over a summarizer's judged summaries of the per-summary P, R or F;
+  ``BLEU_ST{s}_RS{r}`` is the corpus BLEU of the summarizer's summaries.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from .bleu import corpus_bleu_signed, sentence_bleu, sentence_signature
+from .datasets import Dataset, atomic_write_text
+from .rouge import Measure, Task, encode, plan, reference_sets, score
+from .tokenize import Setting, Tokenized, tokenize_summary
+
+STATISTICS = ("A", "M")
+PRF = ("P", "R", "F")
+
+
+class ScoringError(ValueError):
+    """A summary cannot be scored; the message names topic and summarizer."""
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    topic: str
+    summarizer: str
+    kind: str
+    judged: bool
+    tokenized: Tokenized
+
+
+def setting_from_tag(stem: int, stop: int, word_limit: int | None = None, byte_limit: int | None = None) -> Setting:
+    return Setting(bool(int(stem)), bool(int(stop)), word_limit, byte_limit)
+
+
+def tokenize_dataset(ds: Dataset, setting: Setting) -> list[TokenRecord]:
+    """Every summary the scoring needs (judged ones, and the human summaries of their topics),
+    tokenized as ROUGE-1.5.5 would, in the canonical order."""
+    judged_topics = {t for t, _ in ds.judgments}
+    out = []
+    for s in ds.summaries:
+        judged = s.key in ds.judgments
+        if judged or (s.kind == "human" and s.topic in judged_topics):
+            out.append(TokenRecord(s.topic, s.summarizer, s.kind, judged, tokenize_summary(s.sentences, setting)))
+    return out
+
+
+def write_tokens(records: Iterable[TokenRecord], path: Path | str) -> None:
+    lines = (json.dumps({"topic": r.topic, "summarizer": r.summarizer, "kind": r.kind, "judged": r.judged,
+                         "tokens": list(r.tokenized.tokens), "sentences": [list(s) for s in r.tokenized.sentences]},
+                        ensure_ascii=True, separators=(",", ":")) for r in records)
+    atomic_write_text(path, "".join(l + "\n" for l in lines))
+
+
+def read_tokens(path: Path | str) -> list[TokenRecord]:
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            d = json.loads(line)
+            out.append(TokenRecord(d["topic"], d["summarizer"], d["kind"], d["judged"],
+                                   Tokenized(tuple(d["tokens"]), tuple(tuple(s) for s in d["sentences"]))))
+    return out
+
+
+def scoring_task(records: Sequence[TokenRecord], jackknife_systems: bool) -> tuple[list[tuple[str, str]], Task]:
+    """Rows (judged summaries, in order) and, for each, its reference sets (indices into records)."""
+    refs: dict[str, list[int]] = {}
+    for i, r in enumerate(records):
+        if r.kind == "human":
+            refs.setdefault(r.topic, []).append(i)
+    for topic in refs:
+        refs[topic].sort(key=lambda i: records[i].summarizer)
+    rows, peers, sets = [], [], []
+    for i, r in enumerate(records):
+        if not r.judged:
+            continue
+        topic_refs = refs.get(r.topic, [])
+        chosen = reference_sets(topic_refs, i if r.kind == "human" else None, jackknife_systems)
+        if not chosen or not chosen[0]:
+            raise ScoringError(f"topic {r.topic!r}, summarizer {r.summarizer!r}: no reference summary left to "
+                               "score it against (jackknifing leaves out the summary itself; the topic needs "
+                               "another human summary)")
+        rows.append((r.topic, r.summarizer))
+        peers.append(i)
+        sets.append(chosen)
+    return rows, Task(peers, sets)
+
+
+def score_measure(records: Sequence[TokenRecord], measure: Measure, alpha: float, mode: str,
+                  jackknife_systems: bool) -> list[tuple[str, str, float, float, float]]:
+    """P, R, F of every judged summary under one measure."""
+    rows, task = scoring_task(records, jackknife_systems)
+    corpus = encode([r.tokenized for r in records])
+    p, r, f = score(corpus, measure, plan(task), alpha, mode)
+    return [(t, s, float(p[i]), float(r[i]), float(f[i])) for i, (t, s) in enumerate(rows)]
+
+
+def bleu_scores(records: Sequence[TokenRecord], jackknife_systems: bool, smoothing: str
+                ) -> tuple[list[tuple[str, str, float]], list[tuple[str, float]], list[str]]:
+    """Per-summary smoothed BLEU, per-summarizer corpus BLEU (both on sacrebleu's 0-100 scale), and
+    the distinct sacrebleu signatures of the computation.
+
+    With several reference sets (jackknifing), the per-summary score is their mean, and the corpus
+    score the mean over k of the corpus whose k-th summary-specific set is used (sets beyond a
+    topic's count reuse its last set)."""
+    rows, task = scoring_task(records, jackknife_systems)
+    text = [" ".join(r.tokenized.tokens) for r in records]
+    per_summary = []
+    by_summarizer: dict[str, list[int]] = {}
+    for row, ((topic, summarizer), peer, sets) in enumerate(zip(rows, task.peers, task.reference_sets)):
+        scores = [sentence_bleu(text[peer], [text[m] for m in refs], smoothing) for refs in sets]
+        per_summary.append((topic, summarizer, math.fsum(scores) / len(scores)))
+        by_summarizer.setdefault(summarizer, []).append(row)
+    corpus = []
+    signatures = {f"per-summary: {sentence_signature(smoothing)}"}
+    for summarizer in sorted(by_summarizer):
+        idx = by_summarizer[summarizer]
+        n_sets = max(len(task.reference_sets[i]) for i in idx)
+        values = []
+        for k in range(n_sets):
+            hyps = [text[task.peers[i]] for i in idx]
+            refs = [[text[m] for m in task.reference_sets[i][min(k, len(task.reference_sets[i]) - 1)]] for i in idx]
+            value, signature = corpus_bleu_signed(hyps, refs)
+            values.append(value)
+            signatures.add(f"system: {signature}")
+        corpus.append((summarizer, math.fsum(values) / len(values)))
+    return per_summary, corpus, sorted(signatures)
+
+
+# ----------------------------------------------------------------------------- tables
+
+def fmt(x: float) -> str:
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else repr(float(x))
+
+
+def write_part(rows: Iterable[tuple[str, str, float, float, float]], path: Path | str) -> None:
+    body = "".join(f"{t}\t{s}\t{fmt(p)}\t{fmt(r)}\t{fmt(f)}\n" for t, s, p, r, f in rows)
+    atomic_write_text(path, "topic\tsummarizer\tP\tR\tF\n" + body)
+
+
+def read_part(path: Path | str) -> list[tuple[str, str, float, float, float]]:
+    out = []
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    for line in lines[1:]:
+        t, s, p, r, f = line.split("\t")
+        num = lambda v: float(v) if v else math.nan  # noqa: E731
+        out.append((t, s, num(p), num(r), num(f)))
+    return out
+
+
+def write_system_part(rows: Iterable[tuple[str, float]], path: Path | str) -> None:
+    atomic_write_text(path, "summarizer\tscore\n" + "".join(f"{s}\t{fmt(v)}\n" for s, v in rows))
+
+
+def read_system_part(path: Path | str) -> list[tuple[str, float]]:
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return [(l.split("\t")[0], float(l.split("\t")[1])) for l in lines[1:]]
+
+
+def variant_id(measure: str, stem: int, stop: int, statistic: str | None = None, prf: str | None = None) -> str:
+    """Graham's (2015) variant id, e.g. R2_ST1_RS0_A_P; BLEU_ST0_RS1 for BLEU."""
+    base = f"{measure}_ST{stem}_RS{stop}"
+    return base if statistic is None else f"{base}_{statistic}_{prf}"
+
+
+def summary_scores_table(parts: Mapping[tuple[str, int, int], Sequence[tuple[str, str, float, float, float]]]) -> str:
+    """summary_scores.tsv: topic, summarizer, measure, stem, stopwords_removed, P, R, F."""
+    lines = ["topic\tsummarizer\tmeasure\tstem\tstopwords_removed\tP\tR\tF"]
+    for (measure, stem, stop), rows in parts.items():
+        for t, s, p, r, f in rows:
+            lines.append(f"{t}\t{s}\t{measure}\t{stem}\t{stop}\t{fmt(p)}\t{fmt(r)}\t{fmt(f)}")
+    return "\n".join(lines) + "\n"
+
+
+def system_scores_table(parts: Mapping[tuple[str, int, int], Sequence[tuple[str, str, float, float, float]]],
+                        bleu_system: Mapping[tuple[int, int], Sequence[tuple[str, float]]]) -> str:
+    """system_scores.tsv: summarizer, variant, score (ROUGE variants: mean/median of P, R, F over
+    the summarizer's judged summaries; BLEU: its corpus BLEU)."""
+    lines = ["summarizer\tvariant\tscore"]
+    values: dict[str, list[tuple[str, float]]] = {}
+    for (measure, stem, stop), rows in parts.items():
+        if measure == "BLEU":
+            continue
+        by: dict[str, list[tuple[float, float, float]]] = {}
+        for _, s, p, r, f in rows:
+            by.setdefault(s, []).append((p, r, f))
+        for s, triples in by.items():
+            for stat in STATISTICS:
+                for k, name in enumerate(PRF):
+                    xs = [t[k] for t in triples]
+                    v = math.fsum(xs) / len(xs) if stat == "A" else statistics.median(xs)
+                    values.setdefault(s, []).append((variant_id(measure, stem, stop, stat, name), v))
+    for (stem, stop), rows in bleu_system.items():
+        for s, v in rows:
+            values.setdefault(s, []).append((variant_id("BLEU", stem, stop), v))
+    for s in sorted(values):
+        for variant, v in values[s]:
+            lines.append(f"{s}\t{variant}\t{fmt(v)}")
+    return "\n".join(lines) + "\n"
+
+
+def rouge_signature(rouge: Mapping[str, object]) -> str:
+    """A reproducibility signature of the ROUGE options, in sacrebleu's style."""
+    from . import __version__
+
+    limit = (f"w{rouge['word_limit']}" if rouge.get("word_limit") else
+             f"b{rouge['byte_limit']}" if rouge.get("byte_limit") else "none")
+    return "|".join([
+        "ROUGE-1.5.5-exact",
+        f"measures:{','.join(rouge['measures'])}",
+        f"stem:{','.join(map(str, rouge['stemming']))}",
+        f"stop:{','.join(map(str, rouge['stopwords_removed']))}",
+        f"w:{rouge['wlcs_weight']}",
+        f"alpha:{rouge['alpha']}",
+        f"f:{rouge['multiple_references']}",
+        f"jk:{'yes' if rouge['jackknife_systems'] else 'no'}",
+        f"limit:{limit}",
+        f"metaeval:{__version__}",
+    ])
+
+
+def gather(paths: Sequence[str], measures: Sequence[str], settings: Sequence[Sequence[int]],
+           bleu: Mapping[str, object], rouge: Mapping[str, object],
+           summary_out: str, system_out: str, signature_out: str) -> None:
+    """Read the per-(measure, setting) tables named as the workflow names them and write the two
+    score tables and the scoring signature."""
+    by_name = {Path(p).name: p for p in paths}
+    parts: dict[tuple[str, int, int], list] = {}
+    bleu_system: dict[tuple[int, int], list] = {}
+    bleu_signatures: set[str] = set()
+    for measure in [*measures, *(["BLEU"] if bleu["enabled"] else [])]:
+        for stem, stop in settings:
+            parts[(measure, stem, stop)] = read_part(by_name[f"{measure}_ST{stem}_RS{stop}.tsv"])
+            if measure == "BLEU":
+                bleu_system[(stem, stop)] = read_system_part(by_name[f"BLEU_system_ST{stem}_RS{stop}.tsv"])
+                bleu_signatures.update(Path(by_name[f"BLEU_signature_ST{stem}_RS{stop}.txt"]).read_text().splitlines())
+    atomic_write_text(summary_out, summary_scores_table(parts))
+    atomic_write_text(system_out, system_scores_table(parts, bleu_system))
+    lines = [f"rouge\t{rouge_signature(rouge)}"]
+    lines.extend(f"bleu\t{s}" for s in sorted(bleu_signatures))
+    atomic_write_text(signature_out, "\n".join(lines) + "\n")

@@ -1,0 +1,55 @@
+"""BLEU equals Moses multi-bleu.perl -lc. The expected lines are what multi-bleu.perl (mosesdecoder,
+scripts/generic/multi-bleu.perl) printed for the corpora in bleu_corpora.py, run once by hand;
+the script is not part of this repository."""
+from __future__ import annotations
+
+import pytest
+
+from bleu_corpora import hand_made, random_corpus, summeval_corpus
+from conftest import shared_dataset
+from metaeval.bleu import corpus_bleu, corpus_metric, reference_streams, sentence_bleu
+from metaeval.datasets import load_dataset
+
+MULTI_BLEU = {
+    "hand_made": "BLEU = 64.29, 95.7/73.7/53.3/45.5 (BP=1.000, ratio=1.000, hyp_len=23, ref_len=23)",
+    "random_3refs": "BLEU = 43.00, 83.2/55.9/34.2/21.5 (BP=1.000, ratio=1.000, hyp_len=548, ref_len=548)",
+    "random_short": "BLEU = 14.23, 93.5/55.1/32.5/17.3 (BP=0.345, ratio=0.484, hyp_len=217, ref_len=448)",
+    "summeval_M8": "BLEU = 34.19, 73.6/42.5/26.1/16.7 (BP=1.000, ratio=1.029, hyp_len=2605, ref_len=2532)",
+    "summeval_M23": "BLEU = 35.83, 77.6/45.5/27.3/17.1 (BP=1.000, ratio=1.043, hyp_len=5183, ref_len=4969)",
+}
+
+
+def multi_bleu_line(hyps, refs) -> str:
+    """Our score printed with multi-bleu.perl's printf format."""
+    s = corpus_metric().corpus_score(hyps, reference_streams(refs))
+    p = s.precisions
+    return (f"BLEU = {s.score:.2f}, {p[0]:.1f}/{p[1]:.1f}/{p[2]:.1f}/{p[3]:.1f} "
+            f"(BP={s.bp:.3f}, ratio={s.sys_len / s.ref_len:.3f}, hyp_len={s.sys_len}, ref_len={s.ref_len})")
+
+
+@pytest.mark.parametrize("name,corpus", [("hand_made", hand_made()), ("random_3refs", random_corpus(1, 40, 3, False)),
+                                         ("random_short", random_corpus(2, 30, 2, True))])
+def test_equals_multi_bleu(name, corpus):
+    assert multi_bleu_line(*corpus) == MULTI_BLEU[name]
+
+
+@pytest.mark.parametrize("system,n", [("M8", 50), ("M23", 100)])
+def test_equals_multi_bleu_on_summeval(system, n):
+    ds = load_dataset(shared_dataset("summeval"))
+    assert multi_bleu_line(*summeval_corpus(ds, system, n)) == MULTI_BLEU[f"summeval_{system}"]
+
+
+def test_variable_number_of_references():
+    hyps, refs = hand_made()
+    varying = [refs[0], refs[1][:1], refs[2], refs[3][:1]]
+    # a duplicated reference changes nothing in BLEU, so padding must not add an (empty) reference
+    duplicated = [refs[0], refs[1][:1] * 2, refs[2], refs[3][:1] * 2]
+    assert corpus_bleu(hyps, varying) == corpus_bleu(hyps, duplicated)
+    assert corpus_bleu(hyps, varying) != corpus_bleu(hyps, refs)
+
+
+def test_sentence_bleu_smoothed_and_bounded():
+    assert sentence_bleu("police killed the gunman", ["police killed the gunman"]) == pytest.approx(100)
+    s = sentence_bleu("gunman police", ["police killed the gunman"])
+    assert 0 < s < 100  # smoothing keeps a score without higher-order matches positive
+    assert sentence_bleu("", ["police"]) == 0
