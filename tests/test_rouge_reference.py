@@ -150,3 +150,19 @@ def test_real_summeval_summaries(data_dir, summeval_items, stem, rs, mode):
 
 def test_real_summaries_with_word_limit(data_dir, summeval_items):
     compare(summeval_items[:60], data_dir, 1, 0, "A", word_limit=30)
+
+
+def test_porter_port_equals_rouge_perl_stem(summeval_items):
+    from metaeval.porter import porter_stem
+    from metaeval.tokenize import spl_lines, tokens_of
+
+    require(perl_rouge.unavailable_reason(), "ROUGE-1.5.5 (Perl)")
+    words = {"agreement", "yelling", "happily", "caresses", "relational", "yearly", "conditional", "generalizations",
+             "oscillators", "hopefulness", "electricity", "triplicate", "sensibiliti", "communism", "adjustment",
+             "dependent", "adoption", "ceiling", "controlling", "rolling", "filing", "tanned", "sky", "skies"}
+    for peer, refs in summeval_items:
+        for text in [peer, *refs]:
+            for line in spl_lines(text):
+                words.update(tokens_of(line, Setting(False, False)))
+    words = sorted(w for w in words if len(w) > 3)
+    assert [porter_stem(w) for w in words] == perl_rouge.perl_porter_stems(words)

@@ -143,3 +143,19 @@ def run(items: Sequence[tuple[Sequence[str], Sequence[Sequence[str]]]], options:
     finally:
         if own:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def perl_porter_stems(words: Sequence[str]) -> list[str]:
+    """Stem words with ROUGE-1.5.5's own Perl ``stem`` subroutine (taken from the installed script
+    at run time and driven through perl), for comparing with :mod:`metaeval.porter`."""
+    source = (rouge_release_dir() / "ROUGE-1.5.5.pl").read_text(encoding="latin-1")
+    stemmer = source[source.index("local %step2list;"):]
+    driver = stemmer + '\n&initialise();\nwhile (my $w = <STDIN>) { chomp $w; print stem($w), "\\n"; }\n'
+    with tempfile.NamedTemporaryFile("w", suffix=".pl", delete=False) as fh:
+        fh.write(driver)
+    try:
+        out = subprocess.run(["perl", fh.name], input="".join(w + "\n" for w in words), capture_output=True,
+                             text=True, check=True).stdout
+    finally:
+        Path(fh.name).unlink()
+    return out.split("\n")[:len(words)]

@@ -183,7 +183,9 @@ def skip_bigram_counts(corpus: Corpus, skip: int, unigrams: bool) -> GramCounts:
         return _count(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), corpus.size)
     own = np.concatenate(owners)
     key = np.concatenate(keys)
-    return _count(own, _dense(key), corpus.size)
+    # one sort instead of two where (summary, raw key) fits in an int64
+    fits = (v + v * v) * (corpus.size + 1) < 2 ** 62
+    return _count(own, key if fits else _dense(key), corpus.size)
 
 
 # ----------------------------------------------------------------------------- compiled kernels

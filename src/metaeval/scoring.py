@@ -251,3 +251,20 @@ def gather(paths: Sequence[str], measures: Sequence[str], settings: Sequence[Seq
     lines = [f"rouge\t{rouge_signature(rouge)}"]
     lines.extend(f"bleu\t{s}" for s in sorted(bleu_signatures))
     atomic_write_text(signature_out, "\n".join(lines) + "\n")
+
+
+def score_dataset(ds: Dataset, measures: Sequence[Measure], settings: Sequence[Setting], alpha: float = 0.5,
+                  mode: str = "A", jackknife_systems: bool = False
+                  ) -> dict[tuple[str, int, int], list[tuple[str, str, float, float, float]]]:
+    """Every measure under every setting, in one process (what the workflow does job by job)."""
+    out = {}
+    for setting in settings:
+        records = tokenize_dataset(ds, setting)
+        rows, task = scoring_task(records, jackknife_systems)
+        corpus = encode([r.tokenized for r in records])
+        pl = plan(task)
+        for m in measures:
+            p, r, f = score(corpus, m, pl, alpha, mode)
+            out[(m.id, int(setting.stem), int(setting.remove_stopwords))] = [
+                (t, s, float(p[i]), float(r[i]), float(f[i])) for i, (t, s) in enumerate(rows)]
+    return out

@@ -172,8 +172,13 @@ class Tokenized:
 
 def tokenize_summary(sentences: Sequence[str], setting: Setting) -> Tokenized:
     lines = spl_lines(sentences)
-    lumped = truncate(lines, setting.word_limit, setting.byte_limit, per_sentence=False)
     per_sentence = truncate(lines, setting.word_limit, setting.byte_limit, per_sentence=True)
-    tokens = tuple(tokens_of(b" ".join(lumped), setting))
     sents = tuple(tuple(tokens_of(s, setting)) for s in per_sentence)
+    if setting.byte_limit:
+        # only the byte limit cuts the lumped text differently from the sentences
+        lumped = truncate(lines, setting.word_limit, setting.byte_limit, per_sentence=False)
+        tokens = tuple(tokens_of(b" ".join(lumped), setting))
+    else:
+        # no token spans the space that joins two lines, so the lumped tokens are the sentences'
+        tokens = tuple(t for s in sents for t in s)
     return Tokenized(tokens, sents)
