@@ -39,6 +39,29 @@ def duc_tac_inputs(wildcards):
     return files + tables
 
 
+ROUGE = mconfig.section(config, "rouge")
+BLEU = mconfig.section(config, "bleu")
+SETTINGS = [(s, r) for s in ROUGE["stemming"] for r in ROUGE["stopwords_removed"]]
+
+
+def scoring_outputs(dataset):
+    return [f"results/{dataset}/scores/summary_scores.tsv", f"results/{dataset}/scores/system_scores.tsv"]
+
+
+def score_parts(wildcards):
+    parts = [
+        f"results/{wildcards.dataset}/scores/parts/{m}_ST{s}_RS{r}.tsv"
+        for m in ROUGE["measures"]
+        for s, r in SETTINGS
+    ]
+    if BLEU["enabled"]:
+        for s, r in SETTINGS:
+            parts.append(f"results/{wildcards.dataset}/scores/parts/BLEU_ST{s}_RS{r}.tsv")
+            parts.append(f"results/{wildcards.dataset}/scores/parts/BLEU_system_ST{s}_RS{r}.tsv")
+            parts.append(f"results/{wildcards.dataset}/scores/parts/BLEU_signature_ST{s}_RS{r}.txt")
+    return parts
+
+
 def final_outputs():
     out = []
     for d in DATASETS:

@@ -7,6 +7,7 @@ rule simulate_dataset:
     output:
         multiext("results/{dataset}/simulate/", *DATA_FILES),
     params:
+        code=mconfig.code_version("datasets", "simulate"),
         name="{dataset}",
         settings=lambda wc: mconfig.simulation_params(dataset_entry(wc.dataset)),
     log:
@@ -23,6 +24,7 @@ rule import_summeval:
     output:
         multiext("results/{dataset}/import_summeval/", *DATA_FILES),
     params:
+        code=mconfig.code_version("datasets", "importers", "sentences"),
         name="{dataset}",
     log:
         "results/{dataset}/logs/import_summeval.log",
@@ -38,6 +40,7 @@ rule import_duc_tac:
     output:
         multiext("results/{dataset}/import_duc_tac/", *DATA_FILES),
     params:
+        code=mconfig.code_version("datasets", "importers", "sentences"),
         name="{dataset}",
         settings=lambda wc: {k: v for k, v in dataset_entry(wc.dataset).items() if k not in ("format", "human")},
     log:
@@ -54,6 +57,7 @@ rule validate_dataset:
     output:
         multiext("results/{dataset}/data/", *DATA_FILES),
     params:
+        code=mconfig.code_version("datasets"),
         human=lambda wc: dataset_entry(wc.dataset).get("human"),
     log:
         "results/{dataset}/logs/validate_dataset.log",
@@ -68,6 +72,8 @@ rule summarize_dataset:
         multiext("results/{dataset}/data/", *DATA_FILES),
     output:
         "results/{dataset}/data/summary.tsv",
+    params:
+        code=mconfig.code_version("datasets"),
     log:
         "results/{dataset}/logs/summarize_dataset.log",
     conda:

@@ -3,29 +3,6 @@
 # (measure, setting), gathered into summary_scores.tsv and system_scores.tsv. A changed option
 # re-runs only the jobs whose params carry it (e.g. rouge.wlcs_weight reaches only RW jobs).
 
-ROUGE = mconfig.section(config, "rouge")
-BLEU = mconfig.section(config, "bleu")
-SETTINGS = [(s, r) for s in ROUGE["stemming"] for r in ROUGE["stopwords_removed"]]
-
-
-def scoring_outputs(dataset):
-    return [f"results/{dataset}/scores/summary_scores.tsv", f"results/{dataset}/scores/system_scores.tsv"]
-
-
-def score_parts(wildcards):
-    parts = [
-        f"results/{wildcards.dataset}/scores/parts/{m}_ST{s}_RS{r}.tsv"
-        for m in ROUGE["measures"]
-        for s, r in SETTINGS
-    ]
-    if BLEU["enabled"]:
-        for s, r in SETTINGS:
-            parts.append(f"results/{wildcards.dataset}/scores/parts/BLEU_ST{s}_RS{r}.tsv")
-            parts.append(f"results/{wildcards.dataset}/scores/parts/BLEU_system_ST{s}_RS{r}.tsv")
-            parts.append(f"results/{wildcards.dataset}/scores/parts/BLEU_signature_ST{s}_RS{r}.txt")
-    return parts
-
-
 rule preprocess:
     input:
         summaries="results/{dataset}/data/summaries.jsonl",
@@ -34,6 +11,7 @@ rule preprocess:
     output:
         "results/{dataset}/scores/tokens/ST{stem}_RS{stop}.jsonl",
     params:
+        code=mconfig.code_version("datasets", "tokenize", "porter", "scoring"),
         word_limit=ROUGE["word_limit"],
         byte_limit=ROUGE["byte_limit"],
     log:
@@ -50,6 +28,7 @@ rule score_rouge:
     output:
         "results/{dataset}/scores/parts/{measure}_ST{stem}_RS{stop}.tsv",
     params:
+        code=mconfig.code_version("rouge", "scoring"),
         # the ROUGE-W weight reaches RW jobs only, so changing it re-scores only them
         wlcs_weight=lambda wc: ROUGE["wlcs_weight"] if wc.measure == "RW" else None,
         alpha=ROUGE["alpha"],
@@ -71,6 +50,7 @@ rule score_bleu:
         systems="results/{dataset}/scores/parts/BLEU_system_ST{stem}_RS{stop}.tsv",
         signature="results/{dataset}/scores/parts/BLEU_signature_ST{stem}_RS{stop}.txt",
     params:
+        code=mconfig.code_version("bleu", "rouge", "scoring"),
         jackknife_systems=ROUGE["jackknife_systems"],
         smoothing=BLEU["per_summary_smoothing"],
     log:
@@ -89,6 +69,7 @@ rule gather_scores:
         systems="results/{dataset}/scores/system_scores.tsv",
         signature="results/{dataset}/scores/scoring_signature.txt",
     params:
+        code=mconfig.code_version("bleu", "scoring"),
         measures=ROUGE["measures"],
         settings=SETTINGS,
         bleu=BLEU,

@@ -87,3 +87,41 @@ def test_lint_reports_nothing(tmp_path):
     proc = snakemake(tmp_path, "--lint", check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Lints for" not in proc.stdout + proc.stderr
+
+
+def job_counts(dry_run_output: str) -> dict[str, int]:
+    """The 'Job stats' table of a dry run, as {rule: count}."""
+    lines = dry_run_output.split("Job stats:")[1].splitlines()
+    counts = {}
+    for line in lines[3:]:
+        parts = line.split()
+        if len(parts) != 2 or parts[0] == "total":
+            break
+        counts[parts[0]] = int(parts[1])
+    return counts
+
+
+def test_scoring_outputs(finished_run):
+    rows = (finished_run / "results/sim/scores/summary_scores.tsv").read_text().splitlines()
+    assert rows[0] == "topic\tsummarizer\tmeasure\tstem\tstopwords_removed\tP\tR\tF"
+    judged = 5 * (5 + 3)  # topics x (systems + judged humans)
+    assert len(rows) - 1 == judged * 9 * 4
+    system = [l.split("\t") for l in (finished_run / "results/sim/scores/system_scores.tsv").read_text().splitlines()[1:]]
+    per_summarizer = {}
+    for s, variant, score in system:
+        per_summarizer.setdefault(s, set()).add(variant)
+        assert score != ""
+    assert len(per_summarizer) == 8
+    assert all(len(v) == 192 + 4 for v in per_summarizer.values())
+    assert "R2_ST1_RS0_A_P" in per_summarizer["1"] and "BLEU_ST1_RS1" in per_summarizer["A"]
+    signature = (finished_run / "results/sim/scores/scoring_signature.txt").read_text()
+    assert "ROUGE-1.5.5-exact" in signature and "tok:none" in signature
+
+
+def test_wlcs_weight_change_rescores_only_rouge_w(finished_run):
+    (finished_run / "w.yaml").write_text("rouge:\n  wlcs_weight: 1.5\n")
+    out = snakemake(finished_run, "-n", "--configfile", str(finished_run / "config/config.yaml"),
+                    str(finished_run / "w.yaml")).stdout
+    assert job_counts(out) == {"score_rouge": 8, "gather_scores": 2, "all": 1}  # RW x 4 settings x 2 data sets
+    rescored = [l for l in out.splitlines() if l.strip().startswith("output:") and "/scores/parts/" in l]
+    assert len(rescored) == 8 and all("/parts/RW_ST" in l for l in rescored)

@@ -82,3 +82,16 @@ def schema_error_message(config: Mapping[str, Any], schema_file: str | Path) -> 
         return None
     key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
     return f"config key {key}: {error.message}"
+
+
+def code_version(*modules: str) -> str:
+    """A short hash of the library modules a job runs, passed to it as a param so that Snakemake's
+    params trigger re-runs the job when that code changes (its code trigger sees only the script)."""
+    import hashlib
+    import importlib
+
+    digest = hashlib.sha256()
+    for name in sorted(modules):
+        module = importlib.import_module(f"metaeval.{name}")
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()[:12]
