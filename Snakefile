@@ -4,6 +4,8 @@
 #   common.smk   helpers: the configured data sets and their input files
 #   data.smk     import (SummEval jsonl, DUC/TAC, simulated), validate, summarise a data set
 #   scoring.smk  ROUGE-1.5.5-exact preprocessing and scoring, BLEU (sacrebleu)
+#   human.smk    human scores: coverage, linguistic quality and their combinations
+#   correlation.smk  correlations, Williams tests, optimal variants; Graham's tables and figures
 # Every config value a job uses reaches it through `params:`, so a changed value re-runs
 # exactly the jobs it affects (see the README, "Incremental reruns").
 
@@ -36,6 +38,8 @@ wildcard_constraints:
 include: "rules/common.smk"
 include: "rules/data.smk"
 include: "rules/scoring.smk"
+include: "rules/human.smk"
+include: "rules/correlation.smk"
 
 
 rule all:

@@ -42,6 +42,10 @@ def duc_tac_inputs(wildcards):
 ROUGE = mconfig.section(config, "rouge")
 BLEU = mconfig.section(config, "bleu")
 SETTINGS = [(s, r) for s in ROUGE["stemming"] for r in ROUGE["stopwords_removed"]]
+HUMAN = mconfig.section(config, "human_scores")
+CORRELATION = mconfig.section(config, "correlation")
+GRAHAM_TABLES = ["table1", "table2", "table4"]
+GRAHAM_FIGURES = ["figure1_coverage_vs_lq", "figure2_densities", "figure3_williams"]
 
 
 def scoring_outputs(dataset):
@@ -62,9 +66,23 @@ def score_parts(wildcards):
     return parts
 
 
+def bleu_stats(wildcards):
+    if not BLEU["enabled"]:
+        return {}
+    return {f"ST{s}_RS{r}": f"results/{wildcards.dataset}/scores/parts/BLEU_stats_ST{s}_RS{r}.tsv" for s, r in SETTINGS}
+
+
+def analysis_outputs(dataset):
+    out = [f"results/{dataset}/analysis/correlations.tsv"]
+    out += [f"results/{dataset}/analysis/{t}.{ext}" for t in GRAHAM_TABLES for ext in ("tsv", "md")]
+    out += [f"results/{dataset}/analysis/{f}.{ext}" for f in GRAHAM_FIGURES for ext in ("png", "svg")]
+    return out
+
+
 def final_outputs():
     out = []
     for d in DATASETS:
         out.append(f"results/{d}/data/summary.tsv")
         out.extend(scoring_outputs(d))
+        out.extend(analysis_outputs(d))
     return out

@@ -49,6 +49,7 @@ rule score_bleu:
         summaries="results/{dataset}/scores/parts/BLEU_ST{stem}_RS{stop}.tsv",
         systems="results/{dataset}/scores/parts/BLEU_system_ST{stem}_RS{stop}.tsv",
         signature="results/{dataset}/scores/parts/BLEU_signature_ST{stem}_RS{stop}.txt",
+        stats="results/{dataset}/scores/parts/BLEU_stats_ST{stem}_RS{stop}.tsv",
     params:
         code=mconfig.code_version("bleu", "rouge", "scoring"),
         jackknife_systems=ROUGE["jackknife_systems"],

@@ -114,9 +114,15 @@ def test_system_table_has_graham_variants():
 
 
 def test_bleu_scores_per_summary_and_system():
-    per_summary, per_system, signatures = bleu_scores(_records(), False, "exp")
+    result = bleu_scores(_records(), False, "exp")
+    per_summary, per_system, signatures = result.per_summary, result.per_system, result.signatures
     assert [r[:2] for r in per_summary] == [("T", "1"), ("T", "2"), ("T", "A")]
     assert all(0 <= r[2] <= 100 for r in per_summary)
     assert [s for s, _ in per_system] == ["1", "2", "A"]
     assert any("nrefs:3" in s for s in signatures) and any("nrefs:2" in s for s in signatures)
     assert not math.isnan(per_system[0][1])
+    # the sufficient statistics give back the corpus BLEU
+    from metaeval.correlation import bleu_from_stats
+    for summarizer, value in per_system:
+        summed = np.sum([st for _, s, _, st in result.stats if s == summarizer], axis=0)
+        assert float(bleu_from_stats(summed)) == pytest.approx(value, abs=1e-9)

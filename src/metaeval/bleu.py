@@ -60,3 +60,11 @@ def sentence_signature(smoothing: str = "exp") -> str:
 def sentence_bleu(hypothesis: str, references: Sequence[str], smoothing: str = "exp") -> float:
     """Smoothed sentence BLEU (0-100) of one summary against its references."""
     return float(sentence_metric(smoothing).sentence_score(hypothesis, list(references)).score)
+
+
+def sufficient_stats(hypothesis: str, references: Sequence[str]) -> list[float]:
+    """The corpus-BLEU sufficient statistics of one summary: [hyp_len, ref_len (closest),
+    correct_1..4, total_1..4]; corpus BLEU is a function of their sums (see
+    :func:`metaeval.correlation.bleu_from_stats`), which lets the bootstrap resample topics."""
+    streams = [[r] for r in references]
+    return [float(x) for x in corpus_metric()._extract_corpus_statistics([hypothesis], streams)[0]]

@@ -18,6 +18,11 @@ ROUGE_DEFAULTS = {"measures": ["R1", "R2", "R3", "R4", "RL", "RW", "RS4", "RSU4"
                   "stopwords_removed": [0, 1], "wlcs_weight": 1.2, "alpha": 0.5, "multiple_references": "A",
                   "jackknife_systems": False, "word_limit": None, "byte_limit": None}
 BLEU_DEFAULTS = {"enabled": True, "per_summary_smoothing": "exp"}
+HUMAN_DEFAULTS = {"combinations": ["arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality"],
+                  "order": "combine_then_average"}
+CORRELATION_DEFAULTS = {"summarizers": "systems", "bootstrap_samples": 1000, "resample": "both", "confidence": 0.95,
+                        "seed": 20150601, "alpha": 0.05, "correction": None,
+                        "baselines": ["R1_ST1_RS0_M_R", "R2_ST1_RS0_M_R", "R4_ST1_RS0_M_R"], "top_variants": 10}
 
 
 class ConfigError(ValueError):
@@ -36,7 +41,8 @@ def simulation_params(entry: Mapping[str, Any]) -> dict[str, int]:
 
 
 def section(config: Mapping[str, Any], name: str) -> dict[str, Any]:
-    defaults = {"rouge": ROUGE_DEFAULTS, "bleu": BLEU_DEFAULTS}[name]
+    defaults = {"rouge": ROUGE_DEFAULTS, "bleu": BLEU_DEFAULTS, "human_scores": HUMAN_DEFAULTS,
+                "correlation": CORRELATION_DEFAULTS}[name]
     return {**defaults, **(config.get(name) or {})}
 
 

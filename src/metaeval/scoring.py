@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from .bleu import corpus_bleu_signed, sentence_bleu, sentence_signature
+from .bleu import corpus_bleu_signed, sentence_bleu, sentence_signature, sufficient_stats
 from .datasets import Dataset, atomic_write_text
 from .rouge import Measure, Task, encode, plan, reference_sets, score
 from .tokenize import Setting, Tokenized, tokenize_summary
@@ -107,10 +107,17 @@ def score_measure(records: Sequence[TokenRecord], measure: Measure, alpha: float
     return [(t, s, float(p[i]), float(r[i]), float(f[i])) for i, (t, s) in enumerate(rows)]
 
 
-def bleu_scores(records: Sequence[TokenRecord], jackknife_systems: bool, smoothing: str
-                ) -> tuple[list[tuple[str, str, float]], list[tuple[str, float]], list[str]]:
-    """Per-summary smoothed BLEU, per-summarizer corpus BLEU (both on sacrebleu's 0-100 scale), and
-    the distinct sacrebleu signatures of the computation.
+@dataclass
+class BleuResult:
+    per_summary: list[tuple[str, str, float]]          # smoothed sentence BLEU
+    per_system: list[tuple[str, float]]                # corpus BLEU per summarizer
+    stats: list[tuple[str, str, int, list[float]]]     # (topic, summarizer, set k, sufficient statistics)
+    signatures: list[str]
+
+
+def bleu_scores(records: Sequence[TokenRecord], jackknife_systems: bool, smoothing: str) -> BleuResult:
+    """Per-summary smoothed BLEU, per-summarizer corpus BLEU (both on sacrebleu's 0-100 scale), the
+    per-summary sufficient statistics of the corpus BLEU, and the distinct sacrebleu signatures.
 
     With several reference sets (jackknifing), the per-summary score is their mean, and the corpus
     score the mean over k of the corpus whose k-th summary-specific set is used (sets beyond a
@@ -124,6 +131,7 @@ def bleu_scores(records: Sequence[TokenRecord], jackknife_systems: bool, smoothi
         per_summary.append((topic, summarizer, math.fsum(scores) / len(scores)))
         by_summarizer.setdefault(summarizer, []).append(row)
     corpus = []
+    stats = []
     signatures = {f"per-summary: {sentence_signature(smoothing)}"}
     for summarizer in sorted(by_summarizer):
         idx = by_summarizer[summarizer]
@@ -135,8 +143,16 @@ def bleu_scores(records: Sequence[TokenRecord], jackknife_systems: bool, smoothi
             value, signature = corpus_bleu_signed(hyps, refs)
             values.append(value)
             signatures.add(f"system: {signature}")
+            stats.extend((rows[i][0], summarizer, k, sufficient_stats(h, r)) for i, h, r in zip(idx, hyps, refs))
         corpus.append((summarizer, math.fsum(values) / len(values)))
-    return per_summary, corpus, sorted(signatures)
+    return BleuResult(per_summary, corpus, stats, sorted(signatures))
+
+
+def write_bleu_stats(stats: Iterable[tuple[str, str, int, list[float]]], path: Path | str) -> None:
+    header = "topic\tsummarizer\tset\thyp_len\tref_len\t" + "\t".join(
+        [f"correct_{n}" for n in range(1, 5)] + [f"total_{n}" for n in range(1, 5)])
+    body = "".join(f"{t}\t{s}\t{k}\t" + "\t".join(str(int(x)) for x in st) + "\n" for t, s, k, st in stats)
+    atomic_write_text(path, header + "\n" + body)
 
 
 # ----------------------------------------------------------------------------- tables

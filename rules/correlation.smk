@@ -1,0 +1,57 @@
+# Stage 4 - correlation: system-level correlations with bootstrap intervals, Williams tests,
+# optimal variants and significance clusters, the summary-level table; Graham's tables and figures.
+
+
+rule correlate:
+    input:
+        unpack(bleu_stats),
+        system_scores="results/{dataset}/scores/system_scores.tsv",
+        summary_scores="results/{dataset}/scores/summary_scores.tsv",
+        summary_human="results/{dataset}/human/summary_human.tsv",
+        system_human="results/{dataset}/human/system_human.tsv",
+        skipped="results/{dataset}/human/skipped.tsv",
+    output:
+        correlations="results/{dataset}/analysis/correlations.tsv",
+        williams=expand("results/{{dataset}}/analysis/williams_{combination}.tsv", combination=HUMAN["combinations"]),
+        summary_level="results/{dataset}/analysis/summary_level_correlations.tsv",
+        notes="results/{dataset}/analysis/notes.tsv",
+    params:
+        code=mconfig.code_version("analysis", "correlation", "williams", "human"),
+        combinations=HUMAN["combinations"],
+        summarizers=CORRELATION["summarizers"],
+        samples=CORRELATION["bootstrap_samples"],
+        resample=CORRELATION["resample"],
+        confidence=CORRELATION["confidence"],
+        seed=CORRELATION["seed"],
+        alpha=CORRELATION["alpha"],
+        correction=CORRELATION["correction"],
+    log:
+        "results/{dataset}/logs/correlate.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+    conda:
+        METAEVAL_ENV
+    script:
+        "../workflow/scripts/correlate.py"
+
+
+rule graham_tables:
+    input:
+        correlations="results/{dataset}/analysis/correlations.tsv",
+        williams=expand("results/{{dataset}}/analysis/williams_{combination}.tsv", combination=HUMAN["combinations"]),
+        summary_human="results/{dataset}/human/summary_human.tsv",
+    output:
+        tables=expand("results/{{dataset}}/analysis/{table}.{ext}", table=GRAHAM_TABLES, ext=("tsv", "md")),
+        figures=expand("results/{{dataset}}/analysis/{figure}.{ext}", figure=GRAHAM_FIGURES, ext=("png", "svg")),
+    params:
+        code=mconfig.code_version("graham", "analysis"),
+        baselines=CORRELATION["baselines"],
+        top=CORRELATION["top_variants"],
+        alpha=CORRELATION["alpha"],
+    log:
+        "results/{dataset}/logs/graham_tables.log",
+    conda:
+        METAEVAL_ENV
+    script:
+        "../workflow/scripts/graham_tables.py"

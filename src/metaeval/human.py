@@ -1,0 +1,146 @@
+"""Human scores as Graham (2015) §3 forms them.
+
+Per judged summary, every dimension is rescaled to [0, 1] by its declared min/max; *coverage* is
+the mean of the ``coverage`` dimensions and *linguistic quality* (LQ) the mean of the
+``linguistic_quality`` dimensions (dataset.yaml, or the config's override). A missing cell is left
+out of its mean; a summary with none of a component's dimensions has no value for it.
+
+Combinations (Graham's gold standard is the arithmetic mean):
+
+=====================  ==========================================
+``arithmetic``         (C + L) / 2
+``geometric``          sqrt(C L)
+``harmonic``           2 C L / (C + L), 0 when either part is 0
+``coverage``           C
+``linguistic_quality`` L
+=====================  ==========================================
+
+A combination that needs a component the data set does not have is skipped, with the reason.
+System score = mean over the summarizer's judged summaries that have a value; ``order`` chooses
+whether each summary is combined first and then averaged (``combine_then_average``, the paper's
+order and the default) or each component is averaged first and the means combined
+(``average_then_combine``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .datasets import Dataset
+
+COMBINATIONS = ("arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality")
+NEEDS = {"arithmetic": ("coverage", "linguistic_quality"), "geometric": ("coverage", "linguistic_quality"),
+         "harmonic": ("coverage", "linguistic_quality"), "coverage": ("coverage",),
+         "linguistic_quality": ("linguistic_quality",)}
+ORDERS = ("combine_then_average", "average_then_combine")
+
+
+def combine(name: str, c: np.ndarray | float, l: np.ndarray | float) -> np.ndarray:
+    """One combination of coverage C and linguistic quality L (element-wise; NaN stays NaN)."""
+    c = np.asarray(c, dtype=float)
+    l = np.asarray(l, dtype=float)
+    if name == "arithmetic":
+        return (c + l) / 2
+    if name == "geometric":
+        return np.sqrt(c * l)
+    if name == "harmonic":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            h = 2 * c * l / (c + l)
+        return np.where((c == 0) | (l == 0), 0.0, h)
+    if name == "coverage":
+        return c
+    if name == "linguistic_quality":
+        return l
+    raise ValueError(f"unknown combination {name!r}; expected one of {COMBINATIONS}")
+
+
+def available_combinations(human: Mapping[str, Sequence[str]], wanted: Sequence[str] = COMBINATIONS
+                           ) -> tuple[list[str], dict[str, str]]:
+    """The combinations that can be computed, and {skipped: reason}."""
+    ok, skipped = [], {}
+    for name in wanted:
+        missing = [part for part in NEEDS[name] if not human.get(part)]
+        if missing:
+            skipped[name] = (f"needs {' and '.join(missing).replace('_', ' ')}, but the data set lists no "
+                             f"{' or '.join(missing).replace('_', ' ')} dimensions")
+        else:
+            ok.append(name)
+    return ok, skipped
+
+
+@dataclass
+class SummaryHuman:
+    """Per judged summary: coverage, LQ (NaN where missing) and every combination."""
+
+    keys: list[tuple[str, str]]
+    kinds: list[str]
+    coverage: np.ndarray
+    linguistic_quality: np.ndarray
+    combinations: dict[str, np.ndarray]
+
+
+def summary_human_scores(ds: Dataset, combinations: Sequence[str]) -> SummaryHuman:
+    keys = [s.key for s in ds.judged()]
+    kinds = [s.kind for s in ds.judged()]
+
+    def component(part: str) -> np.ndarray:
+        dims = [ds.dimensions[d] for d in ds.human.get(part, [])]
+        out = np.full(len(keys), np.nan)
+        if not dims:
+            return out
+        for i, k in enumerate(keys):
+            vals = [d.rescale(ds.judgments[k][d.name]) for d in dims if not math.isnan(ds.judgments[k][d.name])]
+            if vals:
+                out[i] = math.fsum(vals) / len(vals)
+        return out
+
+    c = component("coverage")
+    l = component("linguistic_quality")
+    return SummaryHuman(keys, kinds, c, l, {name: combine(name, c, l) for name in combinations})
+
+
+@dataclass
+class SystemHuman:
+    """Per summarizer and combination: the system score and how many summaries it rests on."""
+
+    summarizers: list[str]
+    kinds: list[str]
+    scores: dict[str, np.ndarray]
+    counts: dict[str, np.ndarray]
+    judged: np.ndarray  # judged summaries per summarizer
+
+
+def system_human_scores(sh: SummaryHuman, order: str = "combine_then_average") -> SystemHuman:
+    if order not in ORDERS:
+        raise ValueError(f"unknown order {order!r}; expected one of {ORDERS}")
+    summarizers = sorted({s for _, s in sh.keys})
+    kind_of = {s: k for (_, s), k in zip(sh.keys, sh.kinds)}
+    idx = {s: [i for i, (_, x) in enumerate(sh.keys) if x == s] for s in summarizers}
+    scores, counts = {}, {}
+    for name, per_summary in sh.combinations.items():
+        vals = np.full(len(summarizers), np.nan)
+        cnt = np.zeros(len(summarizers), dtype=int)
+        for j, s in enumerate(summarizers):
+            if order == "combine_then_average":
+                x = per_summary[idx[s]]
+                x = x[~np.isnan(x)]
+                cnt[j] = len(x)
+                vals[j] = math.fsum(x) / len(x) if len(x) else np.nan
+            else:
+                parts = []
+                n = 0
+                for comp in (sh.coverage, sh.linguistic_quality):
+                    x = comp[idx[s]]
+                    x = x[~np.isnan(x)]
+                    parts.append(math.fsum(x) / len(x) if len(x) else np.nan)
+                    n = max(n, len(x))
+                cnt[j] = n
+                vals[j] = float(combine(name, parts[0], parts[1]))
+        scores[name] = vals
+        counts[name] = cnt
+    judged = np.array([len(idx[s]) for s in summarizers])
+    return SystemHuman(summarizers, [kind_of[s] for s in summarizers], scores, counts, judged)
