@@ -26,7 +26,7 @@ def tiny_config(workdir: Path, extra: dict | None = None) -> dict:
     cfg = {"datasets": {
         "sim": {"format": "simulated", "topics": 5, "systems": 5, "humans": 3},
         "tiny": {"format": "canonical", "path": "input/tiny"},
-    }}
+    }, "correlation": {"bootstrap_samples": 100}}
     cfg.update(extra or {})
     (workdir / "config").mkdir(parents=True, exist_ok=True)
     (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
@@ -125,3 +125,35 @@ def test_wlcs_weight_change_rescores_only_rouge_w(finished_run):
     assert job_counts(out) == {"score_rouge": 8, "gather_scores": 2, "all": 1}  # RW x 4 settings x 2 data sets
     rescored = [l for l in out.splitlines() if l.strip().startswith("output:") and "/scores/parts/" in l]
     assert len(rescored) == 8 and all("/parts/RW_ST" in l for l in rescored)
+
+
+def test_analysis_outputs(finished_run):
+    sim = finished_run / "results/sim/analysis"
+    header = (sim / "correlations.tsv").read_text().splitlines()[0]
+    assert header == "variant\tcombination\tn\tpearson\tpearson_lo\tpearson_hi\tspearman\tkendall\toptimal\tcluster"
+    rows = [l.split("\t") for l in (sim / "correlations.tsv").read_text().splitlines()[1:]]
+    assert len(rows) == 196 * 5 and all(r[2] == "5" for r in rows)  # 5 systems, 196 variants, 5 combinations
+    assert any(r[8] == "yes" for r in rows)
+    williams = (sim / "williams_arithmetic.tsv").read_text().splitlines()
+    assert len(williams) == 197 and williams[0].split("\t")[1] == "R1_ST0_RS0_A_P"
+    for name in ("table1.md", "table2.tsv", "table4.md", "figure1_coverage_vs_lq.png", "figure3_williams.svg"):
+        assert (sim / name).stat().st_size > 0
+    # the tiny data set has 2 systems: reported, not a crash
+    notes = (finished_run / "results/tiny/analysis/notes.tsv").read_text()
+    assert "williams_undefined" in notes
+
+
+def test_topic_resampling_recomputes_system_scores_exactly(finished_run):
+    """With every topic drawn once, the bootstrap's recomputation gives back system_scores.tsv
+    (ROUGE means and medians, and corpus BLEU from the summed sufficient statistics)."""
+    import numpy as np
+
+    from metaeval.analysis import load_inputs
+    from metaeval.correlation import variant_scores
+
+    d = finished_run / "results/sim"
+    stats = {(a, b): str(d / f"scores/parts/BLEU_stats_ST{a}_RS{b}.tsv") for a in (0, 1) for b in (0, 1)}
+    inp = load_inputs(str(d / "scores/system_scores.tsv"), str(d / "scores/summary_scores.tsv"), stats,
+                      str(d / "human/summary_human.tsv"), str(d / "human/system_human.tsv"), "systems")
+    again = variant_scores(inp.per_summary, np.arange(len(inp.per_summary.topics)), inp.variants)
+    np.testing.assert_allclose(again, inp.system_metric, rtol=0, atol=1e-9)

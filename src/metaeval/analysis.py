@@ -170,7 +170,7 @@ def analyse(inp: Inputs, samples: int, resample: str, seed: int, confidence: flo
             mm = np.atleast_2d(mm)
             p = adjust(williams_matrix(pear[:, c], np.clip(mm, -1, 1), int(ok.sum())), correction)
             williams[comb] = p
-            opt = optimal(p, alpha)
+            opt = optimal(p, alpha, ~np.isnan(pear[:, c]))
             order = np.array([v for v in np.argsort(-np.nan_to_num(pear[:, c], nan=-np.inf), kind="stable")
                               if not np.isnan(pear[v, c])], dtype=int)
             clusters = assign_clusters(p, order, alpha) if len(order) else np.zeros(V, dtype=int)

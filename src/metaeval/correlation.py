@@ -76,30 +76,50 @@ def bleu_from_stats(s: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(bleu), bleu, 0.0)
 
 
-def variant_scores(ps: PerSummary, topic_idx: np.ndarray, variants: Sequence[str]) -> np.ndarray:
-    """System scores (S, V) of the variants, from the topics ``topic_idx`` (with repetition)."""
-    out = np.full((len(ps.systems), len(variants)), np.nan)
-    cache: dict[tuple, np.ndarray] = {}
-    for v, name in enumerate(variants):
-        parts = name.split("_")
-        if parts[0] == "BLEU":
-            stem, stop = int(parts[1][2:]), int(parts[2][2:])
-            st = ps.bleu_stats[(stem, stop)][:, topic_idx]        # (S, T, sets, 10)
-            score = bleu_from_stats(np.nansum(st, axis=1)).mean(axis=1)  # mean over jackknife sets
-            score[np.all(np.isnan(st[:, :, 0, 0]), axis=1)] = np.nan
-            out[:, v] = score
-            continue
-        measure, stem, stop, stat, prf = parts[0], int(parts[1][2:]), int(parts[2][2:]), parts[3], parts[4]
-        key = (measure, stem, stop, prf)
-        if key not in cache:
-            cache[key] = ps.rouge[key][:, topic_idx]
-        x = cache[key]
-        with np.errstate(all="ignore"):
-            import warnings
+class _Stacked:
+    """Per-summary ROUGE of every (measure, setting, P/R/F) stacked into one (K, S, T) array, so a
+    bootstrap sample's means and medians are two vectorised reductions."""
 
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                out[:, v] = np.nanmean(x, axis=1) if stat == "A" else np.nanmedian(x, axis=1)
+    def __init__(self, ps: PerSummary, variants: Sequence[str]):
+        self.keys = list(ps.rouge)
+        self.x = np.stack([ps.rouge[k] for k in self.keys]) if self.keys else np.zeros((0, len(ps.systems), len(ps.topics)))
+        self.has_nan = bool(np.isnan(self.x).any())
+        index = {k: i for i, k in enumerate(self.keys)}
+        self.rouge_cols, self.rouge_rows, self.rouge_stat = [], [], []
+        self.bleu_cols, self.bleu_keys = [], []
+        for v, name in enumerate(variants):
+            parts = name.split("_")
+            if parts[0] == "BLEU":
+                self.bleu_cols.append(v)
+                self.bleu_keys.append((int(parts[1][2:]), int(parts[2][2:])))
+            else:
+                self.rouge_cols.append(v)
+                self.rouge_rows.append(index[(parts[0], int(parts[1][2:]), int(parts[2][2:]), parts[4])])
+                self.rouge_stat.append(parts[3])
+        self.rouge_cols = np.array(self.rouge_cols, dtype=int)
+        self.rouge_rows = np.array(self.rouge_rows, dtype=int)
+        self.is_median = np.array([st == "M" for st in self.rouge_stat], dtype=bool)
+
+
+def variant_scores(ps: PerSummary, topic_idx: np.ndarray, variants: Sequence[str], stacked: "_Stacked | None" = None
+                   ) -> np.ndarray:
+    """System scores (S, V) of the variants, from the topics ``topic_idx`` (with repetition)."""
+    import warnings
+
+    st = stacked or _Stacked(ps, variants)
+    out = np.full((len(ps.systems), len(variants)), np.nan)
+    if len(st.rouge_cols):
+        x = st.x[:, :, topic_idx]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean = np.nanmean(x, axis=2) if st.has_nan else x.mean(axis=2)
+            median = np.nanmedian(x, axis=2) if st.has_nan else np.median(x, axis=2)
+        out[:, st.rouge_cols] = np.where(st.is_median[:, None], median[st.rouge_rows], mean[st.rouge_rows]).T
+    for v, key in zip(st.bleu_cols, st.bleu_keys):
+        stats_ = ps.bleu_stats[key][:, topic_idx]                     # (S, T, sets, 10)
+        score = bleu_from_stats(np.nansum(stats_, axis=1)).mean(axis=1)  # mean over jackknife sets
+        score[np.all(np.isnan(stats_[:, :, 0, 0]), axis=1)] = np.nan
+        out[:, v] = score
     return out
 
 
@@ -123,13 +143,14 @@ def bootstrap_pearson(ps: PerSummary, variants: Sequence[str], combinations: Seq
     n_sys, n_top = len(ps.systems), len(ps.topics)
     rs = np.full((samples, len(variants), len(combinations)), np.nan)
     all_topics = np.arange(n_top)
+    stacked = _Stacked(ps, variants)
     for b in range(samples):
         sys_idx = rng.integers(0, n_sys, n_sys) if resample in ("systems", "both") else np.arange(n_sys)
         top_idx = rng.integers(0, n_top, n_top) if resample in ("topics", "both") else all_topics
         if resample == "systems":
             m, h = system_metric, system_human
         else:
-            m, h = variant_scores(ps, top_idx, variants), human_scores(ps, top_idx, combinations)
+            m, h = variant_scores(ps, top_idx, variants, stacked), human_scores(ps, top_idx, combinations)
         m, h = m[sys_idx], h[sys_idx]
         for c in range(len(combinations)):
             ok = ~np.isnan(h[:, c])
@@ -142,7 +163,7 @@ def bootstrap_pearson(ps: PerSummary, variants: Sequence[str], combinations: Seq
                     sel = ~np.isnan(mm[:, v])
                     if sel.sum() >= 3:
                         rs[b, v, c] = pearson_columns(mm[sel][:, [v]], h[ok][sel][:, [c]])[0, 0]
-    tail = (1 - confidence) / 2 * 100
+    tail = (1 - confidence) / 2 * 100  # percentile bootstrap
     import warnings
 
     with warnings.catch_warnings():

@@ -67,12 +67,12 @@ def adjust(p: np.ndarray, method: str | None) -> np.ndarray:
     return out
 
 
-def optimal(p: np.ndarray, alpha: float) -> np.ndarray:
+def optimal(p: np.ndarray, alpha: float, defined: np.ndarray | None = None) -> np.ndarray:
     """Graham's optimal variants: those that no other metric significantly outperforms
-    (no p[i, j] < alpha in column j). Metrics whose correlation is undefined are not optimal."""
+    (no p[i, j] < alpha in column j). Metrics whose correlation is undefined (``defined`` False)
+    are not optimal."""
     beaten = np.any(np.nan_to_num(p, nan=1.0) < alpha, axis=0)
-    undefined = np.all(np.isnan(p), axis=0) & (p.shape[0] > 1)
-    return ~beaten & ~undefined
+    return ~beaten if defined is None else ~beaten & defined
 
 
 def assign_clusters(p: np.ndarray, order: np.ndarray, alpha: float) -> np.ndarray:
