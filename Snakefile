@@ -6,6 +6,8 @@
 #   scoring.smk  ROUGE-1.5.5-exact preprocessing and scoring, BLEU (sacrebleu)
 #   human.smk    human scores: coverage, linguistic quality and their combinations
 #   correlation.smk  correlations, Williams tests, optimal variants; Graham's tables and figures
+#   agreement.smk    AESOP-style agreement of metric and human verdicts on pairs (Owczarzak et al. 2012)
+#   rerank.smk       systems re-ranked by the best variant, pairwise significance (Graham 2015 §5)
 # Every config value a job uses reaches it through `params:`, so a changed value re-runs
 # exactly the jobs it affects (see the README, "Incremental reruns").
 
@@ -40,6 +42,8 @@ include: "rules/data.smk"
 include: "rules/scoring.smk"
 include: "rules/human.smk"
 include: "rules/correlation.smk"
+include: "rules/agreement.smk"
+include: "rules/rerank.smk"
 
 
 rule all:

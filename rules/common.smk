@@ -44,7 +44,13 @@ BLEU = mconfig.section(config, "bleu")
 SETTINGS = [(s, r) for s in ROUGE["stemming"] for r in ROUGE["stopwords_removed"]]
 HUMAN = mconfig.section(config, "human_scores")
 CORRELATION = mconfig.section(config, "correlation")
+AGREEMENT = mconfig.section(config, "agreement")
+RERANK = mconfig.section(config, "rerank")
 GRAHAM_TABLES = ["table1", "table2", "table4"]
+AGREEMENT_OUTPUTS = ["verdicts.tsv", "agreement.tsv", "table2.md", "table3.md", "figure_accuracy.png",
+                     "figure_accuracy.svg", "figure_differences.png", "figure_differences.svg"]
+RERANK_OUTPUTS = ["table3.tsv", "table3.md", "normality.tsv", "pairwise.tsv", "summary.tsv",
+                  "figure4_significance.png", "figure4_significance.svg"]
 GRAHAM_FIGURES = ["figure1_coverage_vs_lq", "figure2_densities", "figure3_williams"]
 
 
@@ -76,7 +82,21 @@ def analysis_outputs(dataset):
     out = [f"results/{dataset}/analysis/correlations.tsv"]
     out += [f"results/{dataset}/analysis/{t}.{ext}" for t in GRAHAM_TABLES for ext in ("tsv", "md")]
     out += [f"results/{dataset}/analysis/{f}.{ext}" for f in GRAHAM_FIGURES for ext in ("png", "svg")]
+    out += [f"results/{dataset}/agreement/{f}" for f in AGREEMENT_OUTPUTS]
+    out += [f"results/{dataset}/rerank/{f}" for f in RERANK_OUTPUTS]
     return out
+
+
+def pairwise_inputs(wildcards):
+    """The score and human tables the agreement and re-ranking jobs read."""
+    d = wildcards.dataset
+    return {
+        **bleu_stats(wildcards),
+        "system_scores": f"results/{d}/scores/system_scores.tsv",
+        "summary_scores": f"results/{d}/scores/summary_scores.tsv",
+        "summary_human": f"results/{d}/human/summary_human.tsv",
+        "system_human": f"results/{d}/human/system_human.tsv",
+    }
 
 
 def final_outputs():

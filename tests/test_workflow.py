@@ -122,7 +122,9 @@ def test_wlcs_weight_change_rescores_only_rouge_w(finished_run):
     (finished_run / "w.yaml").write_text("rouge:\n  wlcs_weight: 1.5\n")
     out = snakemake(finished_run, "-n", "--configfile", str(finished_run / "config/config.yaml"),
                     str(finished_run / "w.yaml")).stdout
-    assert job_counts(out) == {"score_rouge": 8, "gather_scores": 2, "all": 1}  # RW x 4 settings x 2 data sets
+    counts = job_counts(out)
+    assert counts["score_rouge"] == 8  # RW x 4 settings x 2 data sets; nothing else is re-scored
+    assert "preprocess" not in counts and "score_bleu" not in counts and "human_scores" not in counts
     rescored = [l for l in out.splitlines() if l.strip().startswith("output:") and "/scores/parts/" in l]
     assert len(rescored) == 8 and all("/parts/RW_ST" in l for l in rescored)
 
@@ -157,3 +159,19 @@ def test_topic_resampling_recomputes_system_scores_exactly(finished_run):
                       str(d / "human/summary_human.tsv"), str(d / "human/system_human.tsv"), "systems")
     again = variant_scores(inp.per_summary, np.arange(len(inp.per_summary.topics)), inp.variants)
     np.testing.assert_allclose(again, inp.system_metric, rtol=0, atol=1e-9)
+
+
+def test_agreement_and_rerank_outputs(finished_run):
+    sim = finished_run / "results/sim"
+    rows = [l.split("\t") for l in (sim / "agreement/agreement.tsv").read_text().splitlines()]
+    header = rows[0]
+    types = {r[header.index("pair_type")] for r in rows[1:]}
+    assert types == {"all", "system-system", "human-system"}  # judged humans give human-system pairs
+    verdicts = (sim / "agreement/verdicts.tsv").read_text()
+    assert "a better" in verdicts or "b better" in verdicts
+    summary = dict(l.split("\t") for l in (sim / "rerank/summary.tsv").read_text().splitlines()[1:])
+    assert summary["original_variant"] == "R2_ST1_RS0_M_R" and summary["best_variant"]
+    table = (sim / "rerank/table3.tsv").read_text().splitlines()
+    assert len(table) == 1 + 5  # the 5 systems
+    pairwise = (sim / "rerank/pairwise.tsv").read_text()
+    assert "paired t-test" in pairwise or "Wilcoxon" in pairwise

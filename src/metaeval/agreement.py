@@ -1,0 +1,142 @@
+"""AESOP-style agreement of metric and human verdicts on pairs of summarizers (Owczarzak,
+Conroy, Dang & Nenkova 2012, "An Assessment of the Accuracy of Automatic Evaluation in
+Summarization").
+
+For every pair of summarizers (A, B) and every scorer (a human combination or a per-summary
+metric), a paired two-sided Wilcoxon signed-rank test over the topics both summarized
+(scipy.stats.wilcoxon, zero_method='wilcox', method='auto') gives a verdict: A better (+1),
+B better (-1) or no significant difference (0) at ``alpha``; the direction is the sign of the
+median of the paired differences, the mean where the median is 0. Pairs with fewer than
+``min_topics`` common topics are untestable (NaN).
+
+Per metric x human combination (Owczarzak's Tables 2 and 3), over the testable pairs:
+
+* ``diff``: share of the human-significant pairs the metric also finds significant, same direction;
+* ``no_diff``: share of the human-non-significant pairs the metric also finds non-significant;
+* ``contradictions``: pairs where both are significant in opposite directions (count and share);
+* ``accuracy``: share of pairs with the same three-way verdict, with a 95 % Clopper-Pearson
+  interval; ``direction``: share of pairs whose mean differences have the same sign.
+
+A two-proportion z-test (statsmodels ``proportions_ztest``) compares every metric's accuracy with a
+baseline metric's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import stats
+
+
+@dataclass
+class Verdicts:
+    """Verdicts of one scorer on every pair: p-values, mean differences and verdicts (P,)."""
+
+    p: np.ndarray
+    mean_diff: np.ndarray
+    median_diff: np.ndarray
+    n_topics: np.ndarray
+    verdict: np.ndarray   # +1, -1, 0; NaN = untestable
+
+
+def paired_verdicts(a: np.ndarray, b: np.ndarray, alpha: float = 0.05, min_topics: int = 5) -> Verdicts:
+    """Wilcoxon verdicts for pairs given as rows: ``a`` and ``b`` are (P, T) per-topic scores of
+    summarizer A and B of each pair, NaN where a summarizer has no summary for a topic."""
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    n_pairs = d.shape[0]
+    ok = ~np.isnan(d)
+    n = ok.sum(axis=1)
+    p = np.full(n_pairs, np.nan)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = np.where(n > 0, np.nansum(d, axis=1) / np.maximum(n, 1), np.nan)
+        median = np.nanmedian(np.where(ok.any(axis=1)[:, None], d, 0.0), axis=1)
+    testable = n >= min_topics
+    nonzero = np.any(np.nan_to_num(d) != 0, axis=1)
+    p[testable & ~nonzero] = 1.0  # identical scores on every common topic: no difference
+    complete = testable & nonzero & ok.all(axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if complete.any():
+            p[complete] = stats.wilcoxon(d[complete], axis=1).pvalue
+        for i in np.flatnonzero(testable & nonzero & ~ok.all(axis=1)):
+            p[i] = stats.wilcoxon(d[i][ok[i]]).pvalue
+    direction = np.sign(np.where(median != 0, median, mean))
+    verdict = np.where(p < alpha, direction, 0.0)
+    verdict[~testable] = np.nan
+    return Verdicts(p, mean, median, n, verdict)
+
+
+@dataclass
+class Agreement:
+    pairs: int
+    human_significant: int
+    diff: float
+    no_diff: float
+    contradictions: int
+    contradiction_share: float
+    correct: int
+    accuracy: float
+    accuracy_lo: float
+    accuracy_hi: float
+    direction: float
+
+
+def agreement(metric: Verdicts, human: Verdicts, mask: np.ndarray | None = None) -> Agreement:
+    """Agreement of a metric's verdicts with the human verdicts over the testable pairs (in ``mask``)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    sel = ~np.isnan(metric.verdict) & ~np.isnan(human.verdict)
+    if mask is not None:
+        sel &= mask
+    m, h = metric.verdict[sel], human.verdict[sel]
+    n = int(sel.sum())
+    hs = h != 0
+    share = lambda k, total: k / total if total else np.nan  # noqa: E731
+    contradictions = int(np.sum(hs & (m != 0) & (m == -h)))
+    correct = int(np.sum(m == h))
+    lo, hi = proportion_confint(correct, n, alpha=0.05, method="beta") if n else (np.nan, np.nan)
+    md, hd = metric.mean_diff[sel], human.mean_diff[sel]
+    return Agreement(n, int(hs.sum()), share(int(np.sum(hs & (m == h))), int(hs.sum())),
+                     share(int(np.sum(~hs & (m == 0))), int((~hs).sum())), contradictions, share(contradictions, n),
+                     correct, share(correct, n), float(lo), float(hi), share(int(np.sum(np.sign(md) == np.sign(hd))), n))
+
+
+def compare_to_baseline(correct: int, n: int, base_correct: int, base_n: int) -> tuple[float, float]:
+    """Two-proportion z-test of a metric's accuracy against the baseline's: (z, two-sided p)."""
+    from statsmodels.stats.proportion import proportions_ztest
+
+    if not n or not base_n or (correct + base_correct) in (0, n + base_n):
+        return np.nan, np.nan
+    z, p = proportions_ztest([correct, base_correct], [n, base_n])
+    return float(z), float(p)
+
+
+def safe_difference(metric: Verdicts, human: Verdicts) -> float:
+    """The smallest |mean score difference| above which the metric never contradicts the human
+    verdict on this data set (0 if it never contradicts; NaN without testable pairs)."""
+    sel = ~np.isnan(metric.verdict) & ~np.isnan(human.verdict)
+    if not sel.any():
+        return np.nan
+    m, h, d = metric.verdict[sel], human.verdict[sel], np.abs(metric.mean_diff[sel])
+    contra = (h != 0) & (m != 0) & (m == -h)
+    return float(d[contra].max()) if contra.any() else 0.0
+
+
+def pair_grid(summarizers: Sequence[str], kinds: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Every unordered pair (i < j) of summarizers and its type: 'system-system' or 'human-system'
+    (pairs of two humans are left out, as in the paper)."""
+    ii, jj, types = [], [], []
+    for i in range(len(summarizers)):
+        for j in range(i + 1, len(summarizers)):
+            kind = {kinds[i], kinds[j]}
+            if kind == {"human"}:
+                continue
+            ii.append(i)
+            jj.append(j)
+            types.append("system-system" if kind == {"system"} else "human-system")
+    return np.array(ii, dtype=int), np.array(jj, dtype=int), types

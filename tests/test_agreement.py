@@ -1,0 +1,91 @@
+"""Agreement of verdicts and re-ranking: against scipy/statsmodels directly and hand-worked cases;
+every verdict category is exercised."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint, proportions_ztest
+
+from metaeval import agreement as ag
+from metaeval import rerank as rr
+from metaeval.comparisons import agreement_tables, summary_metric_id
+
+TOPICS = 12
+
+
+def test_verdicts_against_scipy_and_every_category():
+    rng = np.random.default_rng(3)
+    base = rng.normal(size=TOPICS)
+    a = np.stack([base + 1.0, base, base, base + rng.normal(0, 0.01, TOPICS), base[:]])
+    b = np.stack([base, base + 1.0, base, base, base])
+    a[4, 5:] = np.nan                      # only 5 common topics... then 4: untestable
+    a[4, 4] = np.nan
+    v = ag.paired_verdicts(a, b, alpha=0.05, min_topics=5)
+    assert v.verdict[0] == 1 and v.verdict[1] == -1          # A better, B better
+    assert v.verdict[2] == 0 and v.p[2] == 1.0               # identical: no difference
+    assert v.p[3] == pytest.approx(stats.wilcoxon(a[3] - b[3]).pvalue)
+    assert v.p[0] == pytest.approx(stats.wilcoxon(a[0] - b[0]).pvalue)
+    assert np.isnan(v.verdict[4]) and v.n_topics[4] == 4     # untestable
+
+
+def test_direction_by_median_then_mean():
+    a = np.array([[1.0, 1, 1, 0, 0, 0, 5, 1, 1, 1]])
+    b = np.array([[0.0, 0, 0, 1, 1, 1, 0, 1, 1, 1]])   # median difference 0, mean > 0
+    v = ag.paired_verdicts(a, b, alpha=0.99, min_topics=5)
+    assert v.median_diff[0] == 0 and v.mean_diff[0] > 0 and v.verdict[0] == 1
+
+
+def _verdicts(values):
+    values = np.array(values, dtype=float)
+    return ag.Verdicts(np.zeros(len(values)), values.copy(), values.copy(), np.full(len(values), 10), values)
+
+
+def test_agreement_hand_worked():
+    human = _verdicts([1, 1, -1, 0, 0, 1, np.nan])
+    metric = _verdicts([1, -1, 0, 0, 1, 1, 1])
+    a = ag.agreement(metric, human)
+    assert a.pairs == 6 and a.human_significant == 4
+    assert a.diff == 2 / 4            # pairs 0 and 5
+    assert a.no_diff == 1 / 2         # pair 3 (pair 4: metric finds a difference)
+    assert a.contradictions == 1      # pair 1
+    assert a.correct == 3 and a.accuracy == 0.5
+    assert (a.accuracy_lo, a.accuracy_hi) == pytest.approx(proportion_confint(3, 6, alpha=0.05, method="beta"))
+    assert ag.safe_difference(metric, human) == 1.0
+    z, p = ag.compare_to_baseline(30, 40, 20, 40)
+    assert (z, p) == pytest.approx(proportions_ztest([30, 20], [40, 40]))
+
+
+def test_agreement_tables_pair_types():
+    rng = np.random.default_rng(0)
+    quality = np.array([0.0, 0.3, 0.6, 2.0])   # summarizer 'H' (a judged human) is the best
+    human = quality[:, None] + rng.normal(0, 0.2, (4, TOPICS))
+    metric = quality[:, None] + rng.normal(0, 0.2, (4, TOPICS))
+    noise = rng.normal(0, 1, (4, TOPICS))
+    res = agreement_tables({"arithmetic": human}, {"good": metric, "noise": noise}, ["1", "2", "3", "H"],
+                           ["system", "system", "system", "human"], ["arithmetic"], 0.05, 5, "noise")
+    rows = {(r["metric"], r["pair_type"]): r for r in res["rows"]}
+    assert rows[("good", "system-system")]["pairs"] == 3 and rows[("good", "human-system")]["pairs"] == 3
+    assert rows[("good", "all")]["accuracy"] >= rows[("noise", "all")]["accuracy"]
+    assert summary_metric_id("R2_ST1_RS0_A_R") == "R2_ST1_RS0_R" and summary_metric_id("BLEU_ST0_RS1") == "BLEU_ST0_RS1"
+
+
+def test_rerank_choices_tests_and_top_group():
+    corr = [{"variant": "R1_ST0_RS0_A_R", "combination": "arithmetic", "pearson": "0.9", "optimal": "no"},
+            {"variant": "R2_ST0_RS0_A_R", "combination": "arithmetic", "pearson": "0.8", "optimal": "yes"}]
+    assert rr.choose_best(corr, "arithmetic", "auto")[0] == "R2_ST0_RS0_A_R"
+    assert rr.choose_best(corr, "arithmetic", "R1_ST0_RS0_A_R")[0] == "R1_ST0_RS0_A_R"
+    assert rr.ranks(np.array([0.2, 0.5, 0.5, 0.1])).tolist() == [3, 1, 1, 4]
+    rng = np.random.default_rng(2)  # all three samples pass Shapiro-Wilk (p > 0.9)
+    per = np.stack([rng.normal(0, 0.05, 30) + m for m in (0.5, 0.3, 0.29)])
+    assert rr.normality(per, 0.05)[1].all()
+    tests, beats = rr.pairwise_tests(["x", "y", "z"], per, mean_based=True, alpha=0.05)
+    t_xy = tests[0]
+    assert t_xy.test == "paired t-test" and t_xy.winner == "x"
+    assert t_xy.p == pytest.approx(stats.ttest_rel(per[0], per[1]).pvalue)
+    assert rr.top_group(["x", "y", "z"], beats) == ["x"]
+    skewed = np.stack([rng.exponential(1, 30), rng.exponential(1, 30) + 2])
+    tests, _ = rr.pairwise_tests(["a", "b"], skewed, mean_based=True, alpha=0.05)
+    assert tests[0].test == "Wilcoxon signed-rank"          # normality rejected
+    tests, _ = rr.pairwise_tests(["x", "y"], per[:2], mean_based=False, alpha=0.05)
+    assert tests[0].test == "Wilcoxon signed-rank"          # median-based variant
