@@ -73,8 +73,10 @@ def test_agreement_tables_pair_types():
 def test_rerank_choices_tests_and_top_group():
     corr = [{"variant": "R1_ST0_RS0_A_R", "combination": "arithmetic", "pearson": "0.9", "optimal": "no"},
             {"variant": "R2_ST0_RS0_A_R", "combination": "arithmetic", "pearson": "0.8", "optimal": "yes"}]
-    assert rr.choose_best(corr, "arithmetic", "auto")[0] == "R2_ST0_RS0_A_R"
-    assert rr.choose_best(corr, "arithmetic", "R1_ST0_RS0_A_R")[0] == "R1_ST0_RS0_A_R"
+    assert rr.choose_best(corr, "arithmetic", "auto", "X")[0] == "R2_ST0_RS0_A_R"
+    assert rr.choose_best(corr, "arithmetic", "R1_ST0_RS0_A_R", "X")[0] == "R1_ST0_RS0_A_R"
+    variant, how = rr.choose_best(corr, "coverage", "auto", "R2_ST1_RS0_M_R")  # nothing defined
+    assert variant == "R2_ST1_RS0_M_R" and "original variant is used" in how
     assert rr.ranks(np.array([0.2, 0.5, 0.5, 0.1])).tolist() == [3, 1, 1, 4]
     rng = np.random.default_rng(2)  # all three samples pass Shapiro-Wilk (p > 0.9)
     per = np.stack([rng.normal(0, 0.05, 30) + m for m in (0.5, 0.3, 0.29)])

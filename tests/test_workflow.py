@@ -24,7 +24,7 @@ def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.Compl
 def tiny_config(workdir: Path, extra: dict | None = None) -> dict:
     write_tiny(workdir / "input" / "tiny")
     cfg = {"datasets": {
-        "sim": {"format": "simulated", "topics": 5, "systems": 5, "humans": 3},
+        "sim": {"format": "simulated", "topics": 8, "systems": 5, "humans": 3},
         "tiny": {"format": "canonical", "path": "input/tiny"},
     }, "correlation": {"bootstrap_samples": 100}}
     cfg.update(extra or {})
@@ -47,7 +47,7 @@ def test_main_job_outputs(finished_run):
         assert table["name"] in (d, "tiny")
         assert (finished_run / f"results/{d}/logs/validate_dataset.log").exists()
     sim = dict(l.split("\t") for l in (finished_run / "results/sim/data/summary.tsv").read_text().splitlines())
-    assert sim["topics"] == "5" and sim["systems"] == "5" and sim["judged_human_summaries"] == "15"
+    assert sim["topics"] == "8" and sim["systems"] == "5" and sim["judged_human_summaries"] == "24"
 
 
 def test_second_run_is_a_noop(finished_run):
@@ -104,7 +104,7 @@ def job_counts(dry_run_output: str) -> dict[str, int]:
 def test_scoring_outputs(finished_run):
     rows = (finished_run / "results/sim/scores/summary_scores.tsv").read_text().splitlines()
     assert rows[0] == "topic\tsummarizer\tmeasure\tstem\tstopwords_removed\tP\tR\tF"
-    judged = 5 * (5 + 3)  # topics x (systems + judged humans)
+    judged = 8 * (5 + 3)  # topics x (systems + judged humans)
     assert len(rows) - 1 == judged * 9 * 4
     system = [l.split("\t") for l in (finished_run / "results/sim/scores/system_scores.tsv").read_text().splitlines()[1:]]
     per_summarizer = {}
@@ -168,7 +168,7 @@ def test_agreement_and_rerank_outputs(finished_run):
     types = {r[header.index("pair_type")] for r in rows[1:]}
     assert types == {"all", "system-system", "human-system"}  # judged humans give human-system pairs
     verdicts = (sim / "agreement/verdicts.tsv").read_text()
-    assert "a better" in verdicts or "b better" in verdicts
+    assert "a better" in verdicts or "b better" in verdicts  # 8 topics: exact Wilcoxon p can go below 0.05
     summary = dict(l.split("\t") for l in (sim / "rerank/summary.tsv").read_text().splitlines()[1:])
     assert summary["original_variant"] == "R2_ST1_RS0_M_R" and summary["best_variant"]
     table = (sim / "rerank/table3.tsv").read_text().splitlines()

@@ -182,7 +182,7 @@ def run_rerank(paths: Mapping[str, str], combination: str, best: str, original: 
     corr = read_tsv(paths["correlations"])
     available = list(dict.fromkeys(r["combination"] for r in corr))
     comb = combination if combination in available else main_combination(available)
-    variant, how = rr.choose_best(corr, comb, best)
+    variant, how = rr.choose_best(corr, comb, best, original)
     out = Path(out_dir)
     col = {v: i for i, v in enumerate(inp.variants)}
     for v in (variant, original):

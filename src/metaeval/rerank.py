@@ -21,13 +21,15 @@ import numpy as np
 from scipy import stats
 
 
-def choose_best(correlations: Sequence[dict[str, str]], combination: str, best: str) -> tuple[str, str]:
-    """(variant, how it was chosen)."""
+def choose_best(correlations: Sequence[dict[str, str]], combination: str, best: str, fallback: str) -> tuple[str, str]:
+    """(variant, how it was chosen). Without any defined correlation (fewer than 3 systems, or a
+    constant human score) ``auto`` falls back to ``fallback`` and says so."""
     if best != "auto":
         return best, "given in the configuration"
     rows = [r for r in correlations if r["combination"] == combination and r["pearson"] not in ("NA", "")]
     if not rows:
-        raise ValueError(f"no correlations for combination {combination!r}; cannot choose the best variant")
+        return fallback, (f"auto impossible: no correlation with {combination} is defined (too few systems or "
+                          "constant human scores); the original variant is used")
     optimal = [r for r in rows if r["optimal"] == "yes"]
     pool = optimal or rows
     top = max(pool, key=lambda r: float(r["pearson"]))
