@@ -8,6 +8,7 @@
 #   correlation.smk  correlations, Williams tests, optimal variants; Graham's tables and figures
 #   agreement.smk    AESOP-style agreement of metric and human verdicts on pairs (Owczarzak et al. 2012)
 #   rerank.smk       systems re-ranked by the best variant, pairwise significance (Graham 2015 §5)
+#   report.smk       one self-contained HTML report per data set
 # Every config value a job uses reaches it through `params:`, so a changed value re-runs
 # exactly the jobs it affects (see the README, "Incremental reruns").
 
@@ -17,6 +18,9 @@ min_version("9.0")
 
 
 configfile: "config/config.yaml"
+
+
+report: "workflow/report/workflow.rst"
 
 
 try:
@@ -44,6 +48,7 @@ include: "rules/human.smk"
 include: "rules/correlation.smk"
 include: "rules/agreement.smk"
 include: "rules/rerank.smk"
+include: "rules/report.smk"
 
 
 rule all:

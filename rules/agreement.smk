@@ -5,7 +5,7 @@ rule agreement:
     input:
         unpack(pairwise_inputs),
     output:
-        expand("results/{{dataset}}/agreement/{name}", name=AGREEMENT_OUTPUTS),
+        reported(expand("results/{{dataset}}/agreement/{name}", name=AGREEMENT_OUTPUTS), "Agreement"),
     params:
         code=mconfig.code_version("agreement", "comparisons", "analysis", "graham"),
         combinations=HUMAN["combinations"],

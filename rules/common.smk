@@ -87,6 +87,16 @@ def analysis_outputs(dataset):
     return out
 
 
+def reported(paths, category):
+    """Mark the Markdown tables and PNG figures among ``paths`` for ``snakemake --report``."""
+    captions = {".md": "../workflow/report/table.rst", ".png": "../workflow/report/figure.rst"}
+    marked = []
+    for p in paths:
+        caption = captions.get(Path(p).suffix)
+        marked.append(p if caption is None else report(p, caption=caption, category=category))
+    return marked
+
+
 def pairwise_inputs(wildcards):
     """The score and human tables the agreement and re-ranking jobs read."""
     d = wildcards.dataset
@@ -105,4 +115,5 @@ def final_outputs():
         out.append(f"results/{d}/data/summary.tsv")
         out.extend(scoring_outputs(d))
         out.extend(analysis_outputs(d))
+        out.append(f"results/{d}/report.html")
     return out

@@ -42,8 +42,8 @@ rule graham_tables:
         williams=expand("results/{{dataset}}/analysis/williams_{combination}.tsv", combination=HUMAN["combinations"]),
         summary_human="results/{dataset}/human/summary_human.tsv",
     output:
-        tables=expand("results/{{dataset}}/analysis/{table}.{ext}", table=GRAHAM_TABLES, ext=("tsv", "md")),
-        figures=expand("results/{{dataset}}/analysis/{figure}.{ext}", figure=GRAHAM_FIGURES, ext=("png", "svg")),
+        tables=reported(expand("results/{{dataset}}/analysis/{table}.{ext}", table=GRAHAM_TABLES, ext=("tsv", "md")), "Correlation"),
+        figures=reported(expand("results/{{dataset}}/analysis/{figure}.{ext}", figure=GRAHAM_FIGURES, ext=("png", "svg")), "Correlation"),
     params:
         code=mconfig.code_version("graham", "analysis"),
         baselines=CORRELATION["baselines"],

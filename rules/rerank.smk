@@ -6,7 +6,7 @@ rule rerank:
         unpack(pairwise_inputs),
         correlations="results/{dataset}/analysis/correlations.tsv",
     output:
-        expand("results/{{dataset}}/rerank/{name}", name=RERANK_OUTPUTS),
+        reported(expand("results/{{dataset}}/rerank/{name}", name=RERANK_OUTPUTS), "Re-ranking"),
     params:
         code=mconfig.code_version("rerank", "comparisons", "analysis", "graham"),
         combination=RERANK["combination"],

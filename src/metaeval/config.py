@@ -103,3 +103,23 @@ def code_version(*modules: str) -> str:
         module = importlib.import_module(f"metaeval.{name}")
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:12]
+
+
+SECTIONS = ("rouge", "bleu", "human_scores", "correlation", "agreement", "rerank")
+
+
+def resolved(config: Mapping[str, Any], dataset: str) -> dict[str, Any]:
+    """Everything that determines one data set's results: its entry (with defaults) and every
+    analysis section (with defaults). Archived with the results and shown in the report."""
+    out: dict[str, Any] = {"datasets": {dataset: dataset_entry(config, dataset)}}
+    for name in SECTIONS:
+        out[name] = section(config, name)
+    return out
+
+
+def config_hash(resolved_config: Mapping[str, Any]) -> str:
+    """A short, stable hash of a resolved configuration (sorted-key JSON)."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(resolved_config, sort_keys=True).encode("utf-8")).hexdigest()[:12]
