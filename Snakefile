@@ -9,6 +9,7 @@
 #   agreement.smk    AESOP-style agreement of metric and human verdicts on pairs (Owczarzak et al. 2012)
 #   rerank.smk       systems re-ranked by the best variant, pairwise significance (Graham 2015 §5)
 #   report.smk       one self-contained HTML report per data set
+#   archive.smk      `snakemake archive`: reproducible archives of each data set's results
 # Every config value a job uses reaches it through `params:`, so a changed value re-runs
 # exactly the jobs it affects (see the README, "Incremental reruns").
 
@@ -39,6 +40,7 @@ wildcard_constraints:
     measure=r"R(?:[1-9]|L|W|SU?(?:[0-9]+|\*))",
     stem="[01]",
     stop="[01]",
+    confighash="[0-9a-f]{12}",
 
 
 include: "rules/common.smk"
@@ -49,6 +51,7 @@ include: "rules/correlation.smk"
 include: "rules/agreement.smk"
 include: "rules/rerank.smk"
 include: "rules/report.smk"
+include: "rules/archive.smk"
 
 
 rule all:

@@ -109,11 +109,18 @@ def pairwise_inputs(wildcards):
     }
 
 
+def dataset_outputs(dataset):
+    """Every final output of one data set."""
+    return [f"results/{dataset}/data/summary.tsv", *scoring_outputs(dataset), *analysis_outputs(dataset),
+            f"results/{dataset}/report.html"]
+
+
 def final_outputs():
-    out = []
-    for d in DATASETS:
-        out.append(f"results/{d}/data/summary.tsv")
-        out.extend(scoring_outputs(d))
-        out.extend(analysis_outputs(d))
-        out.append(f"results/{d}/report.html")
-    return out
+    return [path for d in DATASETS for path in dataset_outputs(d)]
+
+
+def archive_git_state():
+    """The workflow's git commit and dirty flag: a new commit re-makes the archives."""
+    from metaeval.archive import git_state
+
+    return git_state(workflow.basedir)
