@@ -41,6 +41,7 @@ wildcard_constraints:
     stem="[01]",
     stop="[01]",
     confighash="[0-9a-f]{12}",
+    shard="[0-9]+",
 
 
 include: "rules/common.smk"

@@ -42,6 +42,8 @@ def duc_tac_inputs(wildcards):
 ROUGE = mconfig.section(config, "rouge")
 BLEU = mconfig.section(config, "bleu")
 SETTINGS = [(s, r) for s in ROUGE["stemming"] for r in ROUGE["stopwords_removed"]]
+SCALE = mconfig.section(config, "scale")
+SHARDS = list(range(SCALE["shards"]))
 HUMAN = mconfig.section(config, "human_scores")
 CORRELATION = mconfig.section(config, "correlation")
 AGREEMENT = mconfig.section(config, "agreement")
@@ -59,23 +61,22 @@ def scoring_outputs(dataset):
 
 
 def score_parts(wildcards):
-    parts = [
-        f"results/{wildcards.dataset}/scores/parts/{m}_ST{s}_RS{r}.tsv"
-        for m in ROUGE["measures"]
-        for s, r in SETTINGS
-    ]
+    """Every per-(measure, setting, shard) table the gathering job reads."""
+    d = f"results/{wildcards.dataset}/scores/parts"
+    stems = [f"{m}_ST{s}_RS{r}" for m in ROUGE["measures"] for s, r in SETTINGS]
+    parts = [f"{d}/{stem}.shard{k}.tsv" for stem in stems for k in SHARDS]
     if BLEU["enabled"]:
         for s, r in SETTINGS:
-            parts.append(f"results/{wildcards.dataset}/scores/parts/BLEU_ST{s}_RS{r}.tsv")
-            parts.append(f"results/{wildcards.dataset}/scores/parts/BLEU_system_ST{s}_RS{r}.tsv")
-            parts.append(f"results/{wildcards.dataset}/scores/parts/BLEU_signature_ST{s}_RS{r}.txt")
+            for k in SHARDS:
+                parts += [f"{d}/BLEU_ST{s}_RS{r}.shard{k}.tsv", f"{d}/BLEU_stats_ST{s}_RS{r}.shard{k}.tsv",
+                          f"{d}/BLEU_signature_ST{s}_RS{r}.shard{k}.txt"]
     return parts
 
 
 def bleu_stats(wildcards):
     if not BLEU["enabled"]:
         return {}
-    return {f"ST{s}_RS{r}": f"results/{wildcards.dataset}/scores/parts/BLEU_stats_ST{s}_RS{r}.tsv" for s, r in SETTINGS}
+    return {f"ST{s}_RS{r}": f"results/{wildcards.dataset}/scores/bleu_stats_ST{s}_RS{r}.tsv" for s, r in SETTINGS}
 
 
 def analysis_outputs(dataset):

@@ -1,7 +1,9 @@
 # Stage 2 - scoring: ROUGE exactly as ROUGE-1.5.5 computes it, and BLEU through sacrebleu.
-# One cached token file per preprocessing setting (stemming x stop words), one score table per
-# (measure, setting), gathered into summary_scores.tsv and system_scores.tsv. A changed option
-# re-runs only the jobs whose params carry it (e.g. rouge.wlcs_weight reaches only RW jobs).
+# One cached token file per preprocessing setting (stemming x stop words) and topic shard, one
+# score table per (measure, setting, shard), gathered into summary_scores.tsv and
+# system_scores.tsv. A changed option re-runs only the jobs whose params carry it (e.g.
+# rouge.wlcs_weight reaches only the RW jobs); scale.shards splits the topics for large corpora.
+
 
 rule preprocess:
     input:
@@ -9,13 +11,17 @@ rule preprocess:
         judgments="results/{dataset}/data/judgments.tsv",
         meta="results/{dataset}/data/dataset.yaml",
     output:
-        "results/{dataset}/scores/tokens/ST{stem}_RS{stop}.jsonl",
+        expand("results/{{dataset}}/scores/tokens/ST{{stem}}_RS{{stop}}.shard{k}.jsonl", k=SHARDS),
     params:
         code=mconfig.code_version("datasets", "tokenize", "porter", "scoring"),
         word_limit=ROUGE["word_limit"],
         byte_limit=ROUGE["byte_limit"],
+        shards=SCALE["shards"],
     log:
         "results/{dataset}/logs/preprocess_ST{stem}_RS{stop}.log",
+    resources:
+        mem_mb=SCALE["scoring_mem_mb"],
+        runtime=SCALE["scoring_runtime"],
     conda:
         METAEVAL_ENV
     script:
@@ -24,9 +30,9 @@ rule preprocess:
 
 rule score_rouge:
     input:
-        "results/{dataset}/scores/tokens/ST{stem}_RS{stop}.jsonl",
+        "results/{dataset}/scores/tokens/ST{stem}_RS{stop}.shard{shard}.jsonl",
     output:
-        "results/{dataset}/scores/parts/{measure}_ST{stem}_RS{stop}.tsv",
+        "results/{dataset}/scores/parts/{measure}_ST{stem}_RS{stop}.shard{shard}.tsv",
     params:
         code=mconfig.code_version("rouge", "scoring"),
         # the ROUGE-W weight reaches RW jobs only, so changing it re-scores only them
@@ -35,7 +41,11 @@ rule score_rouge:
         mode=ROUGE["multiple_references"],
         jackknife_systems=ROUGE["jackknife_systems"],
     log:
-        "results/{dataset}/logs/score_{measure}_ST{stem}_RS{stop}.log",
+        "results/{dataset}/logs/score_{measure}_ST{stem}_RS{stop}.shard{shard}.log",
+    threads: 1
+    resources:
+        mem_mb=SCALE["scoring_mem_mb"],
+        runtime=SCALE["scoring_runtime"],
     conda:
         METAEVAL_ENV
     script:
@@ -44,18 +54,21 @@ rule score_rouge:
 
 rule score_bleu:
     input:
-        "results/{dataset}/scores/tokens/ST{stem}_RS{stop}.jsonl",
+        "results/{dataset}/scores/tokens/ST{stem}_RS{stop}.shard{shard}.jsonl",
     output:
-        summaries="results/{dataset}/scores/parts/BLEU_ST{stem}_RS{stop}.tsv",
-        systems="results/{dataset}/scores/parts/BLEU_system_ST{stem}_RS{stop}.tsv",
-        signature="results/{dataset}/scores/parts/BLEU_signature_ST{stem}_RS{stop}.txt",
-        stats="results/{dataset}/scores/parts/BLEU_stats_ST{stem}_RS{stop}.tsv",
+        summaries="results/{dataset}/scores/parts/BLEU_ST{stem}_RS{stop}.shard{shard}.tsv",
+        stats="results/{dataset}/scores/parts/BLEU_stats_ST{stem}_RS{stop}.shard{shard}.tsv",
+        signature="results/{dataset}/scores/parts/BLEU_signature_ST{stem}_RS{stop}.shard{shard}.txt",
     params:
         code=mconfig.code_version("bleu", "rouge", "scoring"),
         jackknife_systems=ROUGE["jackknife_systems"],
         smoothing=BLEU["per_summary_smoothing"],
     log:
-        "results/{dataset}/logs/score_BLEU_ST{stem}_RS{stop}.log",
+        "results/{dataset}/logs/score_BLEU_ST{stem}_RS{stop}.shard{shard}.log",
+    threads: 1
+    resources:
+        mem_mb=SCALE["scoring_mem_mb"],
+        runtime=SCALE["scoring_runtime"],
     conda:
         METAEVAL_ENV
     script:
@@ -69,14 +82,20 @@ rule gather_scores:
         summaries="results/{dataset}/scores/summary_scores.tsv",
         systems="results/{dataset}/scores/system_scores.tsv",
         signature="results/{dataset}/scores/scoring_signature.txt",
+        bleu_stats=expand("results/{{dataset}}/scores/bleu_stats_ST{s}_RS{r}.tsv", zip,
+                          s=[s for s, _ in SETTINGS], r=[r for _, r in SETTINGS]) if BLEU["enabled"] else [],
     params:
         code=mconfig.code_version("bleu", "scoring"),
         measures=ROUGE["measures"],
         settings=SETTINGS,
+        shards=SCALE["shards"],
         bleu=BLEU,
         rouge=ROUGE,
     log:
         "results/{dataset}/logs/gather_scores.log",
+    resources:
+        mem_mb=SCALE["analysis_mem_mb"],
+        runtime=SCALE["analysis_runtime"],
     conda:
         METAEVAL_ENV
     script:

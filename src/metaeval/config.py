@@ -23,6 +23,8 @@ HUMAN_DEFAULTS = {"combinations": ["arithmetic", "geometric", "harmonic", "cover
 CORRELATION_DEFAULTS = {"summarizers": "systems", "bootstrap_samples": 1000, "resample": "both", "confidence": 0.95,
                         "seed": 20150601, "alpha": 0.05, "correction": None,
                         "baselines": ["R1_ST1_RS0_M_R", "R2_ST1_RS0_M_R", "R4_ST1_RS0_M_R"], "top_variants": 10}
+SCALE_DEFAULTS = {"shards": 1, "scoring_mem_mb": 2000, "scoring_runtime": 30, "analysis_mem_mb": 4000,
+                  "analysis_runtime": 60}
 AGREEMENT_DEFAULTS = {"alpha": 0.05, "min_topics": 5, "baseline": "R2_ST1_RS0_A_R"}
 RERANK_DEFAULTS = {"combination": "arithmetic", "best": "auto", "original": "R2_ST1_RS0_M_R", "alpha": 0.05}
 
@@ -44,7 +46,8 @@ def simulation_params(entry: Mapping[str, Any]) -> dict[str, int]:
 
 def section(config: Mapping[str, Any], name: str) -> dict[str, Any]:
     defaults = {"rouge": ROUGE_DEFAULTS, "bleu": BLEU_DEFAULTS, "human_scores": HUMAN_DEFAULTS,
-                "correlation": CORRELATION_DEFAULTS, "agreement": AGREEMENT_DEFAULTS, "rerank": RERANK_DEFAULTS}[name]
+                "correlation": CORRELATION_DEFAULTS, "agreement": AGREEMENT_DEFAULTS, "rerank": RERANK_DEFAULTS,
+                "scale": SCALE_DEFAULTS}[name]
     return {**defaults, **(config.get(name) or {})}
 
 

@@ -110,42 +110,72 @@ def score_measure(records: Sequence[TokenRecord], measure: Measure, alpha: float
 @dataclass
 class BleuResult:
     per_summary: list[tuple[str, str, float]]          # smoothed sentence BLEU
-    per_system: list[tuple[str, float]]                # corpus BLEU per summarizer
     stats: list[tuple[str, str, int, list[float]]]     # (topic, summarizer, set k, sufficient statistics)
     signatures: list[str]
 
 
 def bleu_scores(records: Sequence[TokenRecord], jackknife_systems: bool, smoothing: str) -> BleuResult:
-    """Per-summary smoothed BLEU, per-summarizer corpus BLEU (both on sacrebleu's 0-100 scale), the
-    per-summary sufficient statistics of the corpus BLEU, and the distinct sacrebleu signatures.
-
-    With several reference sets (jackknifing), the per-summary score is their mean, and the corpus
-    score the mean over k of the corpus whose k-th summary-specific set is used (sets beyond a
-    topic's count reuse its last set)."""
+    """Per-summary smoothed BLEU (sacrebleu's 0-100 scale), the per-summary sufficient statistics of
+    the corpus BLEU (one row per reference set of the summary), and the distinct sacrebleu
+    signatures. The corpus BLEU of a summarizer is computed from the statistics of all its
+    summaries (:func:`corpus_bleu_from_stats`), so topics can be scored in shards."""
     rows, task = scoring_task(records, jackknife_systems)
     text = [" ".join(r.tokenized.tokens) for r in records]
-    per_summary = []
+    per_summary, stats = [], []
     by_summarizer: dict[str, list[int]] = {}
     for row, ((topic, summarizer), peer, sets) in enumerate(zip(rows, task.peers, task.reference_sets)):
         scores = [sentence_bleu(text[peer], [text[m] for m in refs], smoothing) for refs in sets]
         per_summary.append((topic, summarizer, math.fsum(scores) / len(scores)))
+        for k, refs in enumerate(sets):
+            stats.append((topic, summarizer, k, sufficient_stats(text[peer], [text[m] for m in refs])))
         by_summarizer.setdefault(summarizer, []).append(row)
-    corpus = []
-    stats = []
     signatures = {f"per-summary: {sentence_signature(smoothing)}"}
-    for summarizer in sorted(by_summarizer):
-        idx = by_summarizer[summarizer]
-        n_sets = max(len(task.reference_sets[i]) for i in idx)
-        values = []
-        for k in range(n_sets):
-            hyps = [text[task.peers[i]] for i in idx]
-            refs = [[text[m] for m in task.reference_sets[i][min(k, len(task.reference_sets[i]) - 1)]] for i in idx]
-            value, signature = corpus_bleu_signed(hyps, refs)
-            values.append(value)
-            signatures.add(f"system: {signature}")
-            stats.extend((rows[i][0], summarizer, k, sufficient_stats(h, r)) for i, h, r in zip(idx, hyps, refs))
-        corpus.append((summarizer, math.fsum(values) / len(values)))
-    return BleuResult(per_summary, corpus, stats, sorted(signatures))
+    for summarizer, idx in by_summarizer.items():
+        # the corpus signature names the number of references (nrefs); computed on this summarizer's corpus
+        _, signature = corpus_bleu_signed([text[task.peers[i]] for i in idx],
+                                          [[text[m] for m in task.reference_sets[i][0]] for i in idx])
+        signatures.add(f"system: {signature}")
+    return BleuResult(per_summary, stats, sorted(signatures))
+
+
+def expand_stats(stats: Sequence[tuple[str, str, int, list[float]]]) -> list[tuple[str, str, int, list[float]]]:
+    """Give every summary of a summarizer as many reference-set rows as the summarizer's largest
+    count (a summary with fewer sets repeats its last one), so that corpus set k is well defined."""
+    last: dict[tuple[str, str], int] = {}
+    for t, s, k, _ in stats:
+        last[(t, s)] = max(k, last.get((t, s), -1))
+    width: dict[str, int] = {}
+    for (t, s), k in last.items():
+        width[s] = max(width.get(s, 0), k + 1)
+    out = []
+    for t, s, k, st in stats:
+        out.append((t, s, k, st))
+        if k == last[(t, s)]:
+            out.extend((t, s, j, st) for j in range(k + 1, width[s]))
+    return out
+
+
+def corpus_bleu_from_stats(stats: Sequence[tuple[str, str, int, list[float]]]) -> list[tuple[str, float]]:
+    """Corpus BLEU per summarizer from expanded per-summary statistics: for every set k the BLEU of
+    the summed statistics (sacrebleu's own formula, so equal to its corpus_score), averaged over k."""
+    from .bleu import corpus_metric
+
+    sums: dict[str, dict[int, list[float]]] = {}
+    for _, s, k, st in stats:
+        acc = sums.setdefault(s, {}).setdefault(k, [0.0] * len(st))
+        for i, x in enumerate(st):
+            acc[i] += x
+    metric = corpus_metric()
+    out = []
+    for s in sorted(sums):
+        values = [metric._compute_score_from_stats([int(x) for x in sums[s][k]]).score for k in sorted(sums[s])]
+        out.append((s, math.fsum(values) / len(values)))
+    return out
+
+
+def read_bleu_stats(path: Path | str) -> list[tuple[str, str, int, list[float]]]:
+    lines = Path(path).read_text(encoding="utf-8").splitlines()[1:]
+    return [(c[0], c[1], int(c[2]), [float(x) for x in c[3:]]) for c in (l.split("\t") for l in lines)]
 
 
 def write_bleu_stats(stats: Iterable[tuple[str, str, int, list[float]]], path: Path | str) -> None:
@@ -174,15 +204,6 @@ def read_part(path: Path | str) -> list[tuple[str, str, float, float, float]]:
         num = lambda v: float(v) if v else math.nan  # noqa: E731
         out.append((t, s, num(p), num(r), num(f)))
     return out
-
-
-def write_system_part(rows: Iterable[tuple[str, float]], path: Path | str) -> None:
-    atomic_write_text(path, "summarizer\tscore\n" + "".join(f"{s}\t{fmt(v)}\n" for s, v in rows))
-
-
-def read_system_part(path: Path | str) -> list[tuple[str, float]]:
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    return [(l.split("\t")[0], float(l.split("\t")[1])) for l in lines[1:]]
 
 
 def variant_id(measure: str, stem: int, stop: int, statistic: str | None = None, prf: str | None = None) -> str:
@@ -247,26 +268,44 @@ def rouge_signature(rouge: Mapping[str, object]) -> str:
     ])
 
 
-def gather(paths: Sequence[str], measures: Sequence[str], settings: Sequence[Sequence[int]],
-           bleu: Mapping[str, object], rouge: Mapping[str, object],
-           summary_out: str, system_out: str, signature_out: str) -> None:
-    """Read the per-(measure, setting) tables named as the workflow names them and write the two
-    score tables and the scoring signature."""
+def gather(paths: Sequence[str], measures: Sequence[str], settings: Sequence[Sequence[int]], shards: int,
+           bleu: Mapping[str, object], rouge: Mapping[str, object], summary_out: str, system_out: str,
+           signature_out: str, bleu_stats_out: Mapping[tuple[int, int], str]) -> None:
+    """Read the per-(measure, setting, shard) tables named as the workflow names them, and write
+    the two score tables, the merged BLEU statistics and the scoring signature."""
     by_name = {Path(p).name: p for p in paths}
+
+    def shard_files(stem: str, ext: str = "tsv") -> list[str]:
+        return [by_name[f"{stem}.shard{k}.{ext}"] for k in range(shards)]
+
     parts: dict[tuple[str, int, int], list] = {}
     bleu_system: dict[tuple[int, int], list] = {}
     bleu_signatures: set[str] = set()
     for measure in [*measures, *(["BLEU"] if bleu["enabled"] else [])]:
         for stem, stop in settings:
-            parts[(measure, stem, stop)] = read_part(by_name[f"{measure}_ST{stem}_RS{stop}.tsv"])
+            tag = f"ST{stem}_RS{stop}"
+            parts[(measure, stem, stop)] = [row for f in shard_files(f"{measure}_{tag}") for row in read_part(f)]
             if measure == "BLEU":
-                bleu_system[(stem, stop)] = read_system_part(by_name[f"BLEU_system_ST{stem}_RS{stop}.tsv"])
-                bleu_signatures.update(Path(by_name[f"BLEU_signature_ST{stem}_RS{stop}.txt"]).read_text().splitlines())
+                stats = expand_stats([row for f in shard_files(f"BLEU_stats_{tag}") for row in read_bleu_stats(f)])
+                write_bleu_stats(stats, bleu_stats_out[(stem, stop)])
+                bleu_system[(stem, stop)] = corpus_bleu_from_stats(stats)
+                for f in shard_files(f"BLEU_signature_{tag}", "txt"):
+                    bleu_signatures.update(Path(f).read_text().splitlines())
     atomic_write_text(summary_out, summary_scores_table(parts))
     atomic_write_text(system_out, system_scores_table(parts, bleu_system))
     lines = [f"rouge\t{rouge_signature(rouge)}"]
     lines.extend(f"bleu\t{s}" for s in sorted(bleu_signatures))
     atomic_write_text(signature_out, "\n".join(lines) + "\n")
+
+
+def shard_records(records: Sequence[TokenRecord], shard: int, shards: int) -> list[TokenRecord]:
+    """The records of topic shard ``shard`` of ``shards``: the sorted topics cut into contiguous,
+    nearly equal chunks (a topic's summaries and references always share a shard)."""
+    topics = sorted({r.topic for r in records})
+    size, extra = divmod(len(topics), shards)
+    start = shard * size + min(shard, extra)
+    chosen = set(topics[start:start + size + (1 if shard < extra else 0)])
+    return [r for r in records if r.topic in chosen]
 
 
 def score_dataset(ds: Dataset, measures: Sequence[Measure], settings: Sequence[Setting], alpha: float = 0.5,
