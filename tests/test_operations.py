@@ -1,0 +1,178 @@
+"""The three ways the repository is used, as tested features: incremental reruns after config
+changes, reproducible archives, and running at scale (shards, profiles); plus reliability
+(interrupted runs, different --cores) and the reports."""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO, write_tiny
+from test_workflow import job_counts, snakemake
+
+pytestmark = pytest.mark.workflow
+
+SMALL = {
+    "datasets": {"sim": {"format": "simulated", "topics": 8, "systems": 5, "humans": 3},
+                 "tiny": {"format": "canonical", "path": "input/tiny"}},
+    "rouge": {"measures": ["R1", "R2", "RL", "RW"], "stemming": [0, 1], "stopwords_removed": [0]},
+    "correlation": {"bootstrap_samples": 50},
+}
+ANALYSIS_RULES = {"human_scores", "correlate", "graham_tables", "agreement", "rerank", "report", "all"}
+
+
+def setup_dir(path: Path, extra: dict | None = None) -> Path:
+    write_tiny(path / "input" / "tiny")
+    cfg = {**SMALL, **(extra or {})}
+    (path / "config").mkdir(parents=True, exist_ok=True)
+    (path / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def tables(root: Path, dataset: str = "sim", final_only: bool = False) -> dict[str, str]:
+    """SHA-256 of every result file of a data set but logs, the import stage and the HTML report
+    (``final_only``: also without the per-shard caches, which differ in how topics are split)."""
+    base = root / "results" / dataset
+    skip = ("logs/", "simulate/") + (("scores/parts/", "scores/tokens/") if final_only else ())
+    out = {}
+    for p in sorted(base.rglob("*")):
+        rel = p.relative_to(base).as_posix()
+        if p.is_file() and not rel.startswith(skip) and rel != "report.html":
+            out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def dry_run(workdir: Path, extra_config: dict) -> str:
+    extra = workdir / "extra.yaml"
+    extra.write_text(yaml.safe_dump(extra_config))
+    return snakemake(workdir, "-n", "--configfile", str(workdir / "config/config.yaml"), str(extra)).stdout
+
+
+def job_datasets(out: str) -> set[str]:
+    return set(re.findall(r"wildcards: .*?dataset=([A-Za-z0-9_-]+)", out))
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Path:
+    workdir = setup_dir(tmp_path_factory.mktemp("ops"))
+    snakemake(workdir, "--cores", "2")
+    return workdir
+
+
+def test_second_run_is_a_noop(run):
+    assert "Nothing to be done" in snakemake(run, "-n").stdout
+
+
+def test_report_and_snakemake_report(run):
+    html = (run / "results/sim/report.html").read_text()
+    assert "Table 1. Pearson r" in html and "data:image/png;base64," in html and "Methods" in html
+    assert "sacrebleu" in html and "snakemake" in html  # software versions
+    snakemake(run, "--report", str(run / "snakemake_report.html"))
+    assert (run / "snakemake_report.html").stat().st_size > 10000
+
+
+@pytest.mark.parametrize("extra", [{"human_scores": {"order": "average_then_combine"}},
+                                   {"correlation": {"alpha": 0.01}},
+                                   {"agreement": {"alpha": 0.01}}])
+def test_analysis_options_rerun_no_scoring_job(run, extra):
+    counts = job_counts(dry_run(run, extra))
+    assert counts and set(counts) <= ANALYSIS_RULES, counts
+
+
+def test_stemming_and_wlcs_weight_rescore_only_affected_jobs(run):
+    counts = job_counts(dry_run(run, {"rouge": {**SMALL["rouge"], "stemming": [0]}}))
+    assert "score_rouge" not in counts and "preprocess" not in counts and counts["gather_scores"] == 2
+    out = dry_run(run, {"rouge": {**SMALL["rouge"], "wlcs_weight": 1.4}})
+    assert job_counts(out)["score_rouge"] == 4  # RW x 2 settings x 2 data sets
+    assert "preprocess" not in job_counts(out) and "score_bleu" not in job_counts(out)
+    out = dry_run(run, {"rouge": {**SMALL["rouge"], "stopwords_removed": [0, 1]}})
+    outputs = "\n".join(l for l in out.splitlines() if l.strip().startswith("output:"))
+    rescored = set(re.findall(r"parts/(\S+?)\.shard", outputs))
+    assert rescored and all("_RS1" in r for r in rescored)  # only the new settings are scored
+
+
+def test_adding_a_data_set_runs_only_its_jobs(run):
+    datasets = {**SMALL["datasets"], "extra": {"format": "simulated", "topics": 6, "systems": 4, "humans": 2, "seed": 9}}
+    out = dry_run(run, {"datasets": datasets})
+    assert job_datasets(out) == {"extra"}
+
+
+def test_editing_a_data_set_file_reruns_that_data_set_from_import(run):
+    path = run / "input/tiny/judgments.tsv"
+    st, original = path.stat(), path.read_bytes()
+    try:
+        # an edit (Snakemake >= 8 compares checksums, so touching alone would not count)
+        path.write_bytes(original.replace(b"T2\t2\t2\t3", b"T2\t2\t2.5\t3"))
+        out = snakemake(run, "-n").stdout
+        counts = job_counts(out)
+        assert job_datasets(out) == {"tiny"} and counts["validate_dataset"] == 1 and counts["score_rouge"] == 4 * 2
+    finally:
+        path.write_bytes(original)
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert "Nothing to be done" in snakemake(run, "-n").stdout
+
+
+def test_archive_reproduces_byte_identical_results(run, tmp_path):
+    snakemake(run, "--cores", "2", "archive")
+    archives = sorted((run / "results/archive").glob("sim-*.tar.gz"))
+    assert len(archives) == 1 and re.fullmatch(r"sim-[0-9a-f]{12}\.tar\.gz", archives[0].name)
+    first = archives[0].read_bytes()
+    snakemake(run, "--cores", "1", "archive", "--forcerun", "archive_dataset")
+    assert archives[0].read_bytes() == first  # byte-stable archive
+    with tarfile.open(archives[0]) as tar:
+        tar.extractall(tmp_path, filter="data")
+    root = tmp_path / archives[0].name[: -len(".tar.gz")]
+    provenance = yaml.safe_load((root / "provenance.yaml").read_text())
+    assert provenance["workflow_git_commit"] and "numpy" in provenance["package_versions"]
+    assert provenance["original_dataset_entry"]["format"] == "simulated"
+    sums = dict(reversed(l.split("  ")) for l in (root / "data/sim/SHA256SUMS").read_text().splitlines())
+    assert hashlib.sha256((root / "data/sim/summaries.jsonl").read_bytes()).hexdigest() == sums["summaries.jsonl"]
+    assert "snakemake" in (root / "README.md").read_text()
+    snakemake(root, "--cores", "2")
+    base = root / "archived_results/sim"
+    expected = {p.relative_to(base).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in sorted(base.rglob("*")) if p.is_file()}
+    expected = {k: v for k, v in expected.items() if not k.startswith(("logs/", "simulate/")) and k != "report.html"}
+    assert tables(root) == expected
+
+
+def test_shards_give_identical_results(run, tmp_path):
+    workdir = setup_dir(tmp_path / "sharded", {"scale": {"shards": 3}})
+    snakemake(workdir, "--cores", "2")
+    assert len(list((workdir / "results/sim/scores/parts").glob("R1_ST0_RS0.shard*.tsv"))) == 3
+    final = tables(workdir, final_only=True)
+    assert "scores/system_scores.tsv" in final and "analysis/correlations.tsv" in final
+    assert final == tables(run, final_only=True)
+
+
+def test_interrupted_run_resumes_to_identical_results_with_other_cores(run, tmp_path):
+    workdir = setup_dir(tmp_path / "interrupted")
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--cores", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    parts = workdir / "results/sim/scores/parts"
+    deadline = time.time() + 300
+    while time.time() < deadline and len(list(parts.glob("*.tsv")) if parts.exists() else []) < 3:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)  # killed during scoring, as by a power loss
+    proc.wait()
+    assert not (workdir / "results/sim/scores/system_scores.tsv").exists()
+    snakemake(workdir, "--unlock")  # a killed Snakemake leaves its lock behind (README: Reliability)
+    snakemake(workdir, "--cores", "1")  # the default profile re-runs incomplete jobs
+    assert tables(workdir) == tables(run)
+
+
+def test_slurm_profile_dry_run(tmp_path):
+    pytest.importorskip("snakemake_executor_plugin_slurm")
+    workdir = setup_dir(tmp_path / "slurm")
+    out = snakemake(workdir, "--profile", str(REPO / "profiles/slurm"), "-n").stdout
+    counts = job_counts(out)
+    assert counts["score_rouge"] == 2 * 4 * 2 and "mem_mb=2000" in out and "runtime=30" in out
