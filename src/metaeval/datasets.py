@@ -16,7 +16,7 @@ import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import yaml
 
@@ -215,14 +215,27 @@ def split_text(text: str) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def parse_summary_record(path: Path, line_no: int, line: str) -> Summary:
-    try:
-        rec = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise fail(path, line_no, None, f"malformed JSON ({e.msg} at column {e.colno}); "
-                   "expected one JSON object per line") from None
-    if not isinstance(rec, dict):
-        raise fail(path, line_no, None, f"expected a JSON object, got {type(rec).__name__}")
+def json_objects(path: Path | str, expected: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line of a JSON-lines file; a line that is not
+    valid JSON, or not an object, is an error naming the file and line."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        try:
+            text = fh.read()
+        except UnicodeDecodeError as e:
+            raise fail(path, None, None, f"not valid UTF-8 ({e.reason} at byte {e.start})") from None
+    for line_no, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise fail(path, line_no, None, f"malformed JSON ({e.msg} at column {e.colno}); expected {expected}") from None
+        if not isinstance(rec, dict):
+            raise fail(path, line_no, None, f"expected a JSON object ({expected}), got {type(rec).__name__}")
+        yield line_no, rec
+
+
+def parse_summary_record(path: Path, line_no: int, rec: Mapping[str, Any]) -> Summary:
     for key in ("topic", "summarizer", "kind"):
         if key not in rec:
             raise fail(path, line_no, key, "missing; every record needs topic, summarizer, kind and sentences (or text)")
@@ -252,15 +265,8 @@ def parse_summary_record(path: Path, line_no: int, line: str) -> Summary:
 def read_summaries(path: Path) -> list[Summary]:
     summaries: list[Summary] = []
     seen: dict[tuple[str, str], int] = {}
-    with open(path, encoding="utf-8", newline="") as fh:
-        try:
-            lines = fh.read().split("\n")
-        except UnicodeDecodeError as e:
-            raise fail(path, None, None, f"not valid UTF-8 ({e.reason} at byte {e.start})") from None
-    for line_no, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        s = parse_summary_record(path, line_no, line.rstrip("\r"))
+    for line_no, rec in json_objects(path, "one summary object per line"):
+        s = parse_summary_record(path, line_no, rec)
         if s.key in seen:
             raise fail(path, line_no, "summarizer",
                        f"duplicate (topic, summarizer) = ({s.topic!r}, {s.summarizer!r}); first seen on line {seen[s.key]}")
@@ -334,17 +340,7 @@ def read_judgments(path: Path, dims: Mapping[str, Dimension], summary_keys: Mapp
 def read_documents(path: Path, topics: Iterable[str]) -> dict[str, list[str]]:
     docs: dict[str, list[str]] = {}
     known = set(topics)
-    with open(path, encoding="utf-8", newline="") as fh:
-        lines = fh.read().split("\n")
-    for line_no, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise fail(path, line_no, None, f"malformed JSON ({e.msg} at column {e.colno})") from None
-        if not isinstance(rec, dict):
-            raise fail(path, line_no, None, "expected a JSON object {topic, documents}")
+    for line_no, rec in json_objects(path, "{topic, documents}"):
         if not isinstance(rec.get("topic"), str):
             raise fail(path, line_no, "topic", "missing or not a string")
         d = rec.get("documents")

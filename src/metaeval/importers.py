@@ -9,13 +9,12 @@ Every problem raises :class:`~metaeval.datasets.DatasetError` naming the file, l
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from .datasets import Dataset, DatasetError, Dimension, Summary, fail
+from .datasets import Dataset, DatasetError, Dimension, Summary, fail, json_objects
 from .sentences import split_sentences
 
 # ----------------------------------------------------------------------------- SummEval
@@ -56,39 +55,30 @@ def import_summeval_jsonl(paths: Iterable[Path | str], name: str = "summeval") -
     refs: dict[str, tuple[Path, int, list[str]]] = {}
     documents: dict[str, list[str]] = {}
     for path in sorted(Path(p) for p in paths):
-        with open(path, encoding="utf-8") as fh:
-            for line_no, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise fail(path, line_no, None, f"malformed JSON ({e.msg}); expected one SummEval record per line") from None
-                if not isinstance(rec, dict):
-                    raise fail(path, line_no, None, "expected a JSON object")
-                for key in ("id", "model_id", "decoded"):
-                    if not isinstance(rec.get(key), str):
-                        raise fail(path, line_no, key, "missing or not a string")
-                topic, system = rec["id"], rec["model_id"]
-                if (topic, system) in summaries:
-                    raise fail(path, line_no, "model_id", f"second record for ({topic!r}, {system!r})")
-                references = rec.get("references")
-                if not isinstance(references, list) or not references or not all(isinstance(r, str) for r in references):
-                    raise fail(path, line_no, "references", "expected a non-empty list of strings")
-                if topic in refs:
-                    first_path, first_line, first = refs[topic]
-                    if first != references:
-                        raise fail(path, line_no, "references",
-                                   f"differ from the references of the same id in {first_path}, line {first_line}")
-                else:
-                    refs[topic] = (path, line_no, references)
-                if isinstance(rec.get("text"), str) and topic not in documents:
-                    documents[topic] = [rec["text"]]
-                summaries[(topic, system)] = Summary(topic, system, "system",
-                                                     tuple(split_sentences(rec["decoded"])), line_no)
-                expert = _annotation_means(path, line_no, rec, "expert_annotations")
-                turker = _annotation_means(path, line_no, rec, "turker_annotations")
-                judgments[(topic, system)] = {**expert, **{f"turker_{d}": v for d, v in turker.items()}}
+        for line_no, rec in json_objects(path, "one SummEval record per line"):
+            for key in ("id", "model_id", "decoded"):
+                if not isinstance(rec.get(key), str):
+                    raise fail(path, line_no, key, "missing or not a string")
+            topic, system = rec["id"], rec["model_id"]
+            if (topic, system) in summaries:
+                raise fail(path, line_no, "model_id", f"second record for ({topic!r}, {system!r})")
+            references = rec.get("references")
+            if not isinstance(references, list) or not references or not all(isinstance(r, str) for r in references):
+                raise fail(path, line_no, "references", "expected a non-empty list of strings")
+            if topic in refs:
+                first_path, first_line, first = refs[topic]
+                if first != references:
+                    raise fail(path, line_no, "references",
+                               f"differ from the references of the same id in {first_path}, line {first_line}")
+            else:
+                refs[topic] = (path, line_no, references)
+            if isinstance(rec.get("text"), str) and topic not in documents:
+                documents[topic] = [rec["text"]]
+            summaries[(topic, system)] = Summary(topic, system, "system",
+                                                 tuple(split_sentences(rec["decoded"])), line_no)
+            expert = _annotation_means(path, line_no, rec, "expert_annotations")
+            turker = _annotation_means(path, line_no, rec, "turker_annotations")
+            judgments[(topic, system)] = {**expert, **{f"turker_{d}": v for d, v in turker.items()}}
     if not summaries:
         raise DatasetError(f"{', '.join(map(str, paths))}: no SummEval records found")
     for topic, (_, _, references) in refs.items():

@@ -40,7 +40,10 @@ def job_log(path: str | Path | None, job: str) -> Iterator[logging.Logger]:
         log.error("%s failed: %s", job, e)
         raise
     else:
-        log.info("%s: done in %.2f s", job, time.perf_counter() - start)
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+        log.info("%s: done in %.2f s, peak memory %.0f MB", job, time.perf_counter() - start, peak)
     finally:
         for h in handlers:
             log.removeHandler(h)
