@@ -162,14 +162,17 @@ def _difference_figure(res: dict, comb: str | None, stem: Path) -> None:
         axes[k, 1].hist([d[agree], d[~agree & ~contra], d[contra]], bins=bins, stacked=True,
                         color=["tab:green", "tab:orange", "tab:red"], label=["agree", "disagree", "contradict"])
         safe = ag.safe_difference(v, h)
+        axes[k, 0].set_title(f"{name}: by human significance", fontsize=9)
+        axes[k, 1].set_title(f"{name}: by agreement with humans", fontsize=9)
         for ax in axes[k]:
-            ax.set_xlabel(f"{name}: mean score difference (human-preferred minus other)")
+            ax.set_xlabel("mean score difference (human-preferred minus other)", fontsize=8)
             ax.legend(fontsize=7)
             if not math.isnan(safe) and safe > 0:
                 for s in (-safe, safe):
                     ax.axvline(s, color="black", linestyle=":", linewidth=0.8)
         axes[k, 0].set_ylabel("pairs")
     fig.suptitle(f"Metric score differences of every pair ({comb}); dotted: no contradiction beyond")
+    fig.tight_layout()
     _save(fig, stem)
     plt.close(fig)
 
