@@ -114,15 +114,25 @@ def test_system_table_has_graham_variants():
 
 
 def test_bleu_scores_per_summary_and_system():
-    result = bleu_scores(_records(), False, "exp")
-    per_summary, per_system, signatures = result.per_summary, result.per_system, result.signatures
-    assert [r[:2] for r in per_summary] == [("T", "1"), ("T", "2"), ("T", "A")]
-    assert all(0 <= r[2] <= 100 for r in per_summary)
-    assert [s for s, _ in per_system] == ["1", "2", "A"]
-    assert any("nrefs:3" in s for s in signatures) and any("nrefs:2" in s for s in signatures)
-    assert not math.isnan(per_system[0][1])
-    # the sufficient statistics give back the corpus BLEU
+    from metaeval.bleu import corpus_bleu
     from metaeval.correlation import bleu_from_stats
-    for summarizer, value in per_system:
+    from metaeval.scoring import corpus_bleu_from_stats, expand_stats
+
+    recs = _records()
+    result = bleu_scores(recs, False, "exp")
+    assert [r[:2] for r in result.per_summary] == [("T", "1"), ("T", "2"), ("T", "A")]
+    assert all(0 <= r[2] <= 100 for r in result.per_summary)
+    assert any("nrefs:3" in s for s in result.signatures) and any("nrefs:2" in s for s in result.signatures)
+    per_system = dict(corpus_bleu_from_stats(expand_stats(result.stats)))
+    assert sorted(per_system) == ["1", "2", "A"]
+    # the corpus BLEU from the summed statistics is sacrebleu's corpus BLEU of the summarizer's summaries
+    text = lambda r: " ".join(r.tokenized.tokens)  # noqa: E731
+    assert per_system["1"] == pytest.approx(corpus_bleu([text(recs[0])], [[text(r) for r in recs[2:]]]), abs=1e-12)
+    assert per_system["A"] == pytest.approx(corpus_bleu([text(recs[2])], [[text(r) for r in recs[3:]]]), abs=1e-12)
+    # and the vectorised formula of the bootstrap agrees with it
+    for summarizer, value in per_system.items():
         summed = np.sum([st for _, s, _, st in result.stats if s == summarizer], axis=0)
         assert float(bleu_from_stats(summed)) == pytest.approx(value, abs=1e-9)
+    # jackknifed systems: one statistics row per leave-one-out set; corpus = mean over the sets
+    jk = bleu_scores(recs, True, "exp")
+    assert sum(1 for t, s, k, _ in jk.stats if s == "1") == 3

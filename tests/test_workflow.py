@@ -154,7 +154,7 @@ def test_topic_resampling_recomputes_system_scores_exactly(finished_run):
     from metaeval.correlation import variant_scores
 
     d = finished_run / "results/sim"
-    stats = {(a, b): str(d / f"scores/parts/BLEU_stats_ST{a}_RS{b}.tsv") for a in (0, 1) for b in (0, 1)}
+    stats = {(a, b): str(d / f"scores/bleu_stats_ST{a}_RS{b}.tsv") for a in (0, 1) for b in (0, 1)}
     inp = load_inputs(str(d / "scores/system_scores.tsv"), str(d / "scores/summary_scores.tsv"), stats,
                       str(d / "human/summary_human.tsv"), str(d / "human/system_human.tsv"), "systems")
     again = variant_scores(inp.per_summary, np.arange(len(inp.per_summary.topics)), inp.variants)
