@@ -32,7 +32,6 @@ reference sets and P, R, F are averaged over them (DUC/TAC practice).
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Sequence
@@ -462,7 +461,3 @@ def rouge_single(peer: Tokenized, models: Sequence[Tokenized], measure: Measure,
     task = Task([0], [[list(range(1, len(models) + 1))]])
     p, r, f = score(corpus, measure, task, alpha, mode)
     return float(p[0]), float(r[0]), float(f[0])
-
-
-def isclose5(a: float, b: float) -> bool:
-    return math.isclose(a, b, abs_tol=5e-6)

@@ -97,7 +97,7 @@ def spl_lines(sentences: Sequence[str]) -> list[bytes]:
     return [line.translate(_UPPER) for line in text.split(b"\n") if line]
 
 
-def _limit_words(lines: list[bytes], limit: int, per_sentence: bool) -> list[bytes]:
+def _limit_words(lines: list[bytes], limit: int) -> list[bytes]:
     out: list[bytes] = []
     count = 0
     for line in lines:
@@ -127,7 +127,7 @@ def _limit_bytes(lines: list[bytes], limit: int, per_sentence: bool) -> list[byt
 
 def truncate(lines: list[bytes], word_limit: int | None, byte_limit: int | None, per_sentence: bool) -> list[bytes]:
     if word_limit:
-        return _limit_words(lines, word_limit, per_sentence)
+        return _limit_words(lines, word_limit)  # readText and readText_LCS agree here
     if byte_limit:
         return _limit_bytes(lines, byte_limit, per_sentence)
     return lines
