@@ -14,6 +14,10 @@ rule agreement:
         baseline=AGREEMENT["baseline"],
     log:
         "results/{dataset}/logs/agreement.log",
+    threads: 1
+    resources:
+        mem_mb=SCALE["analysis_mem_mb"],
+        runtime=SCALE["analysis_runtime"],
     conda:
         METAEVAL_ENV
     script:

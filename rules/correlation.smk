@@ -29,7 +29,8 @@ rule correlate:
         "results/{dataset}/logs/correlate.log",
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=SCALE["analysis_mem_mb"],
+        runtime=SCALE["analysis_runtime"],
     conda:
         METAEVAL_ENV
     script:
@@ -51,6 +52,10 @@ rule graham_tables:
         alpha=CORRELATION["alpha"],
     log:
         "results/{dataset}/logs/graham_tables.log",
+    threads: 1
+    resources:
+        mem_mb=SCALE["analysis_mem_mb"],
+        runtime=SCALE["analysis_runtime"],
     conda:
         METAEVAL_ENV
     script:

@@ -14,6 +14,10 @@ rule human_scores:
         order=HUMAN["order"],
     log:
         "results/{dataset}/logs/human_scores.log",
+    threads: 1
+    resources:
+        mem_mb=SCALE["analysis_mem_mb"],
+        runtime=SCALE["analysis_runtime"],
     conda:
         METAEVAL_ENV
     script:

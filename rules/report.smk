@@ -16,6 +16,10 @@ rule report:
         config=lambda wc: mconfig.resolved(config, wc.dataset),
     log:
         "results/{dataset}/logs/report.log",
+    threads: 1
+    resources:
+        mem_mb=SCALE["analysis_mem_mb"],
+        runtime=SCALE["analysis_runtime"],
     conda:
         METAEVAL_ENV
     script:

@@ -16,6 +16,10 @@ rule rerank:
         summarizers=CORRELATION["summarizers"],
     log:
         "results/{dataset}/logs/rerank.log",
+    threads: 1
+    resources:
+        mem_mb=SCALE["analysis_mem_mb"],
+        runtime=SCALE["analysis_runtime"],
     conda:
         METAEVAL_ENV
     script:
