@@ -36,7 +36,7 @@ def _inputs(n_sys=6, n_top=8, seed=0, constant=False):
     ps = PerSummary([str(i) for i in range(n_sys)], [f"t{t}" for t in range(n_top)], rouge, {}, {"arithmetic": human})
     variants = ["R1_ST0_RS0_A_R", "R2_ST0_RS0_A_R"]
     sys_metric = np.stack([good.mean(1), rouge[("R2", 0, 0, "R")].mean(1)], axis=1)
-    return Inputs(ps.systems, variants, sys_metric, ["arithmetic"], human.mean(1)[:, None], ps)
+    return Inputs(ps.systems, ["system"] * n_sys, variants, sys_metric, ["arithmetic"], human.mean(1)[:, None], ps)
 
 
 @pytest.mark.parametrize("resample", ["systems", "topics", "both"])

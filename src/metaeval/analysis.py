@@ -7,6 +7,7 @@ and ``williams``; this module only moves tables in and out of them.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -15,6 +16,7 @@ import numpy as np
 
 from .correlation import PerSummary, bootstrap_pearson, point_correlations, summary_level
 from .datasets import Dataset, atomic_write_text
+from .scoring import read_bleu_stats
 from .human import SummaryHuman, SystemHuman, available_combinations, summary_human_scores, system_human_scores
 from .williams import adjust, assign_clusters, optimal, williams_matrix
 
@@ -61,6 +63,7 @@ def _num(x: str) -> float:
 @dataclass
 class Inputs:
     systems: list[str]                       # the summarizers that enter the correlation
+    kinds: list[str]                         # 'system' or 'human', per summarizer
     variants: list[str]
     system_metric: np.ndarray                # (S, V)
     combinations: list[str]
@@ -68,6 +71,11 @@ class Inputs:
     per_summary: PerSummary
     summary_metric: dict[str, np.ndarray] = field(default_factory=dict)  # per-summary P/R/F and BLEU, (S, T)
     notes: list[tuple[str, str]] = field(default_factory=list)
+
+
+def bleu_stats_by_setting(paths: Mapping[str, str]) -> dict[tuple[int, int], str]:
+    """The workflow's BLEU statistics inputs, named "ST1_RS0" etc., keyed by (stem, stop)."""
+    return {(int(k[2]), int(k[6])): v for k, v in paths.items() if re.fullmatch(r"ST[01]_RS[01]", k)}
 
 
 def load_inputs(system_scores: str, summary_scores: str, bleu_stats: Mapping[tuple[int, int], str],
@@ -115,16 +123,15 @@ def load_inputs(system_scores: str, summary_scores: str, bleu_stats: Mapping[tup
             rouge[key][s_index[s], t_index[r["topic"]]] = _num(r[prf])
     stats: dict[tuple[int, int], np.ndarray] = {}
     for (st, rs), path in bleu_stats.items():
-        rows = read_tsv(path)
-        n_sets = 1 + max((int(r["set"]) for r in rows), default=0)
+        rows = read_bleu_stats(path)
+        n_sets = 1 + max((k for _, _, k, _ in rows), default=0)
         arr = np.full((len(keep), len(topics), n_sets, 10), np.nan)
-        cols = ["hyp_len", "ref_len"] + [f"correct_{n}" for n in range(1, 5)] + [f"total_{n}" for n in range(1, 5)]
-        for r in rows:
-            if r["summarizer"] in s_index and r["topic"] in t_index:
-                arr[s_index[r["summarizer"]], t_index[r["topic"]], int(r["set"])] = [float(r[c]) for c in cols]
+        for t, s, k, values in rows:
+            if s in s_index and t in t_index:
+                arr[s_index[s], t_index[t], k] = values
         stats[(st, rs)] = arr
     ps = PerSummary(keep, topics, rouge, stats, human_grid)
-    return Inputs(keep, variants, sys_metric, combinations, sys_human, ps, summary_metric)
+    return Inputs(keep, [kinds[s] for s in keep], variants, sys_metric, combinations, sys_human, ps, summary_metric)
 
 
 # ----------------------------------------------------------------------------- the analysis
@@ -224,8 +231,7 @@ def run_correlation(system_scores: str, summary_scores: str, bleu_stats: Mapping
                     out_correlations: str, out_williams: Sequence[str], out_summary_level: str, out_notes: str,
                     log=None) -> CorrelationResult:
     """The whole correlation stage from the tables on disk to the tables on disk."""
-    stats = {(int(k[2]), int(k[6])): v for k, v in bleu_stats.items()}  # "ST1_RS0" -> (1, 0)
-    inp = load_inputs(system_scores, summary_scores, stats, summary_human, system_human, summarizers)
+    inp = load_inputs(system_scores, summary_scores, bleu_stats_by_setting(bleu_stats), summary_human, system_human, summarizers)
     if log:
         log.info("%d summarizers x %d variants x %d combinations; %d bootstrap samples (%s)", len(inp.systems),
                  len(inp.variants), len(inp.combinations), samples, resample)

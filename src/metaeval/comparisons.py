@@ -12,7 +12,7 @@ import numpy as np
 
 from . import agreement as ag
 from . import rerank as rr
-from .analysis import Inputs, fmt, load_inputs, read_tsv
+from .analysis import Inputs, bleu_stats_by_setting, fmt, load_inputs, read_tsv
 from .datasets import atomic_write_text
 from .graham import _figure_setup, _markdown, _save, main_combination
 
@@ -27,9 +27,8 @@ def summary_metric_id(variant: str) -> str:
 
 
 def _load(paths: Mapping[str, str], summarizers: str) -> Inputs:
-    stats = {(int(k[2]), int(k[6])): v for k, v in paths.items() if k.startswith("ST")}
-    return load_inputs(paths["system_scores"], paths["summary_scores"], stats, paths["summary_human"],
-                       paths["system_human"], summarizers)
+    return load_inputs(paths["system_scores"], paths["summary_scores"], bleu_stats_by_setting(paths),
+                       paths["summary_human"], paths["system_human"], summarizers)
 
 
 # ----------------------------------------------------------------------------- agreement
@@ -37,8 +36,7 @@ def _load(paths: Mapping[str, str], summarizers: str) -> Inputs:
 def run_agreement(paths: Mapping[str, str], combinations: Sequence[str], alpha: float, min_topics: int,
                   baseline: str, out_dir: str) -> None:
     inp = _load(paths, "all")
-    kinds = {r["summarizer"]: r["kind"] for r in read_tsv(paths["system_human"])}
-    result = agreement_tables(inp.per_summary.human, inp.summary_metric, inp.systems, [kinds[s] for s in inp.systems],
+    result = agreement_tables(inp.per_summary.human, inp.summary_metric, inp.systems, inp.kinds,
                               [c for c in combinations if c in inp.per_summary.human], alpha, min_topics,
                               summary_metric_id(baseline))
     write_agreement(result, inp.systems, out_dir)
