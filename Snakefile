@@ -3,11 +3,12 @@
 # The floor plan. Each stage is one file under rules/:
 #   common.smk   helpers: the configured data sets and their input files
 #   data.smk     import (SummEval jsonl, DUC/TAC, simulated), validate, summarise a data set
-#   scoring.smk  ROUGE-1.5.5-exact preprocessing and scoring, BLEU (sacrebleu)
+#   scoring.smk  ROUGE-1.5.5-exact preprocessing and scoring, BLEU (sacrebleu), SERA, bootstrap intervals
 #   human.smk    human scores: coverage, linguistic quality and their combinations
 #   correlation.smk  correlations, Williams tests, optimal variants; Graham's tables and figures
 #   agreement.smk    AESOP-style agreement of metric and human verdicts on pairs (Owczarzak et al. 2012)
 #   rerank.smk       systems re-ranked by the best variant, pairwise significance (Graham 2015 §5)
+#   sweeps.smk       single vs all references (Lin 2004), word limits and compression (Pastra & Saggion 2003)
 #   report.smk       one self-contained HTML report per data set
 #   archive.smk      `snakemake archive`: reproducible archives of each data set's results
 # Every config value a job uses reaches it through `params:`, so a changed value re-runs
@@ -51,6 +52,7 @@ include: "rules/human.smk"
 include: "rules/correlation.smk"
 include: "rules/agreement.smk"
 include: "rules/rerank.smk"
+include: "rules/sweeps.smk"
 include: "rules/report.smk"
 include: "rules/archive.smk"
 

@@ -13,7 +13,7 @@ except mconfig.ConfigError as e:
 METAEVAL_ENV = "../environment.yml"
 
 DATASETS = sorted(config["datasets"])
-DATA_FILES = ["dataset.yaml", "summaries.jsonl", "judgments.tsv", "documents.jsonl"]
+DATA_FILES = ["dataset.yaml", "summaries.jsonl", "judgments.tsv", "documents.jsonl", "pyramids.jsonl"]
 
 
 def dataset_entry(name):
@@ -48,12 +48,22 @@ HUMAN = mconfig.section(config, "human_scores")
 CORRELATION = mconfig.section(config, "correlation")
 AGREEMENT = mconfig.section(config, "agreement")
 RERANK = mconfig.section(config, "rerank")
-GRAHAM_TABLES = ["table1", "table2", "table4"]
+SERA = mconfig.section(config, "sera")
+SWEEPS = mconfig.section(config, "sweeps")
+INTERVALS = mconfig.section(config, "intervals")
+GRAHAM_TABLES = ["table1", "table2", "table4", "table5"]
 AGREEMENT_OUTPUTS = ["verdicts.tsv", "agreement.tsv", "table2.md", "table3.md", "figure_accuracy.png",
                      "figure_accuracy.svg", "figure_differences.png", "figure_differences.svg"]
 RERANK_OUTPUTS = ["table3.tsv", "table3.md", "normality.tsv", "pairwise.tsv", "summary.tsv",
                   "figure4_significance.png", "figure4_significance.svg"]
 GRAHAM_FIGURES = ["figure1_coverage_vs_lq", "figure2_densities", "figure3_williams"]
+INTERVAL_OUTPUTS = ["system_intervals.tsv", "intervals.md", "figure_intervals.png", "figure_intervals.svg"]
+
+
+def sweep_outputs(prefix):
+    """The tables and figure of one sweep (references or lengths)."""
+    return [f"{prefix}_scores.tsv", f"{prefix}_correlations.tsv", f"{prefix}_consistency.tsv", f"{prefix}.md",
+            f"figure_{prefix}.png", f"figure_{prefix}.svg"]
 
 
 def scoring_outputs(dataset):
@@ -73,6 +83,19 @@ def score_parts(wildcards):
     return parts
 
 
+def sera_corpus(wildcards):
+    """What the SERA index is built from: the configured corpus, or the data set's documents."""
+    return SERA["corpus"] or f"results/{wildcards.dataset}/data/documents.jsonl"
+
+
+def sera_scores(wildcards):
+    """The per-summary SERA table, for the jobs that read metric scores (nothing when disabled)."""
+    if not SERA["enabled"]:
+        return {}
+    return {"sera": f"results/{wildcards.dataset}/scores/sera_scores.tsv",
+            "sera_signature": f"results/{wildcards.dataset}/scores/sera/signature.txt"}
+
+
 def bleu_stats(wildcards):
     if not BLEU["enabled"]:
         return {}
@@ -85,6 +108,8 @@ def analysis_outputs(dataset):
     out += [f"results/{dataset}/analysis/{f}.{ext}" for f in GRAHAM_FIGURES for ext in ("png", "svg")]
     out += [f"results/{dataset}/agreement/{f}" for f in AGREEMENT_OUTPUTS]
     out += [f"results/{dataset}/rerank/{f}" for f in RERANK_OUTPUTS]
+    out += [f"results/{dataset}/intervals/{f}" for f in INTERVAL_OUTPUTS]
+    out += [f"results/{dataset}/sweeps/{f}" for prefix in ("references", "lengths") for f in sweep_outputs(prefix)]
     return out
 
 
@@ -103,6 +128,7 @@ def pairwise_inputs(wildcards):
     d = wildcards.dataset
     return {
         **bleu_stats(wildcards),
+        **sera_scores(wildcards),
         "system_scores": f"results/{d}/scores/system_scores.tsv",
         "summary_scores": f"results/{d}/scores/summary_scores.tsv",
         "summary_human": f"results/{d}/human/summary_human.tsv",

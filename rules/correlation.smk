@@ -5,6 +5,7 @@
 rule correlate:
     input:
         unpack(bleu_stats),
+        unpack(sera_scores),
         system_scores="results/{dataset}/scores/system_scores.tsv",
         summary_scores="results/{dataset}/scores/summary_scores.tsv",
         summary_human="results/{dataset}/human/summary_human.tsv",
@@ -16,7 +17,7 @@ rule correlate:
         summary_level="results/{dataset}/analysis/summary_level_correlations.tsv",
         notes="results/{dataset}/analysis/notes.tsv",
     params:
-        code=mconfig.code_version("analysis", "correlation", "williams", "human"),
+        code=mconfig.code_version("analysis", "correlation", "williams", "human", "scoring"),
         combinations=HUMAN["combinations"],
         summarizers=CORRELATION["summarizers"],
         samples=CORRELATION["bootstrap_samples"],

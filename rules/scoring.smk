@@ -1,4 +1,5 @@
-# Stage 2 - scoring: ROUGE exactly as ROUGE-1.5.5 computes it, and BLEU through sacrebleu.
+# Stage 2 - scoring: ROUGE exactly as ROUGE-1.5.5 computes it, BLEU through sacrebleu, SERA
+# (retrieval-based, over an index built once per data set), and ROUGE-1.5.5's bootstrap intervals.
 # One cached token file per preprocessing setting (stemming x stop words) and topic shard, one
 # score table per (measure, setting, shard), gathered into summary_scores.tsv and
 # system_scores.tsv. A changed option re-runs only the jobs whose params carry it (e.g.
@@ -75,9 +76,83 @@ rule score_bleu:
         "../workflow/scripts/score_bleu.py"
 
 
+rule sera_index:
+    input:
+        sera_corpus,
+    output:
+        "results/{dataset}/scores/sera/index.zip",
+    params:
+        code=mconfig.code_version("sera", "tokenize", "porter"),
+        stemming=SERA["stemming"],
+    log:
+        "results/{dataset}/logs/sera_index.log",
+    threads: 1
+    resources:
+        mem_mb=SCALE["analysis_mem_mb"],
+        runtime=SCALE["analysis_runtime"],
+    conda:
+        METAEVAL_ENV
+    script:
+        "../workflow/scripts/sera_index.py"
+
+
+rule score_sera:
+    input:
+        index="results/{dataset}/scores/sera/index.zip",
+        summaries="results/{dataset}/data/summaries.jsonl",
+        judgments="results/{dataset}/data/judgments.tsv",
+        meta="results/{dataset}/data/dataset.yaml",
+    output:
+        scores="results/{dataset}/scores/sera_scores.tsv",
+        signature="results/{dataset}/scores/sera/signature.txt",
+    params:
+        code=mconfig.code_version("sera", "datasets", "tokenize"),
+        cutoffs=SERA["cutoffs"],
+        queries=SERA["queries"],
+        model=SERA["model"],
+        # each model's own parameters only, so changing the other's re-runs nothing
+        mu=SERA["mu"] if SERA["model"] == "lm_dirichlet" else None,
+        bm25=[SERA["bm25_k1"], SERA["bm25_b"]] if SERA["model"] == "bm25" else None,
+        corpus=SERA["corpus"],
+    log:
+        "results/{dataset}/logs/score_sera.log",
+    threads: 1
+    resources:
+        mem_mb=SCALE["analysis_mem_mb"],
+        runtime=SCALE["analysis_runtime"],
+    conda:
+        METAEVAL_ENV
+    script:
+        "../workflow/scripts/score_sera.py"
+
+
+rule system_intervals:
+    input:
+        "results/{dataset}/scores/summary_scores.tsv",
+    output:
+        reported(expand("results/{{dataset}}/intervals/{f}", f=INTERVAL_OUTPUTS), "Confidence intervals"),
+    params:
+        code=mconfig.code_version("intervals", "graham"),
+        resamples=INTERVALS["resamples"],
+        confidence=INTERVALS["confidence"],
+        seed=INTERVALS["seed"],
+        shown=INTERVALS["shown"],
+    log:
+        "results/{dataset}/logs/system_intervals.log",
+    threads: 1
+    resources:
+        mem_mb=SCALE["analysis_mem_mb"],
+        runtime=SCALE["analysis_runtime"],
+    conda:
+        METAEVAL_ENV
+    script:
+        "../workflow/scripts/system_intervals.py"
+
+
 rule gather_scores:
     input:
-        score_parts,
+        unpack(sera_scores),
+        parts=score_parts,
     output:
         summaries="results/{dataset}/scores/summary_scores.tsv",
         systems="results/{dataset}/scores/system_scores.tsv",

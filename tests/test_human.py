@@ -24,7 +24,7 @@ def test_combinations():
 def test_skipped_with_reason():
     ok, skipped = available_combinations({"coverage": ["pyr"], "linguistic_quality": []})
     assert ok == ["coverage"]
-    assert set(skipped) == {"arithmetic", "geometric", "harmonic", "linguistic_quality"}
+    assert set(skipped) == {"arithmetic", "geometric", "harmonic", "linguistic_quality", "pyramid", "modified_pyramid"}
     assert "linguistic quality" in skipped["arithmetic"]
 
 

@@ -27,7 +27,8 @@ SMALL = {
     "rouge": {"measures": ["R1", "R2", "RL", "RW"], "stemming": [0, 1], "stopwords_removed": [0]},
     "correlation": {"bootstrap_samples": 50},
 }
-ANALYSIS_RULES = {"human_scores", "correlate", "graham_tables", "agreement", "rerank", "report", "all"}
+ANALYSIS_RULES = {"human_scores", "correlate", "graham_tables", "agreement", "rerank", "report", "all",
+                  "reference_sweep", "length_sweep"}
 
 
 def setup_dir(path: Path, extra: dict | None = None) -> Path:
@@ -86,6 +87,16 @@ def test_report_and_snakemake_report(run):
 def test_analysis_options_rerun_no_scoring_job(run, extra):
     counts = job_counts(dry_run(run, extra))
     assert counts and set(counts) <= ANALYSIS_RULES, counts
+
+
+def test_sera_sweep_and_interval_options_rerun_only_their_jobs(run):
+    counts = job_counts(dry_run(run, {"sera": {"model": "bm25"}}))
+    assert counts["score_sera"] == 2 and "sera_index" not in counts and "score_rouge" not in counts
+    assert "reference_sweep" not in counts and "system_intervals" not in counts
+    counts = job_counts(dry_run(run, {"sera": {"stemming": 0}}))
+    assert counts["sera_index"] == 2 and counts["score_sera"] == 2 and "preprocess" not in counts
+    assert set(job_counts(dry_run(run, {"intervals": {"seed": 3}}))) == {"system_intervals", "report", "all"}
+    assert set(job_counts(dry_run(run, {"sweeps": {"word_limits": [10]}}))) == {"length_sweep", "report", "all"}
 
 
 def test_stemming_and_wlcs_weight_rescore_only_affected_jobs(run):

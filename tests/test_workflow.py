@@ -112,7 +112,7 @@ def test_scoring_outputs(finished_run):
         per_summarizer.setdefault(s, set()).add(variant)
         assert score != ""
     assert len(per_summarizer) == 8
-    assert all(len(v) == 192 + 4 for v in per_summarizer.values())
+    assert all(len(v) == 192 + 4 + 16 for v in per_summarizer.values())   # + SERA: 8 metrics x mean/median
     assert "R2_ST1_RS0_A_P" in per_summarizer["1"] and "BLEU_ST1_RS1" in per_summarizer["A"]
     signature = (finished_run / "results/sim/scores/scoring_signature.txt").read_text()
     assert "ROUGE-1.5.5-exact" in signature and "tok:none" in signature
@@ -134,10 +134,12 @@ def test_analysis_outputs(finished_run):
     header = (sim / "correlations.tsv").read_text().splitlines()[0]
     assert header == "variant\tcombination\tn\tpearson\tpearson_lo\tpearson_hi\tspearman\tkendall\toptimal\tcluster"
     rows = [l.split("\t") for l in (sim / "correlations.tsv").read_text().splitlines()[1:]]
-    assert len(rows) == 196 * 5 and all(r[2] == "5" for r in rows)  # 5 systems, 196 variants, 5 combinations
+    # 5 systems; 212 variants (192 ROUGE, 4 BLEU, 16 SERA); 7 combinations (incl. both pyramid scores)
+    assert len(rows) == 212 * 7 and all(r[2] == "5" for r in rows)
     assert any(r[8] == "yes" for r in rows)
     williams = (sim / "williams_arithmetic.tsv").read_text().splitlines()
-    assert len(williams) == 197 and williams[0].split("\t")[1] == "R1_ST0_RS0_A_P"
+    assert len(williams) == 213 and williams[0].split("\t")[1] == "R1_ST0_RS0_A_P"
+    assert (sim / "williams_pyramid.tsv").read_text().count("\n") == 213
     for name in ("table1.md", "table2.tsv", "table4.md", "figure1_coverage_vs_lq.png", "figure3_williams.svg"):
         assert (sim / name).stat().st_size > 0
     # the tiny data set has 2 systems: reported, not a crash
@@ -156,7 +158,9 @@ def test_topic_resampling_recomputes_system_scores_exactly(finished_run):
     d = finished_run / "results/sim"
     stats = {(a, b): str(d / f"scores/bleu_stats_ST{a}_RS{b}.tsv") for a in (0, 1) for b in (0, 1)}
     inp = load_inputs(str(d / "scores/system_scores.tsv"), str(d / "scores/summary_scores.tsv"), stats,
-                      str(d / "human/summary_human.tsv"), str(d / "human/system_human.tsv"), "systems")
+                      str(d / "human/summary_human.tsv"), str(d / "human/system_human.tsv"), "systems",
+                      [str(d / "scores/sera_scores.tsv")])
+    assert any(v.startswith("SERADIS10_KW") for v in inp.variants)
     again = variant_scores(inp.per_summary, np.arange(len(inp.per_summary.topics)), inp.variants)
     np.testing.assert_allclose(again, inp.system_metric, rtol=0, atol=1e-9)
 
@@ -175,3 +179,27 @@ def test_agreement_and_rerank_outputs(finished_run):
     assert len(table) == 1 + 5  # the 5 systems
     pairwise = (sim / "rerank/pairwise.tsv").read_text()
     assert "paired t-test" in pairwise or "Wilcoxon" in pairwise
+
+
+def test_sera_intervals_and_sweeps(finished_run):
+    sim, tiny = finished_run / "results/sim", finished_run / "results/tiny"
+    sera = (sim / "scores/sera_scores.tsv").read_text().splitlines()
+    assert sera[0] == "topic\tsummarizer\tmetric\tscore" and len(sera) - 1 == 8 * (5 + 3) * 8
+    assert (sim / "scores/sera/index.zip").stat().st_size > 0
+    assert "SERA|model:lm_dirichlet" in (sim / "scores/scoring_signature.txt").read_text()
+    # the tiny data set has no documents: no SERA rows, no SERA variants, and the run goes on
+    assert (tiny / "scores/sera_scores.tsv").read_text().count("\n") == 1
+    assert "SERA" not in (tiny / "scores/system_scores.tsv").read_text()
+    assert "SERA10_KW_A" in (sim / "analysis/table5.md").read_text()
+    skipped = (tiny / "human/skipped.tsv").read_text()
+    assert "pyramid\tneeds SCU annotations" in skipped
+    intervals = (sim / "intervals/system_intervals.tsv").read_text().splitlines()
+    assert len(intervals) - 1 == 8 * 8 * 4 * 3          # summarizers x measures x settings x P/R/F
+    refs = {l.split("\t")[0] for l in (sim / "sweeps/references_correlations.tsv").read_text().splitlines()[1:]}
+    assert refs == {"all", "ref1", "ref2", "ref3"}
+    lengths = {l.split("\t")[0] for l in (sim / "sweeps/lengths_correlations.tsv").read_text().splitlines()[1:]}
+    assert {"w25", "w200", "c10", "c50", "mean rank over word limits", "mean rank over compression rates"} <= lengths
+    report = (sim.parent.parent / "results/sim/report.html").read_text()
+    for title in ("SERA and pyramid scores", "Confidence intervals", "Single versus multiple references",
+                  "Length and compression"):
+        assert title in report

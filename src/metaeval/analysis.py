@@ -16,8 +16,8 @@ import numpy as np
 
 from .correlation import PerSummary, bootstrap_pearson, point_correlations, summary_level
 from .datasets import Dataset, atomic_write_text
-from .scoring import read_bleu_stats
-from .human import SummaryHuman, SystemHuman, available_combinations, summary_human_scores, system_human_scores
+from .scoring import read_bleu_stats, read_metric_scores
+from .human import SummaryHuman, SystemHuman, available_combinations, components, summary_human_scores, system_human_scores
 from .williams import adjust, assign_clusters, optimal, williams_matrix
 
 
@@ -31,7 +31,7 @@ def fmt(x: float | None) -> str:
 
 def write_human_tables(ds: Dataset, combinations: Sequence[str], order: str, out_summary: str, out_system: str,
                        out_skipped: str) -> tuple[SummaryHuman, SystemHuman]:
-    ok, skipped = available_combinations(ds.human, combinations)
+    ok, skipped = available_combinations(components(ds), combinations)
     sh = summary_human_scores(ds, ok)
     sy = system_human_scores(sh, order)
     lines = ["topic\tsummarizer\tkind\tcoverage\tlinguistic_quality\t" + "\t".join(ok)]
@@ -79,8 +79,9 @@ def bleu_stats_by_setting(paths: Mapping[str, str]) -> dict[tuple[int, int], str
 
 
 def load_inputs(system_scores: str, summary_scores: str, bleu_stats: Mapping[tuple[int, int], str],
-                summary_human: str, system_human: str, summarizers: str) -> Inputs:
-    """Read the scoring and human tables; keep the summarizers the option names ('systems' or 'all')."""
+                summary_human: str, system_human: str, summarizers: str, other_scores: Sequence[str] = ()) -> Inputs:
+    """Read the scoring and human tables (and the long per-summary tables of other metrics, such as
+    SERA); keep the summarizers the option names ('systems' or 'all')."""
     human_rows = read_tsv(system_human)
     kinds = {r["summarizer"]: r["kind"] for r in human_rows}
     combinations = list(dict.fromkeys(r["combination"] for r in human_rows))
@@ -130,7 +131,14 @@ def load_inputs(system_scores: str, summary_scores: str, bleu_stats: Mapping[tup
             if s in s_index and t in t_index:
                 arr[s_index[s], t_index[t], k] = values
         stats[(st, rs)] = arr
-    ps = PerSummary(keep, topics, rouge, stats, human_grid)
+    other: dict[str, np.ndarray] = {}
+    for path in other_scores:
+        for t, s, metric, value in read_metric_scores(path):
+            if s in s_index and t in t_index:
+                if metric not in other:
+                    other[metric] = summary_metric[metric] = np.full((len(keep), len(topics)), np.nan)
+                other[metric][s_index[s], t_index[t]] = value
+    ps = PerSummary(keep, topics, rouge, stats, human_grid, other)
     return Inputs(keep, [kinds[s] for s in keep], variants, sys_metric, combinations, sys_human, ps, summary_metric)
 
 
@@ -229,9 +237,10 @@ def run_correlation(system_scores: str, summary_scores: str, bleu_stats: Mapping
                     system_human: str, skipped: str, combinations: Sequence[str], summarizers: str, samples: int,
                     resample: str, seed: int, confidence: float, alpha: float, correction: str | None,
                     out_correlations: str, out_williams: Sequence[str], out_summary_level: str, out_notes: str,
-                    log=None) -> CorrelationResult:
+                    log=None, other_scores: Sequence[str] = ()) -> CorrelationResult:
     """The whole correlation stage from the tables on disk to the tables on disk."""
-    inp = load_inputs(system_scores, summary_scores, bleu_stats_by_setting(bleu_stats), summary_human, system_human, summarizers)
+    inp = load_inputs(system_scores, summary_scores, bleu_stats_by_setting(bleu_stats), summary_human, system_human,
+                      summarizers, other_scores)
     if log:
         log.info("%d summarizers x %d variants x %d combinations; %d bootstrap samples (%s)", len(inp.systems),
                  len(inp.variants), len(inp.combinations), samples, resample)

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import agreement as ag
 from . import rerank as rr
+from .correlation import split_variant
 from .analysis import Inputs, bleu_stats_by_setting, fmt, load_inputs, read_tsv
 from .datasets import atomic_write_text
 from .graham import _figure_setup, _markdown, _save, main_combination
@@ -21,14 +22,18 @@ PAIR_TYPES = ("system-system", "human-system")
 
 def summary_metric_id(variant: str) -> str:
     """A system-level variant id -> the per-summary metric it is built from:
-    R2_ST1_RS0_A_R -> R2_ST1_RS0_R; BLEU_ST0_RS0 stays."""
+    R2_ST1_RS0_A_R -> R2_ST1_RS0_R; BLEU_ST0_RS0 stays; SERA5_PL_A -> SERA5_PL."""
+    family, _, _ = split_variant(variant)
     parts = variant.split("_")
-    return variant if parts[0] == "BLEU" else "_".join(parts[:3] + parts[4:])
+    if family == "bleu":
+        return variant
+    return "_".join(parts[:3] + parts[4:]) if family == "rouge" else "_".join(parts[:-1])
 
 
 def _load(paths: Mapping[str, str], summarizers: str) -> Inputs:
     return load_inputs(paths["system_scores"], paths["summary_scores"], bleu_stats_by_setting(paths),
-                       paths["summary_human"], paths["system_human"], summarizers)
+                       paths["summary_human"], paths["system_human"], summarizers,
+                       [paths["sera"]] if paths.get("sera") else [])
 
 
 # ----------------------------------------------------------------------------- agreement
@@ -202,7 +207,7 @@ def run_rerank(paths: Mapping[str, str], combination: str, best: str, original: 
                       f"and by the original {original}; Kendall tau-b between the rankings = {tau:.3f}. "
                       "Rank change > 0: the system moves up under the best variant.\n\n" + _markdown(header, rows))
     per = inp.summary_metric[summary_metric_id(variant)]
-    mean_based = variant.split("_")[0] != "BLEU" and variant.split("_")[3] == "A"
+    mean_based = split_variant(variant)[2] == "A"
     normal_p, _ = rr.normality(per, alpha)
     atomic_write_text(out / "normality.tsv", "summarizer\tshapiro_wilk_p\tnormal\n" + "".join(
         f"{s}\t{fmt(p)}\t{'NA' if math.isnan(p) else ('no' if p < alpha else 'yes')}\n" for s, p in zip(inp.systems, normal_p)))

@@ -18,7 +18,8 @@ ROUGE_DEFAULTS = {"measures": ["R1", "R2", "R3", "R4", "RL", "RW", "RS4", "RSU4"
                   "stopwords_removed": [0, 1], "wlcs_weight": 1.2, "alpha": 0.5, "multiple_references": "A",
                   "jackknife_systems": False, "word_limit": None, "byte_limit": None}
 BLEU_DEFAULTS = {"enabled": True, "per_summary_smoothing": "exp"}
-HUMAN_DEFAULTS = {"combinations": ["arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality"],
+HUMAN_DEFAULTS = {"combinations": ["arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality", "pyramid",
+                                   "modified_pyramid"],
                   "order": "combine_then_average"}
 CORRELATION_DEFAULTS = {"summarizers": "systems", "bootstrap_samples": 1000, "resample": "both", "confidence": 0.95,
                         "seed": 20150601, "alpha": 0.05, "correction": None,
@@ -27,6 +28,12 @@ SCALE_DEFAULTS = {"shards": 1, "scoring_mem_mb": 2000, "scoring_runtime": 30, "a
                   "analysis_runtime": 60}
 AGREEMENT_DEFAULTS = {"alpha": 0.05, "min_topics": 5, "baseline": "R2_ST1_RS0_A_R"}
 RERANK_DEFAULTS = {"combination": "arithmetic", "best": "auto", "original": "R2_ST1_RS0_M_R", "alpha": 0.05}
+SERA_DEFAULTS = {"enabled": True, "corpus": None, "cutoffs": [5, 10], "queries": ["plain", "keywords"],
+                 "model": "lm_dirichlet", "mu": 2000.0, "bm25_k1": 1.2, "bm25_b": 0.75, "stemming": 1}
+SWEEPS_DEFAULTS = {"variants": ["R1_ST1_RS0_A_R", "R2_ST1_RS0_A_R", "RL_ST1_RS0_A_F", "RSU4_ST1_RS0_A_R", "BLEU_ST1_RS0"],
+                   "word_limits": [25, 50, 100, 200], "compression": [10, 20, 30, 40, 50], "combination": "arithmetic"}
+INTERVALS_DEFAULTS = {"resamples": 1000, "confidence": 95.0, "seed": 0,
+                      "shown": ["R1_ST1_RS0_A_R", "R2_ST1_RS0_A_R", "RL_ST1_RS0_A_F", "RSU4_ST1_RS0_A_R"]}
 
 
 class ConfigError(ValueError):
@@ -47,7 +54,8 @@ def simulation_params(entry: Mapping[str, Any]) -> dict[str, int]:
 def section(config: Mapping[str, Any], name: str) -> dict[str, Any]:
     defaults = {"rouge": ROUGE_DEFAULTS, "bleu": BLEU_DEFAULTS, "human_scores": HUMAN_DEFAULTS,
                 "correlation": CORRELATION_DEFAULTS, "agreement": AGREEMENT_DEFAULTS, "rerank": RERANK_DEFAULTS,
-                "scale": SCALE_DEFAULTS}[name]
+                "scale": SCALE_DEFAULTS, "sera": SERA_DEFAULTS, "sweeps": SWEEPS_DEFAULTS,
+                "intervals": INTERVALS_DEFAULTS}[name]
     return {**defaults, **(config.get(name) or {})}
 
 
@@ -72,6 +80,10 @@ def check_config(config: Mapping[str, Any]) -> None:
             raise ConfigError(f"config key {key}: a duc_tac data set needs see_table and/or manual_peer")
         if entry["format"] == "simulated" and simulation_params(entry)["sentences"] > simulation_params(entry)["units"]:
             raise ConfigError(f"config key {key}.sentences: must not exceed units")
+    corpus = section(config, "sera")["corpus"]
+    if corpus is not None and not Path(corpus).is_file():
+        raise ConfigError(f"config key sera.corpus: {corpus!r} is not a file (expected a file in the "
+                          "documents.jsonl form; relative paths are relative to the working directory)")
     rouge = section(config, "rouge")
     if rouge["word_limit"] is not None and rouge["byte_limit"] is not None:
         raise ConfigError("config keys rouge.word_limit and rouge.byte_limit: give one or the other, not both "
@@ -108,7 +120,7 @@ def code_version(*modules: str) -> str:
     return digest.hexdigest()[:12]
 
 
-SECTIONS = ("rouge", "bleu", "human_scores", "correlation", "agreement", "rerank")
+SECTIONS = ("rouge", "bleu", "human_scores", "correlation", "agreement", "rerank", "sera", "sweeps", "intervals")
 
 
 def resolved(config: Mapping[str, Any], dataset: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ bootstrap confidence intervals (Deutsch, Dror & Roth 2021), and the summary-leve
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -54,7 +54,8 @@ class PerSummary:
     """Per-summary inputs to topic resampling, on a (system, topic) grid (NaN = no summary).
 
     ``rouge``: {(measure, stem, stop, prf): (S, T) array}; ``bleu_stats``: {(stem, stop): (S, T, sets, 10)}
-    sufficient statistics per reference set (hyp_len, ref_len, correct_1..4, total_1..4); ``human``: {combination: (S, T)}.
+    sufficient statistics per reference set (hyp_len, ref_len, correct_1..4, total_1..4); ``human``: {combination: (S, T)};
+    ``other``: {per-summary metric id, e.g. SERA5_PL: (S, T)}, whose variants are ``<id>_A`` (mean) and ``<id>_M`` (median).
     """
 
     systems: list[str]
@@ -62,6 +63,19 @@ class PerSummary:
     rouge: dict[tuple[str, int, int, str], np.ndarray]
     bleu_stats: dict[tuple[int, int], np.ndarray]
     human: dict[str, np.ndarray]
+    other: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def split_variant(name: str) -> tuple[str, object, str | None]:
+    """A system-level variant id -> (family, per-summary key, statistic):
+    R2_ST1_RS0_A_P -> ("rouge", ("R2", 1, 0, "P"), "A"); BLEU_ST1_RS0 -> ("bleu", (1, 0), None);
+    SERA5_PL_M -> ("other", "SERA5_PL", "M")."""
+    parts = name.split("_")
+    if parts[0] == "BLEU":
+        return "bleu", (int(parts[1][2:]), int(parts[2][2:])), None
+    if len(parts) == 5 and parts[1].startswith("ST") and parts[2].startswith("RS"):
+        return "rouge", (parts[0], int(parts[1][2:]), int(parts[2][2:]), parts[4]), parts[3]
+    return "other", "_".join(parts[:-1]), parts[-1]
 
 
 def bleu_from_stats(s: np.ndarray) -> np.ndarray:
@@ -81,21 +95,22 @@ class _Stacked:
     bootstrap sample's means and medians are two vectorised reductions."""
 
     def __init__(self, ps: PerSummary, variants: Sequence[str]):
-        self.keys = list(ps.rouge)
-        self.x = np.stack([ps.rouge[k] for k in self.keys]) if self.keys else np.zeros((0, len(ps.systems), len(ps.topics)))
+        grids = {**ps.rouge, **ps.other}
+        self.keys = list(grids)
+        self.x = np.stack([grids[k] for k in self.keys]) if self.keys else np.zeros((0, len(ps.systems), len(ps.topics)))
         self.has_nan = bool(np.isnan(self.x).any())
         index = {k: i for i, k in enumerate(self.keys)}
         self.rouge_cols, self.rouge_rows, self.rouge_stat = [], [], []
         self.bleu_cols, self.bleu_keys = [], []
         for v, name in enumerate(variants):
-            parts = name.split("_")
-            if parts[0] == "BLEU":
+            family, key, statistic = split_variant(name)
+            if family == "bleu":
                 self.bleu_cols.append(v)
-                self.bleu_keys.append((int(parts[1][2:]), int(parts[2][2:])))
-            else:
+                self.bleu_keys.append(key)
+            else:   # ROUGE and other per-summary metrics: a mean or median over summaries
                 self.rouge_cols.append(v)
-                self.rouge_rows.append(index[(parts[0], int(parts[1][2:]), int(parts[2][2:]), parts[4])])
-                self.rouge_stat.append(parts[3])
+                self.rouge_rows.append(index[key])
+                self.rouge_stat.append(statistic)
         self.rouge_cols = np.array(self.rouge_cols, dtype=int)
         self.rouge_rows = np.array(self.rouge_rows, dtype=int)
         self.is_median = np.array([st == "M" for st in self.rouge_stat], dtype=bool)

@@ -20,9 +20,11 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import yaml
 
+from .pyramid import TopicPyramid
+
 SUMMARY_KINDS = ("system", "human")
 HUMAN_COMPONENTS = ("coverage", "linguistic_quality")
-FILES = ("dataset.yaml", "summaries.jsonl", "judgments.tsv", "documents.jsonl")
+FILES = ("dataset.yaml", "summaries.jsonl", "judgments.tsv", "documents.jsonl", "pyramids.jsonl")
 
 
 class DatasetError(ValueError):
@@ -85,6 +87,7 @@ class Dataset:
     judgments: dict[tuple[str, str], dict[str, float]]
     documents: dict[str, list[str]] | None = None
     warnings: list[str] = field(default_factory=list)
+    pyramids: dict[str, TopicPyramid] | None = None
 
     def summary(self, topic: str, summarizer: str) -> Summary:
         return self._index[(topic, summarizer)]
@@ -354,6 +357,55 @@ def read_documents(path: Path, topics: Iterable[str]) -> dict[str, list[str]]:
     return docs
 
 
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def read_pyramids(path: Path, summary_keys: Iterable[tuple[str, str]]) -> dict[str, TopicPyramid]:
+    """pyramids.jsonl: one line per topic, {"topic", "models", "scus": {id: weight},
+    "summaries": {summarizer: [SCU id, ...]}} (see docs/DATASET_FORMAT.md)."""
+    keys = set(summary_keys)
+    topics = {t for t, _ in keys}
+    out: dict[str, TopicPyramid] = {}
+    for line_no, rec in json_objects(path, "{topic, models, scus, summaries}"):
+        topic = rec.get("topic")
+        if not isinstance(topic, str):
+            raise fail(path, line_no, "topic", "missing or not a string")
+        if topic not in topics:
+            raise fail(path, line_no, "topic", f"topic {topic!r} has no summary in summaries.jsonl")
+        if topic in out:
+            raise fail(path, line_no, "topic", f"topic {topic!r} appears twice")
+        models = rec.get("models")
+        if not _is_int(models) or models < 1:
+            raise fail(path, line_no, "models", f"expected the number of model summaries the pyramid was built "
+                                                f"from, an integer >= 1 (got {models!r})")
+        scus = rec.get("scus")
+        if not isinstance(scus, dict) or not scus:
+            raise fail(path, line_no, "scus", "expected a non-empty mapping {SCU id: weight}")
+        for unit, w in scus.items():
+            if not _is_int(w) or not 1 <= w <= models:
+                raise fail(path, line_no, f"scus.{unit}", f"weight must be an integer from 1 to models ({models}); "
+                                                          f"got {w!r}")
+        annotated = rec.get("summaries")
+        if not isinstance(annotated, dict):
+            raise fail(path, line_no, "summaries", "expected a mapping {summarizer: [SCU id, ...]}")
+        expressed: dict[str, tuple[str, ...]] = {}
+        for summarizer, units in annotated.items():
+            where = f"summaries.{summarizer}"
+            if (topic, summarizer) not in keys:
+                raise fail(path, line_no, where, f"no summary of topic {topic!r} by {summarizer!r} in summaries.jsonl")
+            if not isinstance(units, list) or not all(isinstance(u, str) for u in units):
+                raise fail(path, line_no, where, "expected a list of SCU ids")
+            unknown = [u for u in units if u not in scus]
+            if unknown:
+                raise fail(path, line_no, where, f"SCU {unknown[0]!r} is not listed under scus")
+            if len(set(units)) != len(units):
+                raise fail(path, line_no, where, "an SCU is listed twice (a summary expresses an SCU at most once)")
+            expressed[summarizer] = tuple(units)
+        out[topic] = TopicPyramid(topic, models, dict(scus), expressed)
+    return out
+
+
 # ----------------------------------------------------------------------------- whole data set
 
 def load_dataset(folder: Path | str, human_override: Mapping[str, list[str]] | None = None) -> Dataset:
@@ -381,8 +433,10 @@ def load_dataset(folder: Path | str, human_override: Mapping[str, list[str]] | N
     # An empty documents.jsonl (as the normalised copy writes for a data set without documents)
     # means the same as no file.
     documents = (read_documents(dpath, {s.topic for s in summaries}) or None) if dpath.is_file() else None
+    ppath = folder / "pyramids.jsonl"
+    pyramids = (read_pyramids(ppath, lines) or None) if ppath.is_file() else None
     ds = Dataset(name=str(meta["name"]), meta=meta, dimensions=dims, human=human,
-                 summaries=summaries, judgments=judgments, documents=documents)
+                 summaries=summaries, judgments=judgments, documents=documents, pyramids=pyramids)
     n_empty = sum(1 for s in summaries if s.is_empty)
     if n_empty:
         msg = (f"{spath}: {n_empty} empty summar{'y' if n_empty == 1 else 'ies'} "
@@ -410,6 +464,7 @@ def write_dataset(ds: Dataset, folder: Path | str) -> None:
     meta = dict(ds.meta)
     meta["human"] = {k: list(v) for k, v in ds.human.items()}
     meta["has_documents"] = ds.documents is not None
+    meta["has_pyramids"] = ds.pyramids is not None
     atomic_write_text(folder / "dataset.yaml", yaml.safe_dump(meta, sort_keys=False, allow_unicode=True))
     lines = []
     for s in sorted(ds.summaries, key=_sort_key):
@@ -425,6 +480,11 @@ def write_dataset(ds: Dataset, folder: Path | str) -> None:
     docs = ds.documents or {}
     atomic_write_text(folder / "documents.jsonl", "".join(
         json.dumps({"topic": t, "documents": docs[t]}, ensure_ascii=False) + "\n" for t in sorted(docs)))
+    pyramids = ds.pyramids or {}
+    atomic_write_text(folder / "pyramids.jsonl", "".join(
+        json.dumps({"topic": t, "models": p.models, "scus": dict(sorted(p.weights.items())),
+                    "summaries": {s: list(u) for s, u in sorted(p.expressed.items())}}, ensure_ascii=False) + "\n"
+        for t, p in sorted(pyramids.items())))
 
 
 def atomic_write_text(path: Path | str, text: str) -> None:
@@ -459,6 +519,7 @@ def summary_table(ds: Dataset) -> list[tuple[str, str]]:
         ("judged_human_summaries", str(sum(1 for s in judged if s.kind == "human"))),
         ("empty_summaries", str(sum(1 for s in ds.summaries if s.is_empty))),
         ("has_documents", "yes" if ds.documents is not None else "no"),
+        ("has_pyramids", "yes" if ds.pyramids is not None else "no"),
         ("coverage_dimensions", ",".join(ds.human["coverage"]) or "-"),
         ("linguistic_quality_dimensions", ",".join(ds.human["linguistic_quality"]) or "-"),
     ]

@@ -24,6 +24,7 @@ import numpy as np
 
 from .analysis import read_tsv
 from .datasets import atomic_write_text
+from .correlation import split_variant
 
 OPTIONS = {"n-gram method": 0, "stemming": 1, "stop words": 2, "mean/median": 3, "P/R/F": 4}
 OPTION_LABELS = {"stemming": {"ST0": "not stemmed", "ST1": "stemmed"},
@@ -63,10 +64,11 @@ def table1(corr: list[dict[str, str]], comb: str, out: Path) -> list[dict[str, s
 
 
 def table2(corr: list[dict[str, str]], comb: str, out: Path) -> None:
-    opt = [r["variant"] for r in corr if r["combination"] == comb and r["optimal"] == "yes" and not r["variant"].startswith("BLEU")]
+    rouge = [r for r in corr if split_variant(r["variant"])[0] == "rouge"]
+    opt = [r["variant"] for r in rouge if r["combination"] == comb and r["optimal"] == "yes"]
     table = []
     for option, pos in OPTIONS.items():
-        values = sorted({r["variant"].split("_")[pos] for r in corr if not r["variant"].startswith("BLEU")},
+        values = sorted({r["variant"].split("_")[pos] for r in rouge},
                         key=lambda v: (len(v), v))
         for v in values:
             k = sum(1 for o in opt if o.split("_")[pos] == v)
@@ -94,6 +96,29 @@ def table4(corr: list[dict[str, str]], combinations: Sequence[str], top: int, ou
         table.append([v, *cells])
     _write(out, ["variant", *combinations], table,
            f"Table 4. Pearson r of the top {top} variants of every human combination; * = optimal for that combination.")
+
+
+def table5(corr: list[dict[str, str]], combinations: Sequence[str], comb: str, out: Path) -> None:
+    """The metrics that are neither ROUGE nor BLEU (SERA), next to BLEU and the best ROUGE variant."""
+    by = {(r["variant"], r["combination"]): r for r in corr}
+    variants = list(dict.fromkeys(r["variant"] for r in corr))
+    others = [v for v in variants if split_variant(v)[0] == "other"]
+    ranked = sorted((r for r in corr if r["combination"] == comb and r["pearson"] != "NA"
+                     and split_variant(r["variant"])[0] == "rouge"), key=lambda r: -float(r["pearson"]))
+    shown = others + [v for v in variants if split_variant(v)[0] == "bleu"] + [r["variant"] for r in ranked[:1]]
+    table = []
+    for v in shown:
+        cells = []
+        for c in combinations:
+            r = by.get((v, c))
+            cells.append("NA" if r is None else _f(r["pearson"]) + ("*" if r["optimal"] == "yes" else ""))
+        table.append([v, *cells])
+    _write(out, ["metric", *combinations], table,
+           "Table 5. SERA (Cohan & Goharian 2016; SERA<n> / SERADIS<n> = simple / rank-discounted overlap of the top n "
+           "results; PL plain and KW keyword queries; _A mean, _M median over summaries) against BLEU and the best ROUGE "
+           f"variant ({comb}): Pearson r with every human combination; * = optimal (Williams tests among all metrics)."
+           + ("" if others else " SERA was not computed (disabled, or the data set has no documents and no corpus "
+                                "is configured)."))
 
 
 def _figure_setup():
@@ -194,6 +219,7 @@ def write_all(correlations: str, williams: Sequence[str], summary_human: str, ou
     table1(corr, comb, out / "table1")
     table2(corr, comb, out / "table2")
     table4(corr, combinations, top, out / "table4")
+    table5(corr, combinations, comb, out / "table5")
     sh = read_tsv(summary_human)
     figure1(sh, out / "figure1_coverage_vs_lq")
     figure2(sh, out / "figure2_densities")

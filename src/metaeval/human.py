@@ -13,6 +13,8 @@ Combinations (Graham's gold standard is the arithmetic mean):
 ``harmonic``           2 C L / (C + L), 0 when either part is 0
 ``coverage``           C
 ``linguistic_quality`` L
+``pyramid``            the pyramid score P of the summary (its SCUs, ``pyramids.jsonl``)
+``modified_pyramid``   the modified pyramid score (Cohan & Goharian 2016 §4.2; ``metaeval.pyramid``)
 =====================  ==========================================
 
 A combination that needs a component the data set does not have is skipped, with the reason.
@@ -25,17 +27,20 @@ order and the default) or each component is averaged first and the means combine
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import numpy as np
 
+from . import pyramid
 from .datasets import Dataset
 
-COMBINATIONS = ("arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality")
+COMBINATIONS = ("arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality", "pyramid",
+                "modified_pyramid")
+PYRAMID_SCORES = ("pyramid", "modified_pyramid")
 NEEDS = {"arithmetic": ("coverage", "linguistic_quality"), "geometric": ("coverage", "linguistic_quality"),
          "harmonic": ("coverage", "linguistic_quality"), "coverage": ("coverage",),
-         "linguistic_quality": ("linguistic_quality",)}
+         "linguistic_quality": ("linguistic_quality",), "pyramid": ("pyramids",), "modified_pyramid": ("pyramids",)}
 ORDERS = ("combine_then_average", "average_then_combine")
 
 
@@ -64,7 +69,9 @@ def available_combinations(human: Mapping[str, Sequence[str]], wanted: Sequence[
     ok, skipped = [], {}
     for name in wanted:
         missing = [part for part in NEEDS[name] if not human.get(part)]
-        if missing:
+        if missing == ["pyramids"]:
+            skipped[name] = "needs SCU annotations, but the data set has no pyramids.jsonl"
+        elif missing:
             skipped[name] = (f"needs {' and '.join(missing).replace('_', ' ')}, but the data set lists no "
                              f"{' or '.join(missing).replace('_', ' ')} dimensions")
         else:
@@ -81,6 +88,12 @@ class SummaryHuman:
     coverage: np.ndarray
     linguistic_quality: np.ndarray
     combinations: dict[str, np.ndarray]
+    pyramids: dict[str, np.ndarray] = field(default_factory=dict)   # pyramid, modified_pyramid
+
+
+def components(ds: Dataset) -> dict[str, list[str]]:
+    """What :func:`available_combinations` checks: the data set's components and its pyramids."""
+    return {**ds.human, "pyramids": ["pyramids.jsonl"] if ds.pyramids else []}
 
 
 def summary_human_scores(ds: Dataset, combinations: Sequence[str]) -> SummaryHuman:
@@ -100,7 +113,12 @@ def summary_human_scores(ds: Dataset, combinations: Sequence[str]) -> SummaryHum
 
     c = component("coverage")
     l = component("linguistic_quality")
-    return SummaryHuman(keys, kinds, c, l, {name: combine(name, c, l) for name in combinations})
+    pyr = {name: np.full(len(keys), np.nan) for name in PYRAMID_SCORES}
+    for i, (topic, summarizer) in enumerate(keys):
+        if ds.pyramids and topic in ds.pyramids:
+            pyr["pyramid"][i], pyr["modified_pyramid"][i] = pyramid.summary_scores(ds.pyramids[topic], summarizer)
+    return SummaryHuman(keys, kinds, c, l, {name: pyr[name] if name in pyr else combine(name, c, l)
+                                            for name in combinations}, pyr)
 
 
 @dataclass
@@ -126,6 +144,11 @@ def system_human_scores(sh: SummaryHuman, order: str = "combine_then_average") -
         cnt = np.zeros(len(summarizers), dtype=int)
         for j, s in enumerate(summarizers):
             if order == "combine_then_average":
+                x = per_summary[idx[s]]
+                x = x[~np.isnan(x)]
+                cnt[j] = len(x)
+                vals[j] = math.fsum(x) / len(x) if len(x) else np.nan
+            elif name in PYRAMID_SCORES:                 # not a combination: nothing to combine
                 x = per_summary[idx[s]]
                 x = x[~np.isnan(x)]
                 cnt[j] = len(x)

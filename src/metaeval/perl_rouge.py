@@ -18,6 +18,7 @@ from typing import Sequence
 from .tokenize import EXCEPTION_FILES, rouge_release_dir
 
 _LINE = re.compile(r"^\S+ (ROUGE-\S+) Eval (\d+)\.\S+ R:(\S+) P:(\S+) F:(\S+)$")
+_AVERAGE = re.compile(r"^\S+ (ROUGE-\S+) Average_([RPF]): (\S+) \(95%-conf\.int\. (\S+) - (\S+)\)$")
 
 
 def unavailable_reason() -> str | None:
@@ -80,10 +81,11 @@ class Options:
     skip: int = 4            # -1 = unlimited
     word_limit: int | None = None
     byte_limit: int | None = None
+    resamples: int = 1       # -r: bootstrap samples of the averages' 95 % intervals
 
     def args(self) -> list[str]:
         a = ["-n", str(self.ngram), "-w", str(self.wlcs_weight), "-2", str(self.skip), "-U",
-             "-f", self.mode, "-p", str(self.alpha), "-c", "95", "-r", "1", "-a", "-d"]
+             "-f", self.mode, "-p", str(self.alpha), "-c", "95", "-r", str(self.resamples), "-a", "-d"]
         if self.stem:
             a.append("-m")
         if self.remove_stopwords:
@@ -112,6 +114,28 @@ def run(items: Sequence[tuple[Sequence[str], Sequence[Sequence[str]]]], options:
         workdir: Path | None = None) -> dict[tuple[str, int], tuple[float, float, float]]:
     """Score each (peer sentences, [model sentences, ...]) with ROUGE-1.5.5; return
     {(measure id, item index): (P, R, F)} as printed by ``-d`` (5 decimals)."""
+    out: dict[tuple[str, int], tuple[float, float, float]] = {}
+    for line in _stdout(items, options, data_dir, workdir).splitlines():
+        m = _LINE.match(line)
+        if m:
+            out[(measure_id(m[1]), int(m[2]) - 1)] = (float(m[4]), float(m[3]), float(m[5]))
+    return out
+
+
+def run_averages(items: Sequence[tuple[Sequence[str], Sequence[Sequence[str]]]], options: Options, data_dir: Path
+                 ) -> dict[tuple[str, str], tuple[float, float, float]]:
+    """ROUGE-1.5.5's averages over all items with their bootstrap intervals (``-c 95 -r
+    options.resamples``): {(measure id, "P"|"R"|"F"): (average, lower, upper)} as printed."""
+    out: dict[tuple[str, str], tuple[float, float, float]] = {}
+    for line in _stdout(items, options, data_dir, None).splitlines():
+        m = _AVERAGE.match(line)
+        if m:
+            out[(measure_id(m[1]), m[2])] = (float(m[3]), float(m[4]), float(m[5]))
+    return out
+
+
+def _stdout(items: Sequence[tuple[Sequence[str], Sequence[Sequence[str]]]], options: Options, data_dir: Path,
+            workdir: Path | None) -> str:
     own = workdir is None
     work = Path(tempfile.mkdtemp(prefix="rouge155-")) if own else workdir
     try:
@@ -134,12 +158,7 @@ def run(items: Sequence[tuple[Sequence[str], Sequence[Sequence[str]]]], options:
         proc = subprocess.run(cmd, capture_output=True)
         if proc.returncode != 0:
             raise RuntimeError(f"ROUGE-1.5.5 failed: {proc.stderr.decode(errors='replace')[-2000:]}")
-        out: dict[tuple[str, int], tuple[float, float, float]] = {}
-        for line in proc.stdout.decode().splitlines():
-            m = _LINE.match(line)
-            if m:
-                out[(measure_id(m[1]), int(m[2]) - 1)] = (float(m[4]), float(m[3]), float(m[5]))
-        return out
+        return proc.stdout.decode()
     finally:
         if own:
             shutil.rmtree(work, ignore_errors=True)

@@ -70,6 +70,7 @@ def figure(path: Path, caption: str) -> str:
 
 def methods(config: Mapping) -> str:
     r, c, a, rr, h = (config.get(k, {}) for k in ("rouge", "correlation", "agreement", "rerank", "human_scores"))
+    se, sw, iv = (config.get(k, {}) for k in ("sera", "sweeps", "intervals"))
     limit = (f"the first {r['word_limit']} words" if r.get("word_limit") else
              f"the first {r['byte_limit']} bytes" if r.get("byte_limit") else "no length limit")
     items = [
@@ -82,6 +83,17 @@ def methods(config: Mapping) -> str:
         "smoothed sentence BLEU per summary.",
         f"Human scores: dimensions rescaled to [0, 1]; coverage and linguistic quality are means of their dimensions; "
         f"combinations {', '.join(h.get('combinations', []))}; order {h.get('order')}.",
+        "Pyramid scores (when the data set has pyramids.jsonl): P = sum of the expressed SCUs' weights over the best "
+        "score of a summary with as many SCUs (original) or with the models' average number of SCUs (modified).",
+        (f"SERA (Cohan & Goharian 2016): every summary's query ({', '.join(se.get('queries', []))}) retrieves from "
+         f"{se.get('corpus') or 'the data set documents'} with {se.get('model')}; SERA-n and rank-discounted SERA-DIS-n "
+         f"at n = {', '.join(map(str, se.get('cutoffs', [])))} against each reference, averaged; mean (_A) and median "
+         "(_M) per system." if se.get("enabled") else "SERA: disabled."),
+        f"Bootstrap intervals of system ROUGE scores exactly as ROUGE-1.5.5 -c {iv.get('confidence')} -r "
+        f"{iv.get('resamples')} (seed {iv.get('seed')}).",
+        f"Sweeps of {', '.join(sw.get('variants', []))}: systems scored against each single reference and all "
+        f"references; with word limits {sw.get('word_limits')} and compression rates {sw.get('compression')} % of the "
+        "source (when documents are known); Kendall tau-b between the rankings; average-rank aggregation.",
         f"System-level Pearson, Spearman and Kendall tau-b over {c.get('summarizers')}; {c.get('bootstrap_samples')} "
         f"bootstrap samples resampling {c.get('resample')} (seed {c.get('seed')}) for the {c.get('confidence')} "
         "interval of Pearson r.",
@@ -108,6 +120,22 @@ SECTIONS = [
                                  "cell means the row variant correlates significantly more strongly with the human "
                                  "scores than the column variant; darker = smaller p."),
         ("notes.tsv", "Notes: skipped combinations, undefined tests and the settings of the tests."),
+    ]),
+    ("SERA and pyramid scores (Cohan & Goharian 2016)", "analysis", [("table5.md", None)]),
+    ("Confidence intervals of system scores (ROUGE-1.5.5 -c 95 -r 1000)", "intervals", [
+        ("intervals.md", None),
+        ("figure_intervals.png", "Each system's score with its bootstrap confidence interval; systems whose intervals "
+                                 "overlap are not reliably ordered by that variant alone."),
+    ]),
+    ("Single versus multiple references (Lin 2004)", "sweeps", [
+        ("references.md", None),
+        ("figure_references.png", "Pearson r with the human scores when the systems are scored against all references "
+                                  "and against each single reference."),
+    ]),
+    ("Length and compression (Pastra & Saggion 2003)", "sweeps", [
+        ("lengths.md", None),
+        ("figure_lengths.png", "Pearson r with the human scores under each word limit and compression rate, and for the "
+                               "average-rank aggregation across them."),
     ]),
     ("Agreement of verdicts on pairs of summarizers (Owczarzak et al. 2012)", "agreement", [
         ("table2.md", None), ("table3.md", None),
@@ -155,6 +183,6 @@ def build_report(dataset_dir: str, config: Mapping, out: str) -> None:
     parts.append("<p>Configuration used:</p>")
     parts.append(f"<pre>{html.escape(yaml.safe_dump(json.loads(json.dumps(dict(config))), sort_keys=True))}</pre>")
     parts.append("<p>Software:</p>" + _table_html(["package", "version"], versions()))
-    parts.append("<p>Machine-readable tables: results/{dataset}/scores/, analysis/, agreement/, rerank/ "
+    parts.append("<p>Machine-readable tables: results/{dataset}/scores/, analysis/, agreement/, rerank/, intervals/, sweeps/ "
                  "(see the repository README for their columns).</p></body></html>")
     atomic_write_text(out, "\n".join(parts) + "\n")

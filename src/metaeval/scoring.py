@@ -221,10 +221,21 @@ def summary_scores_table(parts: Mapping[tuple[str, int, int], Sequence[tuple[str
     return "\n".join(lines) + "\n"
 
 
+def read_metric_scores(path: Path | str) -> list[tuple[str, str, str, float]]:
+    """A long per-summary table of other metrics (topic, summarizer, metric, score), e.g. SERA."""
+    out = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines()[1:]:
+        t, s, m, v = line.split("\t")
+        out.append((t, s, m, math.nan if v in ("", "NA") else float(v)))
+    return out
+
+
 def system_scores_table(parts: Mapping[tuple[str, int, int], Sequence[tuple[str, str, float, float, float]]],
-                        bleu_system: Mapping[tuple[int, int], Sequence[tuple[str, float]]]) -> str:
+                        bleu_system: Mapping[tuple[int, int], Sequence[tuple[str, float]]],
+                        other: Sequence[tuple[str, str, str, float]] = ()) -> str:
     """system_scores.tsv: summarizer, variant, score (ROUGE variants: mean/median of P, R, F over
-    the summarizer's judged summaries; BLEU: its corpus BLEU)."""
+    the summarizer's judged summaries; BLEU: its corpus BLEU; other per-summary metrics such as
+    SERA5_PL: their mean (``_A``) and median (``_M``), e.g. SERA5_PL_A)."""
     lines = ["summarizer\tvariant\tscore"]
     values: dict[str, list[tuple[str, float]]] = {}
     for (measure, stem, stop), rows in parts.items():
@@ -242,6 +253,14 @@ def system_scores_table(parts: Mapping[tuple[str, int, int], Sequence[tuple[str,
     for (stem, stop), rows in bleu_system.items():
         for s, v in rows:
             values.setdefault(s, []).append((variant_id("BLEU", stem, stop), v))
+    by_metric: dict[str, dict[str, list[float]]] = {}
+    for _, s, metric, v in other:
+        if not math.isnan(v):
+            by_metric.setdefault(metric, {}).setdefault(s, []).append(v)
+    for metric, per in by_metric.items():
+        for s, xs in per.items():
+            values.setdefault(s, []).append((f"{metric}_A", math.fsum(xs) / len(xs)))
+            values.setdefault(s, []).append((f"{metric}_M", statistics.median(xs)))
     for s in sorted(values):
         for variant, v in values[s]:
             lines.append(f"{s}\t{variant}\t{fmt(v)}")
@@ -270,7 +289,8 @@ def rouge_signature(rouge: Mapping[str, object]) -> str:
 
 def gather(paths: Sequence[str], measures: Sequence[str], settings: Sequence[Sequence[int]], shards: int,
            bleu: Mapping[str, object], rouge: Mapping[str, object], summary_out: str, system_out: str,
-           signature_out: str, bleu_stats_out: Mapping[tuple[int, int], str]) -> None:
+           signature_out: str, bleu_stats_out: Mapping[tuple[int, int], str], other_scores: Sequence[str] = (),
+           other_signatures: Sequence[str] = ()) -> None:
     """Read the per-(measure, setting, shard) tables named as the workflow names them, and write
     the two score tables, the merged BLEU statistics and the scoring signature."""
     by_name = {Path(p).name: p for p in paths}
@@ -292,9 +312,11 @@ def gather(paths: Sequence[str], measures: Sequence[str], settings: Sequence[Seq
                 for f in shard_files(f"BLEU_signature_{tag}", "txt"):
                     bleu_signatures.update(Path(f).read_text().splitlines())
     atomic_write_text(summary_out, summary_scores_table(parts))
-    atomic_write_text(system_out, system_scores_table(parts, bleu_system))
+    other = [row for f in other_scores for row in read_metric_scores(f)]
+    atomic_write_text(system_out, system_scores_table(parts, bleu_system, other))
     lines = [f"rouge\t{rouge_signature(rouge)}"]
     lines.extend(f"bleu\t{s}" for s in sorted(bleu_signatures))
+    lines.extend(f"sera\t{s}" for s in other_signatures)
     atomic_write_text(signature_out, "\n".join(lines) + "\n")
 
 

@@ -20,6 +20,9 @@ Generative model (documented in the README, so a user can check that the analyse
 * **Latent scores** of a summary: content ``C`` = importance of the distinct units it expresses over
   the importance of the best ``n`` units it could have expressed in its ``n`` sentences; fluency
   ``F`` = share of undamaged, non-repeated sentences.
+* **Pyramids**: each topic's units expressed by its human summaries are its SCUs, weighted by how
+  many human summaries express them; every judged summary is annotated with the SCUs it expresses
+  (``pyramids.jsonl``), so pyramid scores are available as human scores.
 * **Judgments**: ``coverage`` = C + N(0, 0.08) clipped to [0, 1] (like DUC mean coverage);
   five linguistic-quality questions on 1-5 = round(1 + 4 (F + N(0, 0.12))) clipped.
   About 1 % of quality cells are left empty (missing judgments), and the weakest system returns an
@@ -40,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .datasets import Dataset, Dimension, Summary
+from .pyramid import TopicPyramid
 
 FUNCTION_WORDS = ("the", "of", "and", "a", "to", "in", "was", "for", "on", "that", "with", "by",
                   "as", "at", "from", "its", "has", "were", "which", "after", "their", "into")
@@ -103,8 +107,8 @@ def _damage(rng: np.random.Generator, words: list[str]) -> list[str]:
 
 def _write(rng: np.random.Generator, topic: _Topic, n: int, unit_prob: float, unit_power: float,
            variant_probs: tuple[float, float, float], fluency: float, human: bool
-           ) -> tuple[list[str], float, float]:
-    """One summary: its sentences, latent content C and latent fluency F."""
+           ) -> tuple[list[str], float, float, list[int]]:
+    """One summary: its sentences, latent content C, latent fluency F and the units it expresses."""
     w = np.array(topic.weights) ** unit_power
     chosen: list[int] = []
     sentences: list[str] = []
@@ -134,7 +138,18 @@ def _write(rng: np.random.Generator, topic: _Topic, n: int, unit_prob: float, un
             sentences.append(sentences[-1])  # redundancy
     content = sum(topic.weights[k] for k in set(chosen)) / topic.best_mass(n)
     fluency_latent = good / len(sentences)
-    return sentences, min(1.0, content), fluency_latent
+    return sentences, min(1.0, content), fluency_latent, sorted(set(chosen))
+
+
+def _pyramid(topic: str, expressed: dict[str, list[int]], models: list[str]) -> TopicPyramid:
+    """The topic's pyramid: the units the human summaries express, weighted by how many do; every
+    summary annotated with the pyramid units it expresses (units no model has are not SCUs)."""
+    weights: dict[str, int] = {}
+    for h in models:
+        for k in expressed[h]:
+            weights[f"U{k + 1:02d}"] = weights.get(f"U{k + 1:02d}", 0) + 1
+    return TopicPyramid(topic, len(models), weights, {
+        s: tuple(f"U{k + 1:02d}" for k in units if f"U{k + 1:02d}" in weights) for s, units in expressed.items()})
 
 
 def simulate(params: SimulationParams = SimulationParams(), name: str = "default") -> Dataset:
@@ -148,6 +163,7 @@ def simulate(params: SimulationParams = SimulationParams(), name: str = "default
     summaries: list[Summary] = []
     judgments: dict[tuple[str, str], dict[str, float]] = {}
     documents: dict[str, list[str]] = {}
+    pyramids: dict[str, TopicPyramid] = {}
     weakest = system_ids[int(np.argmin(skills))]
     for t in range(p.topics):
         topic_id = f"D{t + 1:03d}"
@@ -163,12 +179,14 @@ def simulate(params: SimulationParams = SimulationParams(), name: str = "default
             extractive = (i % 2) == 0
             variants = (0.9, 0.05, 0.05) if extractive else (0.2, 0.4, 0.4)
             writers.append((s, "system", skills[i], 1 + 3 * skills[i], variants, fluencies[i]))
+        expressed: dict[str, list[int]] = {}
         for summarizer, kind, skill, power, variants, fluency in writers:
             human = kind == "human"
-            sents, content, flu = _write(rng, topic, p.sentences, float(skill), float(power), variants,
-                                         float(fluency), human)
+            sents, content, flu, units = _write(rng, topic, p.sentences, float(skill), float(power), variants,
+                                                float(fluency), human)
             if summarizer == weakest and rng.random() < 0.05:
-                sents, content, flu = [], 0.0, 0.0
+                sents, content, flu, units = [], 0.0, 0.0, []
+            expressed[summarizer] = units
             summaries.append(Summary(topic_id, summarizer, kind, tuple(sents)))
             cov = float(np.clip(content + rng.normal(0, 0.08), 0, 1))
             row = {"coverage": round(cov, 4)}
@@ -176,6 +194,7 @@ def simulate(params: SimulationParams = SimulationParams(), name: str = "default
                 val = float(np.clip(round(1 + 4 * (flu + rng.normal(0, 0.12))), 1, 5))
                 row[q] = math.nan if rng.random() < 0.01 else val
             judgments[(topic_id, summarizer)] = row
+        pyramids[topic_id] = _pyramid(topic_id, expressed, human_ids)
     dims = {"coverage": Dimension("coverage", 0, 1, "share of the topic's content units expressed, "
                                   "weighted by importance, plus assessor noise (like DUC mean coverage)")}
     for q in LQ_QUESTIONS:
@@ -201,4 +220,4 @@ def simulate(params: SimulationParams = SimulationParams(), name: str = "default
         },
     }
     return Dataset(name=name, meta=meta, dimensions=dims, human=human, summaries=summaries,
-                   judgments=judgments, documents=documents)
+                   judgments=judgments, documents=documents, pyramids=pyramids)

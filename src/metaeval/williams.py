@@ -80,7 +80,7 @@ def assign_clusters(p: np.ndarray, order: np.ndarray, alpha: float) -> np.ndarra
     walk the metrics in ``order`` (decreasing correlation); a metric opens a new cluster when a
     metric placed earlier in the current cluster significantly outperforms it (p <= alpha).
     Returns the cluster (1 = best) of every metric, in the original indexing."""
-    clusters = np.zeros(len(order), dtype=int)
+    clusters = np.zeros(p.shape[0], dtype=int)   # undefined metrics (not in order) stay 0
     current, start = 1, 0
     for pos, j in enumerate(order):
         earlier = order[start:pos]
