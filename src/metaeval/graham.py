@@ -78,6 +78,19 @@ def table2(corr: list[dict[str, str]], comb: str, out: Path) -> None:
            f"Table 2. Share of the {len(opt)} optimal ROUGE variants ({comb}) attributable to each option.")
 
 
+def _pearson_rows(by: dict[tuple[str, str], dict[str, str]], variants: Sequence[str], combinations: Sequence[str]
+                  ) -> list[list[str]]:
+    """One row per variant: its Pearson r with every combination, * where it is optimal."""
+    table = []
+    for v in variants:
+        cells = []
+        for comb in combinations:
+            r = by.get((v, comb))
+            cells.append("NA" if r is None else _f(r["pearson"]) + ("*" if r["optimal"] == "yes" else ""))
+        table.append([v, *cells])
+    return table
+
+
 def table4(corr: list[dict[str, str]], combinations: Sequence[str], top: int, out: Path) -> None:
     chosen: list[str] = []
     by = {(r["variant"], r["combination"]): r for r in corr}
@@ -87,14 +100,7 @@ def table4(corr: list[dict[str, str]], combinations: Sequence[str], top: int, ou
         for r in rows[:top]:
             if r["variant"] not in chosen:
                 chosen.append(r["variant"])
-    table = []
-    for v in chosen:
-        cells = []
-        for comb in combinations:
-            r = by.get((v, comb))
-            cells.append("NA" if r is None else _f(r["pearson"]) + ("*" if r["optimal"] == "yes" else ""))
-        table.append([v, *cells])
-    _write(out, ["variant", *combinations], table,
+    _write(out, ["variant", *combinations], _pearson_rows(by, chosen, combinations),
            f"Table 4. Pearson r of the top {top} variants of every human combination; * = optimal for that combination.")
 
 
@@ -106,14 +112,7 @@ def table5(corr: list[dict[str, str]], combinations: Sequence[str], comb: str, o
     ranked = sorted((r for r in corr if r["combination"] == comb and r["pearson"] != "NA"
                      and split_variant(r["variant"])[0] == "rouge"), key=lambda r: -float(r["pearson"]))
     shown = others + [v for v in variants if split_variant(v)[0] == "bleu"] + [r["variant"] for r in ranked[:1]]
-    table = []
-    for v in shown:
-        cells = []
-        for c in combinations:
-            r = by.get((v, c))
-            cells.append("NA" if r is None else _f(r["pearson"]) + ("*" if r["optimal"] == "yes" else ""))
-        table.append([v, *cells])
-    _write(out, ["metric", *combinations], table,
+    _write(out, ["metric", *combinations], _pearson_rows(by, shown, combinations),
            "Table 5. SERA (Cohan & Goharian 2016; SERA<n> / SERADIS<n> = simple / rank-discounted overlap of the top n "
            "results; PL plain and KW keyword queries; _A mean, _M median over summaries) against BLEU and the best ROUGE "
            f"variant ({comb}): Pearson r with every human combination; * = optimal (Williams tests among all metrics)."

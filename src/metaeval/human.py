@@ -143,12 +143,8 @@ def system_human_scores(sh: SummaryHuman, order: str = "combine_then_average") -
         vals = np.full(len(summarizers), np.nan)
         cnt = np.zeros(len(summarizers), dtype=int)
         for j, s in enumerate(summarizers):
-            if order == "combine_then_average":
-                x = per_summary[idx[s]]
-                x = x[~np.isnan(x)]
-                cnt[j] = len(x)
-                vals[j] = math.fsum(x) / len(x) if len(x) else np.nan
-            elif name in PYRAMID_SCORES:                 # not a combination: nothing to combine
+            # the pyramid scores combine nothing, so either order is their plain mean
+            if order == "combine_then_average" or name in PYRAMID_SCORES:
                 x = per_summary[idx[s]]
                 x = x[~np.isnan(x)]
                 cnt[j] = len(x)
