@@ -109,7 +109,7 @@ def test_keyword_queries_keep_terms_above_the_mean_idf():
 def test_scores_of_a_data_set(tmp_path):
     folder = write_tiny(tmp_path / "tiny")
     ds = load_dataset(folder)
-    items = sera.items_of(ds.summaries, ds.judgments)
+    items = sera.items_of(ds)
     # the judged human summary B is scored against A only (jackknifing)
     b = next(i for i in items if i.summarizer == "B")
     assert len(b.references) == 1

@@ -105,11 +105,11 @@ def write_intervals(rows, shown, resamples: int, confidence: float, seed: int, o
     """system_intervals.tsv (every variant), intervals.md and figure_intervals (the shown variants)."""
     from pathlib import Path
 
+    from .analysis import fmt as f
     from .datasets import atomic_write_text
     from .graham import _figure_setup, _markdown, _save
 
     out = Path(out_dir)
-    f = lambda x: "NA" if math.isnan(x) else repr(float(x))  # noqa: E731
     atomic_write_text(out / "system_intervals.tsv", "summarizer\tvariant\tn\tscore\tresampled_mean\tlower\tupper\n" + "".join(
         f"{s}\t{v}\t{n}\t{f(i.mean)}\t{f(i.resampled_mean)}\t{f(i.lower)}\t{f(i.upper)}\n" for s, v, n, i in rows))
     chosen = [v for v in shown if any(v == r[1] for r in rows)]

@@ -121,14 +121,13 @@ def bleu_scores(records: Sequence[TokenRecord], jackknife_systems: bool, smoothi
     summaries (:func:`corpus_bleu_from_stats`), so topics can be scored in shards."""
     rows, task = scoring_task(records, jackknife_systems)
     text = [" ".join(r.tokenized.tokens) for r in records]
-    per_summary, stats = [], []
+    per_summary = []
     by_summarizer: dict[str, list[int]] = {}
     for row, ((topic, summarizer), peer, sets) in enumerate(zip(rows, task.peers, task.reference_sets)):
         scores = [sentence_bleu(text[peer], [text[m] for m in refs], smoothing) for refs in sets]
         per_summary.append((topic, summarizer, math.fsum(scores) / len(scores)))
-        for k, refs in enumerate(sets):
-            stats.append((topic, summarizer, k, sufficient_stats(text[peer], [text[m] for m in refs])))
         by_summarizer.setdefault(summarizer, []).append(row)
+    stats = _bleu_statistics(rows, task, text)
     signatures = {f"per-summary: {sentence_signature(smoothing)}"}
     for summarizer, idx in by_summarizer.items():
         # the corpus signature names the number of references (nrefs); computed on this summarizer's corpus
@@ -136,6 +135,19 @@ def bleu_scores(records: Sequence[TokenRecord], jackknife_systems: bool, smoothi
                                           [[text[m] for m in task.reference_sets[i][0]] for i in idx])
         signatures.add(f"system: {signature}")
     return BleuResult(per_summary, stats, sorted(signatures))
+
+
+def _bleu_statistics(rows: Sequence[tuple[str, str]], task: Task, text: Sequence[str]
+                     ) -> list[tuple[str, str, int, list[float]]]:
+    return [(topic, summarizer, k, sufficient_stats(text[peer], [text[m] for m in refs]))
+            for (topic, summarizer), peer, sets in zip(rows, task.peers, task.reference_sets)
+            for k, refs in enumerate(sets)]
+
+
+def bleu_statistics(records: Sequence[TokenRecord], jackknife_systems: bool) -> list[tuple[str, str, int, list[float]]]:
+    """Only the per-summary sufficient statistics of :func:`bleu_scores` (all a corpus BLEU needs)."""
+    rows, task = scoring_task(records, jackknife_systems)
+    return _bleu_statistics(rows, task, [" ".join(r.tokenized.tokens) for r in records])
 
 
 def expand_stats(stats: Sequence[tuple[str, str, int, list[float]]]) -> list[tuple[str, str, int, list[float]]]:

@@ -27,6 +27,7 @@ language model.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import math
@@ -39,7 +40,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 from scipy import sparse
 
-from .datasets import atomic_write_text
+from .datasets import Dataset, atomic_write_text, fail, json_objects
 from .tokenize import morph_stem, spl_lines, stopwords
 
 MODELS = ("lm_dirichlet", "bm25")
@@ -94,19 +95,17 @@ class Index:
     counts: sparse.csr_matrix     # (D, T) int64
     stem: bool
 
-    @property
+    @functools.cached_property
     def term_index(self) -> dict[str, int]:
-        if not hasattr(self, "_ti"):
-            self._ti = {t: i for i, t in enumerate(self.terms)}
-        return self._ti
+        return {t: i for i, t in enumerate(self.terms)}
 
-    @property
+    @functools.cached_property
     def lengths(self) -> np.ndarray:
         """Document lengths in single-word tokens."""
         unigram = np.array([" " not in t for t in self.terms], dtype=bool)
         return np.asarray(self.counts[:, unigram].sum(axis=1)).ravel().astype(float)
 
-    @property
+    @functools.cached_property
     def df(self) -> np.ndarray:
         return np.diff(self.counts.tocsc().indptr).astype(float)
 
@@ -130,21 +129,14 @@ def build_index(documents: Sequence[tuple[str, str]], stem: bool) -> Index:
 
 def corpus_documents(path: Path | str) -> list[tuple[str, str]]:
     """The documents of a file in the documents.jsonl form ({"topic", "documents": [...]}, one line
-    per topic): ids "<topic>#<k>" in file order."""
+    per topic): ids "<topic>#<k>" in file order. (Unlike a data set's own documents.jsonl, a
+    configured corpus's topics need not be the data set's.)"""
     out = []
-    with open(path, encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}, line {line_no}: not valid JSON ({e.msg}); expected "
-                                 '{"topic": ..., "documents": [text, ...]}') from None
-            docs = rec.get("documents") if isinstance(rec, dict) else None
-            if not isinstance(docs, list) or not all(isinstance(d, str) for d in docs):
-                raise ValueError(f"{path}, line {line_no}, field documents: expected a list of strings")
-            out.extend((f"{rec.get('topic', line_no)}#{k}", d) for k, d in enumerate(docs))
+    for line_no, rec in json_objects(path, '{"topic": ..., "documents": [text, ...]}'):
+        docs = rec.get("documents")
+        if not isinstance(docs, list) or not all(isinstance(d, str) for d in docs):
+            raise fail(path, line_no, "documents", "expected a list of strings")
+        out.extend((f"{rec.get('topic', line_no)}#{k}", d) for k, d in enumerate(docs))
     return out
 
 
@@ -340,25 +332,19 @@ def score_items(items: Sequence[Item], index: Index, cutoffs: Sequence[int], que
 
 
 def write_scores(rows: Iterable[tuple[str, str, str, float]], path: Path | str) -> None:
-    body = "".join(f"{t}\t{s}\t{m}\t{'NA' if math.isnan(v) else repr(float(v))}\n" for t, s, m, v in rows)
+    from .analysis import fmt
+
+    body = "".join(f"{t}\t{s}\t{m}\t{fmt(v)}\n" for t, s, m, v in rows)
     atomic_write_text(path, "topic\tsummarizer\tmetric\tscore\n" + body)
 
 
-def items_of(summaries: Sequence, judged: Iterable[tuple[str, str]]) -> list[Item]:
+def items_of(ds: Dataset) -> list[Item]:
     """The judged summaries with their references: every human summary of the topic except the
     summary itself (a judged human summary is jackknifed). Averaging SERA over all references
     equals averaging it over the leave-one-out reference sets, so no jackknife option is needed."""
-    judged = set(judged)
-    refs: dict[str, list] = {}
-    for s in sorted(summaries, key=lambda s: s.summarizer):
-        if s.kind == "human":
-            refs.setdefault(s.topic, []).append(s)
-    out = []
-    for s in summaries:
-        if s.key in judged:
-            others = tuple(r.sentences for r in refs.get(s.topic, []) if r.summarizer != s.summarizer)
-            out.append(Item(s.topic, s.summarizer, s.sentences, others))
-    return out
+    return [Item(s.topic, s.summarizer, s.sentences,
+                 tuple(r.sentences for r in ds.references(s.topic) if r.summarizer != s.summarizer))
+            for s in ds.judged()]
 
 
 def signature(model: str, mu: float | None, bm25: Sequence[float] | None, cutoffs: Sequence[int],
@@ -372,12 +358,12 @@ def signature(model: str, mu: float | None, bm25: Sequence[float] | None, cutoff
                      f"corpus:{corpus}", f"metaeval:{__version__}"])
 
 
-def run_sera(ds, index: Index, cutoffs: Sequence[int], queries: Sequence[str], model: str, mu: float | None,
+def run_sera(ds: Dataset, index: Index, cutoffs: Sequence[int], queries: Sequence[str], model: str, mu: float | None,
              bm25: Sequence[float] | None, corpus: str, out_scores: str, out_signature: str, log=None) -> None:
     """Score every judged summary of a data set and write the long table and the signature. Without
     documents (an empty index) the table has no rows: SERA is then absent from every analysis."""
     k1, b = bm25 if bm25 else (1.2, 0.75)
-    items = items_of(ds.summaries, ds.judgments)
+    items = items_of(ds)
     rows = score_items(items, index, cutoffs, queries, model, mu or 2000.0, k1, b) if index.doc_ids else []
     if log:
         log.info("%d judged summaries, %d documents indexed, %d scores", len(items), len(index.doc_ids), len(rows))

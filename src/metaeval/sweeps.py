@@ -29,10 +29,11 @@ from typing import Mapping, Sequence
 import numpy as np
 from scipy import stats
 
-from .correlation import point_correlations
+from .analysis import fmt
+from .correlation import point_correlations, split_variant
 from .datasets import Dataset, atomic_write_text
 from .rouge import parse_measure
-from .scoring import (TokenRecord, bleu_scores, corpus_bleu_from_stats, expand_stats, score_measure,
+from .scoring import (TokenRecord, bleu_statistics, corpus_bleu_from_stats, expand_stats, score_measure,
                       setting_from_tag)
 from .tokenize import tokenize_summary
 
@@ -97,24 +98,23 @@ def condition_scores(ds: Dataset, cond: Condition, variants: Sequence[str], alph
     cache: dict[tuple[int, int], list[TokenRecord]] = {}
     topics = 0
     for v in variants:
-        parts = v.split("_")
-        stem, stop = int(parts[1][2:]), int(parts[2][2:])
+        family, key, statistic = split_variant(v)
+        stem, stop = key if family == "bleu" else key[1:3]
         if (stem, stop) not in cache:
             cache[(stem, stop)] = _records(ds, cond, stem, stop, words)
         records = cache[(stem, stop)]
         topics = len({r.topic for r in records})
         if not records:
             continue
-        if parts[0] == "BLEU":
-            stats_ = bleu_scores(records, False, "exp").stats
-            out[v] = dict(corpus_bleu_from_stats(expand_stats(stats_)))
+        if family == "bleu":
+            out[v] = dict(corpus_bleu_from_stats(expand_stats(bleu_statistics(records, False))))
             continue
-        rows = score_measure(records, parse_measure(parts[0]), alpha, mode, False)
-        k = "PRF".index(parts[4])
+        rows = score_measure(records, parse_measure(key[0]), alpha, mode, False)
+        k = "PRF".index(key[3])
         per: dict[str, list[float]] = {}
         for r in rows:
             per.setdefault(r[1], []).append(r[2 + k])
-        out[v] = {s: (math.fsum(x) / len(x) if parts[3] == "A" else statistics.median(x)) for s, x in per.items()}
+        out[v] = {s: (math.fsum(x) / len(x) if statistic == "A" else statistics.median(x)) for s, x in per.items()}
     return out, topics
 
 
@@ -170,21 +170,23 @@ def run_sweep(ds: Dataset, conditions: Sequence[Condition], variants: Sequence[s
 
 # ----------------------------------------------------------------------------- tables
 
-def _fmt(x: float) -> str:
-    return "NA" if x is None or (isinstance(x, float) and math.isnan(x)) else repr(float(x))
-
-
 def _f3(x: float) -> str:
     return "NA" if math.isnan(x) else f"{x:.3f}"
+
+
+def series(sw: Sweep) -> dict[str, dict[str, dict[str, float]]]:
+    """{condition or aggregate: {variant: {system: score}}}, an aggregate's scores being its negated
+    mean ranks (so that higher is better everywhere)."""
+    out = {c.name: sw.scores[c.name] for c in sw.conditions}
+    out.update({a: {v: {s: -r for s, r in per.items()} for v, per in vs.items()} for a, vs in sw.aggregates.items()})
+    return out
 
 
 def correlations(sw: Sweep, human: Mapping[str, Mapping[str, float]]) -> list[tuple[str, str, str, int, float, float, float]]:
     """(condition, variant, combination, n, pearson, spearman, kendall) for every condition and aggregate
     (an aggregate's scores are negated mean ranks, so higher is better)."""
     rows = []
-    series = {c.name: sw.scores[c.name] for c in sw.conditions}
-    series.update({a: {v: {s: -r for s, r in per.items()} for v, per in vs.items()} for a, vs in sw.aggregates.items()})
-    for name, per_variant in series.items():
+    for name, per_variant in series(sw).items():
         for v, sc in per_variant.items():
             for comb, h in human.items():
                 common = sorted(set(sc) & set(h))
@@ -196,14 +198,13 @@ def correlations(sw: Sweep, human: Mapping[str, Mapping[str, float]]) -> list[tu
 
 def consistency(sw: Sweep) -> list[tuple[str, str, str, float]]:
     """(variant, condition a, condition b, Kendall tau-b) for every pair of conditions (and aggregates)."""
-    names = [c.name for c in sw.conditions] + list(sw.aggregates)
+    every = series(sw)
+    names = list(every)
     out = []
     for v in next(iter(sw.scores.values()), {}):
-        series = {c.name: sw.scores[c.name][v] for c in sw.conditions}
-        series.update({a: {s: -r for s, r in sw.aggregates[a][v].items()} for a in sw.aggregates})
         for i, a in enumerate(names):
             for b in names[i + 1:]:
-                out.append((v, a, b, kendall(series[a], series[b])))
+                out.append((v, a, b, kendall(every[a][v], every[b][v])))
     return out
 
 
@@ -215,18 +216,18 @@ def write_sweep(sw: Sweep, human: Mapping[str, Mapping[str, float]], main: str, 
     for c in sw.conditions:
         for v, sc in sw.scores[c.name].items():
             rk = ranks(sc) if sc else {}
-            lines += [f"{c.name}\t{sw.topics[c.name]}\t{v}\t{s}\t{_fmt(sc[s])}\t{_fmt(rk[s])}" for s in sorted(sc)]
+            lines += [f"{c.name}\t{sw.topics[c.name]}\t{v}\t{s}\t{fmt(sc[s])}\t{fmt(rk[s])}" for s in sorted(sc)]
     for a, vs in sw.aggregates.items():
         for v, mr in vs.items():
             rk = ranks({s: -r for s, r in mr.items()}) if mr else {}
-            lines += [f"{a}\tNA\t{v}\t{s}\t{_fmt(-mr[s])}\t{_fmt(rk[s])}" for s in sorted(mr)]
+            lines += [f"{a}\tNA\t{v}\t{s}\t{fmt(-mr[s])}\t{fmt(rk[s])}" for s in sorted(mr)]
     atomic_write_text(out / f"{prefix}_scores.tsv", "\n".join(lines) + "\n")
     corr = correlations(sw, human)
     atomic_write_text(out / f"{prefix}_correlations.tsv", "condition\tvariant\tcombination\tn\tpearson\tspearman\tkendall\n"
-                      + "".join(f"{a}\t{v}\t{c}\t{n}\t{_fmt(p)}\t{_fmt(s)}\t{_fmt(k)}\n" for a, v, c, n, p, s, k in corr))
+                      + "".join(f"{a}\t{v}\t{c}\t{n}\t{fmt(p)}\t{fmt(s)}\t{fmt(k)}\n" for a, v, c, n, p, s, k in corr))
     cons = consistency(sw)
     atomic_write_text(out / f"{prefix}_consistency.tsv", "variant\tcondition_a\tcondition_b\tkendall\n"
-                      + "".join(f"{v}\t{a}\t{b}\t{_fmt(t)}\n" for v, a, b, t in cons))
+                      + "".join(f"{v}\t{a}\t{b}\t{fmt(t)}\n" for v, a, b, t in cons))
     _markdown_table(sw, corr, cons, main, prefix, title, out / f"{prefix}.md")
     _figure(sw, corr, main, prefix, out / f"figure_{prefix}")
 
