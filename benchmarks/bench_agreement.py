@@ -16,8 +16,8 @@ import time
 import numpy as np
 from scipy import stats
 
-from metaeval.agreement import pair_grid
-from metaeval.comparisons import agreement_tables
+from metaeval.stages.agreement import agreement_tables
+from metaeval.stats.verdicts import pair_grid
 
 
 def main() -> None:
@@ -43,10 +43,10 @@ def main() -> None:
     grid = metrics["m0"]
     ref = np.array([stats.wilcoxon(grid[i] - grid[j]).pvalue for i, j in zip(ii, jj)])
     t_ref = (time.perf_counter() - t0) * (a.metrics + a.combinations)
-    assert np.allclose(ref, res["verdicts"]["m0"].p)
+    assert np.allclose(ref, res.verdicts["m0"].p)
     scorers = a.metrics + a.combinations
     print(f"{a.systems} systems ({len(ii)} pairs) x {a.metrics} metrics x {a.combinations} combinations, {a.topics} topics")
-    print(f"  metaeval agreement stage        {t_ours:8.2f} s  ({len(res['rows'])} agreement rows, "
+    print(f"  metaeval agreement stage        {t_ours:8.2f} s  ({len(res.rows)} agreement rows, "
           f"{len(ii) * scorers} Wilcoxon tests)")
     print(f"  scipy pair-by-pair (extrapol.)  {t_ref:8.2f} s")
     print(f"  speed-up                        {t_ref / t_ours:8.1f} x   (p-values identical for the checked metric)")

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from metaeval import perl_rouge
-from metaeval.datasets import load_dataset
-from metaeval.intervals import rouge_interval
-from metaeval.rouge import parse_measure
-from metaeval.scoring import TokenRecord, score_measure
-from metaeval.tokenize import Setting, tokenize_summary
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))   # the reference runner
+import perl_rouge  # noqa: E402
+from metaeval.data.datasets import load_dataset
+from metaeval.stats.rouge_bootstrap import rouge_interval
+from metaeval.metrics.rouge import parse_measure
+from metaeval.stages.scoring import TokenRecord, score_measure
+from metaeval.metrics.tokenize import Setting, tokenize_summary
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -51,7 +53,7 @@ def main() -> None:
     scores = {m: sorted(score_measure(records, parse_measure(m), 0.5, "A", False))
               for m in ("R1", "R2", "R3", "R4", "RL", "RW", "RSU4")}
     t = time.perf_counter()
-    ours = {(m, prf): rouge_interval(np.array([r[k] for r in rows]), 1000, 95)
+    ours = {(m, prf): rouge_interval(np.array([r[k] for r in rows]), 1000, 0.95, 0)
             for m, rows in scores.items() for k, prf in ((2, "P"), (3, "R"), (4, "F"))}
     t_ours = time.perf_counter() - t
     equal = sum(1 for key, iv in ours.items()

@@ -32,7 +32,7 @@ DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "summev
 
 
 def _load(path: str, copies: int = 1, subset: int | None = None):
-    from metaeval.datasets import Dataset, Summary, load_dataset
+    from metaeval.data.datasets import Dataset, Summary, load_dataset
 
     ds = load_dataset(path)
     if subset:
@@ -48,9 +48,9 @@ def _load(path: str, copies: int = 1, subset: int | None = None):
 
 def worker_ours(path: str, copies: int, subset: int | None, measures: list[str], settings: list[tuple[int, int]],
                 out: str | None) -> dict:
-    from metaeval.rouge import parse_measure
-    from metaeval.scoring import score_dataset
-    from metaeval.tokenize import Setting
+    from metaeval.metrics.rouge import parse_measure
+    from metaeval.stages.scoring import score_dataset
+    from metaeval.metrics.tokenize import Setting
 
     ds = _load(path, copies, subset)
     t0 = time.perf_counter()
@@ -62,7 +62,8 @@ def worker_ours(path: str, copies: int, subset: int | None, measures: list[str],
 
 
 def worker_perl(path: str, subset: int | None, out: str) -> dict:
-    from metaeval import perl_rouge
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))   # the reference runner
+    import perl_rouge
 
     ds = _load(path, 1, subset)
     items, keys = [], []

@@ -15,7 +15,7 @@ import time
 import numpy as np
 from scipy import stats
 
-from metaeval.williams import williams_matrix
+from metaeval.stats.williams import williams_matrix
 
 
 def per_pair_reference(h: np.ndarray, mm: np.ndarray, n: int) -> np.ndarray:

@@ -3,21 +3,17 @@
 
 rule agreement:
     input:
-        unpack(pairwise_inputs),
+        unpack(analysis_inputs),
     output:
-        reported(expand("results/{{dataset}}/agreement/{name}", name=AGREEMENT_OUTPUTS), "Agreement"),
+        **reported(OUT.files("agreement"), "Agreement"),
     params:
-        code=mconfig.code_version("agreement", "comparisons", "analysis", "graham"),
-        combinations=HUMAN["combinations"],
-        alpha=AGREEMENT["alpha"],
-        min_topics=AGREEMENT["min_topics"],
-        baseline=AGREEMENT["baseline"],
+        code=code("agreement"),
+        options=OPTIONS.agreement,
     log:
-        "results/{dataset}/logs/agreement.log",
+        OUT.log("agreement"),
     threads: 1
     resources:
-        mem_mb=SCALE["analysis_mem_mb"],
-        runtime=SCALE["analysis_runtime"],
+        **ANALYSIS,
     conda:
         METAEVAL_ENV
     script:

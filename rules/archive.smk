@@ -4,21 +4,21 @@
 
 rule archive:
     input:
-        [f"results/archive/{d}-{mconfig.config_hash(mconfig.resolved(config, d))}.tar.gz" for d in DATASETS],
+        [OUT.ARCHIVE.format(dataset=d, confighash=OPTIONS.config_hash(d)) for d in DATASETS],
 
 
 rule archive_dataset:
     input:
-        lambda wc: dataset_outputs(wc.dataset),
+        lambda wc: OUT.final(wc.dataset, COMBINATIONS),
     output:
-        "results/archive/{dataset}-{confighash}.tar.gz",
+        OUT.ARCHIVE,
     params:
-        code=mconfig.code_version("archive"),
-        config=lambda wc: mconfig.resolved(config, wc.dataset),
-        workflow_dir=workflow.basedir,
-        git=lambda wc: archive_git_state(),
+        code=code("archive"),
+        config=lambda wc: OPTIONS.resolved(wc.dataset),
+        results=lambda wc: OUT.dataset_dir(wc.dataset),
+        git=lambda wc: git_state(workflow.basedir),
     log:
-        "results/archive/logs/{dataset}-{confighash}.log",
+        OUT.ARCHIVE_LOG,
     conda:
         METAEVAL_ENV
     script:

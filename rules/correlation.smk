@@ -1,63 +1,44 @@
 # Stage 4 - correlation: system-level correlations with bootstrap intervals, Williams tests,
-# optimal variants and significance clusters, the summary-level table; Graham's tables and figures.
+# optimal variants and significance clusters, the summary-level table; the correlation tables
+# and figures (Graham 2015's Tables 1, 2, 4 and Figures 1-3; Table 5 for SERA).
 
 
 rule correlate:
     input:
-        unpack(bleu_stats),
-        unpack(sera_scores),
-        system_scores="results/{dataset}/scores/system_scores.tsv",
-        summary_scores="results/{dataset}/scores/summary_scores.tsv",
-        summary_human="results/{dataset}/human/summary_human.tsv",
-        system_human="results/{dataset}/human/system_human.tsv",
-        skipped="results/{dataset}/human/skipped.tsv",
+        unpack(analysis_inputs),
+        skipped=OUT.file("human", "skipped"),
     output:
-        correlations="results/{dataset}/analysis/correlations.tsv",
-        williams=expand("results/{{dataset}}/analysis/williams_{combination}.tsv", combination=HUMAN["combinations"]),
-        summary_level="results/{dataset}/analysis/summary_level_correlations.tsv",
-        notes="results/{dataset}/analysis/notes.tsv",
+        **OUT.files("correlation", combination=COMBINATIONS),
     params:
-        code=mconfig.code_version("analysis", "correlation", "williams", "human", "scoring"),
-        combinations=HUMAN["combinations"],
-        summarizers=CORRELATION["summarizers"],
-        samples=CORRELATION["bootstrap_samples"],
-        resample=CORRELATION["resample"],
-        confidence=CORRELATION["confidence"],
-        seed=CORRELATION["seed"],
-        alpha=CORRELATION["alpha"],
-        correction=CORRELATION["correction"],
+        code=code("correlate"),
+        options=OPTIONS.correlate,
     log:
-        "results/{dataset}/logs/correlate.log",
+        OUT.log("correlate"),
     threads: 1
     resources:
-        mem_mb=SCALE["analysis_mem_mb"],
-        runtime=SCALE["analysis_runtime"],
+        **ANALYSIS,
     conda:
         METAEVAL_ENV
     script:
         "../workflow/scripts/correlate.py"
 
 
-rule graham_tables:
+rule correlation_tables:
     input:
-        correlations="results/{dataset}/analysis/correlations.tsv",
-        williams=expand("results/{{dataset}}/analysis/williams_{combination}.tsv", combination=HUMAN["combinations"]),
-        summary_human="results/{dataset}/human/summary_human.tsv",
+        **{k: v for k, v in OUT.files("correlation", combination=COMBINATIONS).items()
+           if k == "correlations" or k.startswith("williams_")},
+        summary_human=OUT.file("human", "summaries"),
     output:
-        tables=reported(expand("results/{{dataset}}/analysis/{table}.{ext}", table=GRAHAM_TABLES, ext=("tsv", "md")), "Correlation"),
-        figures=reported(expand("results/{{dataset}}/analysis/{figure}.{ext}", figure=GRAHAM_FIGURES, ext=("png", "svg")), "Correlation"),
+        **reported(OUT.files("correlation_tables"), "Correlation"),
     params:
-        code=mconfig.code_version("graham", "analysis"),
-        baselines=CORRELATION["baselines"],
-        top=CORRELATION["top_variants"],
-        alpha=CORRELATION["alpha"],
+        code=code("correlation_tables"),
+        options=OPTIONS.correlation_tables,
     log:
-        "results/{dataset}/logs/graham_tables.log",
+        OUT.log("correlation_tables"),
     threads: 1
     resources:
-        mem_mb=SCALE["analysis_mem_mb"],
-        runtime=SCALE["analysis_runtime"],
+        **ANALYSIS,
     conda:
         METAEVAL_ENV
     script:
-        "../workflow/scripts/graham_tables.py"
+        "../workflow/scripts/correlation_tables.py"

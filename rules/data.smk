@@ -5,13 +5,13 @@
 
 rule simulate_dataset:
     output:
-        multiext("results/{dataset}/simulate/", *DATA_FILES),
+        **OUT.files("simulate"),
     params:
-        code=mconfig.code_version("datasets", "simulate"),
+        code=code("simulate_dataset"),
         name="{dataset}",
-        settings=lambda wc: mconfig.simulation_params(dataset_entry(wc.dataset)),
+        simulation=lambda wc: OPTIONS.simulation(wc.dataset),
     log:
-        "results/{dataset}/logs/simulate_dataset.log",
+        OUT.log("simulate_dataset"),
     conda:
         METAEVAL_ENV
     script:
@@ -20,14 +20,14 @@ rule simulate_dataset:
 
 rule import_summeval:
     input:
-        lambda wc: dataset_entry(wc.dataset)["paths"],
+        lambda wc: OPTIONS.dataset(wc.dataset)["paths"],
     output:
-        multiext("results/{dataset}/import_summeval/", *DATA_FILES),
+        **OUT.files("import_summeval"),
     params:
-        code=mconfig.code_version("datasets", "importers", "sentences"),
+        code=code("import_summeval"),
         name="{dataset}",
     log:
-        "results/{dataset}/logs/import_summeval.log",
+        OUT.log("import_summeval"),
     conda:
         METAEVAL_ENV
     script:
@@ -38,13 +38,13 @@ rule import_duc_tac:
     input:
         duc_tac_inputs,
     output:
-        multiext("results/{dataset}/import_duc_tac/", *DATA_FILES),
+        **OUT.files("import_duc_tac"),
     params:
-        code=mconfig.code_version("datasets", "importers", "sentences"),
+        code=code("import_duc_tac"),
         name="{dataset}",
-        settings=lambda wc: {k: v for k, v in dataset_entry(wc.dataset).items() if k not in ("format", "human")},
+        options=lambda wc: OPTIONS.duc_tac(wc.dataset),
     log:
-        "results/{dataset}/logs/import_duc_tac.log",
+        OUT.log("import_duc_tac"),
     conda:
         METAEVAL_ENV
     script:
@@ -55,12 +55,12 @@ rule validate_dataset:
     input:
         unpack(canonical_inputs),
     output:
-        multiext("results/{dataset}/data/", *DATA_FILES),
+        **OUT.files("data"),
     params:
-        code=mconfig.code_version("datasets"),
-        human=lambda wc: dataset_entry(wc.dataset).get("human"),
+        code=code("validate_dataset"),
+        human=lambda wc: OPTIONS.dataset(wc.dataset).get("human"),
     log:
-        "results/{dataset}/logs/validate_dataset.log",
+        OUT.log("validate_dataset"),
     conda:
         METAEVAL_ENV
     script:
@@ -69,13 +69,13 @@ rule validate_dataset:
 
 rule summarize_dataset:
     input:
-        multiext("results/{dataset}/data/", *DATA_FILES),
+        **data_files(),
     output:
-        "results/{dataset}/data/summary.tsv",
+        **OUT.files("summary"),
     params:
-        code=mconfig.code_version("datasets"),
+        code=code("summarize_dataset"),
     log:
-        "results/{dataset}/logs/summarize_dataset.log",
+        OUT.log("summarize_dataset"),
     conda:
         METAEVAL_ENV
     script:

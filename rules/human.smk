@@ -3,21 +3,17 @@
 
 rule human_scores:
     input:
-        multiext("results/{dataset}/data/", *DATA_FILES),
+        **data_files(),
     output:
-        summaries="results/{dataset}/human/summary_human.tsv",
-        systems="results/{dataset}/human/system_human.tsv",
-        skipped="results/{dataset}/human/skipped.tsv",
+        **OUT.files("human"),
     params:
-        code=mconfig.code_version("datasets", "human", "analysis"),
-        combinations=HUMAN["combinations"],
-        order=HUMAN["order"],
+        code=code("human_scores"),
+        options=OPTIONS.human,
     log:
-        "results/{dataset}/logs/human_scores.log",
+        OUT.log("human_scores"),
     threads: 1
     resources:
-        mem_mb=SCALE["analysis_mem_mb"],
-        runtime=SCALE["analysis_runtime"],
+        **ANALYSIS,
     conda:
         METAEVAL_ENV
     script:

@@ -1,25 +1,24 @@
-# Stage 7 - report: one self-contained HTML report per data set.
+# Stage 7 - report: one self-contained HTML report per data set (its sections: metaeval.outputs).
 
 
 rule report:
     input:
-        lambda wc: [f"results/{wc.dataset}/data/summary.tsv", *scoring_outputs(wc.dataset), *analysis_outputs(wc.dataset)],
+        **OUT.report_inputs(),
     output:
-        report(
-            "results/{dataset}/report.html",
+        report=report(
+            OUT.file("report", "report"),
             caption="../workflow/report/report.rst",
             category="Reports",
             subcategory="{dataset}",
         ),
     params:
-        code=mconfig.code_version("report"),
-        config=lambda wc: mconfig.resolved(config, wc.dataset),
+        code=code("report"),
+        config=lambda wc: OPTIONS.resolved(wc.dataset),
     log:
-        "results/{dataset}/logs/report.log",
+        OUT.log("report"),
     threads: 1
     resources:
-        mem_mb=SCALE["analysis_mem_mb"],
-        runtime=SCALE["analysis_runtime"],
+        **ANALYSIS,
     conda:
         METAEVAL_ENV
     script:

@@ -3,23 +3,18 @@
 
 rule rerank:
     input:
-        unpack(pairwise_inputs),
-        correlations="results/{dataset}/analysis/correlations.tsv",
+        unpack(analysis_inputs),
+        correlations=OUT.file("correlation", "correlations"),
     output:
-        reported(expand("results/{{dataset}}/rerank/{name}", name=RERANK_OUTPUTS), "Re-ranking"),
+        **reported(OUT.files("rerank"), "Re-ranking"),
     params:
-        code=mconfig.code_version("rerank", "comparisons", "analysis", "graham"),
-        combination=RERANK["combination"],
-        best=RERANK["best"],
-        original=RERANK["original"],
-        alpha=RERANK["alpha"],
-        summarizers=CORRELATION["summarizers"],
+        code=code("rerank"),
+        options=OPTIONS.rerank,
     log:
-        "results/{dataset}/logs/rerank.log",
+        OUT.log("rerank"),
     threads: 1
     resources:
-        mem_mb=SCALE["analysis_mem_mb"],
-        runtime=SCALE["analysis_runtime"],
+        **ANALYSIS,
     conda:
         METAEVAL_ENV
     script:

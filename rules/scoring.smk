@@ -8,21 +8,16 @@
 
 rule preprocess:
     input:
-        summaries="results/{dataset}/data/summaries.jsonl",
-        judgments="results/{dataset}/data/judgments.tsv",
-        meta="results/{dataset}/data/dataset.yaml",
+        **data_files("dataset", "summaries", "judgments"),
     output:
-        expand("results/{{dataset}}/scores/tokens/ST{{stem}}_RS{{stop}}.shard{k}.jsonl", k=SHARDS),
+        **OUT.files("tokens", shard=SHARDS),
     params:
-        code=mconfig.code_version("datasets", "tokenize", "porter", "scoring"),
-        word_limit=ROUGE["word_limit"],
-        byte_limit=ROUGE["byte_limit"],
-        shards=SCALE["shards"],
+        code=code("preprocess"),
+        options=OPTIONS.tokenize,
     log:
-        "results/{dataset}/logs/preprocess_ST{stem}_RS{stop}.log",
+        OUT.log("preprocess_ST{stem}_RS{stop}"),
     resources:
-        mem_mb=SCALE["scoring_mem_mb"],
-        runtime=SCALE["scoring_runtime"],
+        **SCORING,
     conda:
         METAEVAL_ENV
     script:
@@ -31,22 +26,18 @@ rule preprocess:
 
 rule score_rouge:
     input:
-        "results/{dataset}/scores/tokens/ST{stem}_RS{stop}.shard{shard}.jsonl",
+        tokens=OUT.file("tokens", "shard{shard}"),
     output:
-        "results/{dataset}/scores/parts/{measure}_ST{stem}_RS{stop}.shard{shard}.tsv",
+        **OUT.files("rouge_part"),
     params:
-        code=mconfig.code_version("rouge", "scoring"),
-        # the ROUGE-W weight reaches RW jobs only, so changing it re-scores only them
-        wlcs_weight=lambda wc: ROUGE["wlcs_weight"] if wc.measure == "RW" else None,
-        alpha=ROUGE["alpha"],
-        mode=ROUGE["multiple_references"],
-        jackknife_systems=ROUGE["jackknife_systems"],
+        code=code("score_rouge"),
+        # the ROUGE-W weight is in RW jobs' records only, so changing it re-scores only them
+        job=lambda wc: OPTIONS.rouge_job(wc.measure),
     log:
-        "results/{dataset}/logs/score_{measure}_ST{stem}_RS{stop}.shard{shard}.log",
+        OUT.log("score_{measure}_ST{stem}_RS{stop}.shard{shard}"),
     threads: 1
     resources:
-        mem_mb=SCALE["scoring_mem_mb"],
-        runtime=SCALE["scoring_runtime"],
+        **SCORING,
     conda:
         METAEVAL_ENV
     script:
@@ -55,21 +46,17 @@ rule score_rouge:
 
 rule score_bleu:
     input:
-        "results/{dataset}/scores/tokens/ST{stem}_RS{stop}.shard{shard}.jsonl",
+        tokens=OUT.file("tokens", "shard{shard}"),
     output:
-        summaries="results/{dataset}/scores/parts/BLEU_ST{stem}_RS{stop}.shard{shard}.tsv",
-        stats="results/{dataset}/scores/parts/BLEU_stats_ST{stem}_RS{stop}.shard{shard}.tsv",
-        signature="results/{dataset}/scores/parts/BLEU_signature_ST{stem}_RS{stop}.shard{shard}.txt",
+        **OUT.files("bleu_part"),
     params:
-        code=mconfig.code_version("bleu", "rouge", "scoring"),
-        jackknife_systems=ROUGE["jackknife_systems"],
-        smoothing=BLEU["per_summary_smoothing"],
+        code=code("score_bleu"),
+        job=OPTIONS.bleu_job,
     log:
-        "results/{dataset}/logs/score_BLEU_ST{stem}_RS{stop}.shard{shard}.log",
+        OUT.log("score_BLEU_ST{stem}_RS{stop}.shard{shard}"),
     threads: 1
     resources:
-        mem_mb=SCALE["scoring_mem_mb"],
-        runtime=SCALE["scoring_runtime"],
+        **SCORING,
     conda:
         METAEVAL_ENV
     script:
@@ -78,18 +65,17 @@ rule score_bleu:
 
 rule sera_index:
     input:
-        sera_corpus,
+        corpus=sera_corpus,
     output:
-        "results/{dataset}/scores/sera/index.zip",
+        **OUT.files("sera_index"),
     params:
-        code=mconfig.code_version("sera", "tokenize", "porter"),
-        stemming=SERA["stemming"],
+        code=code("sera_index"),
+        options=OPTIONS.sera_index,
     log:
-        "results/{dataset}/logs/sera_index.log",
+        OUT.log("sera_index"),
     threads: 1
     resources:
-        mem_mb=SCALE["analysis_mem_mb"],
-        runtime=SCALE["analysis_runtime"],
+        **ANALYSIS,
     conda:
         METAEVAL_ENV
     script:
@@ -98,80 +84,57 @@ rule sera_index:
 
 rule score_sera:
     input:
-        index="results/{dataset}/scores/sera/index.zip",
-        summaries="results/{dataset}/data/summaries.jsonl",
-        judgments="results/{dataset}/data/judgments.tsv",
-        meta="results/{dataset}/data/dataset.yaml",
+        index=OUT.file("sera_index", "index"),
+        **data_files("dataset", "summaries", "judgments"),
     output:
-        scores="results/{dataset}/scores/sera_scores.tsv",
-        signature="results/{dataset}/scores/sera/signature.txt",
+        **OUT.files("sera"),
     params:
-        code=mconfig.code_version("sera", "datasets", "tokenize"),
-        cutoffs=SERA["cutoffs"],
-        queries=SERA["queries"],
-        model=SERA["model"],
-        # each model's own parameters only, so changing the other's re-runs nothing
-        mu=SERA["mu"] if SERA["model"] == "lm_dirichlet" else None,
-        bm25=[SERA["bm25_k1"], SERA["bm25_b"]] if SERA["model"] == "bm25" else None,
-        corpus=SERA["corpus"],
+        code=code("score_sera"),
+        options=OPTIONS.sera,
     log:
-        "results/{dataset}/logs/score_sera.log",
+        OUT.log("score_sera"),
     threads: 1
     resources:
-        mem_mb=SCALE["analysis_mem_mb"],
-        runtime=SCALE["analysis_runtime"],
+        **ANALYSIS,
     conda:
         METAEVAL_ENV
     script:
         "../workflow/scripts/score_sera.py"
 
 
-rule system_intervals:
-    input:
-        "results/{dataset}/scores/summary_scores.tsv",
-    output:
-        reported(expand("results/{{dataset}}/intervals/{f}", f=INTERVAL_OUTPUTS), "Confidence intervals"),
-    params:
-        code=mconfig.code_version("intervals", "graham"),
-        resamples=INTERVALS["resamples"],
-        confidence=INTERVALS["confidence"],
-        seed=INTERVALS["seed"],
-        shown=INTERVALS["shown"],
-    log:
-        "results/{dataset}/logs/system_intervals.log",
-    threads: 1
-    resources:
-        mem_mb=SCALE["analysis_mem_mb"],
-        runtime=SCALE["analysis_runtime"],
-    conda:
-        METAEVAL_ENV
-    script:
-        "../workflow/scripts/system_intervals.py"
-
-
 rule gather_scores:
     input:
         unpack(sera_scores),
-        parts=score_parts,
+        unpack(score_parts),
     output:
-        summaries="results/{dataset}/scores/summary_scores.tsv",
-        systems="results/{dataset}/scores/system_scores.tsv",
-        signature="results/{dataset}/scores/scoring_signature.txt",
-        bleu_stats=expand("results/{{dataset}}/scores/bleu_stats_ST{s}_RS{r}.tsv", zip,
-                          s=[s for s, _ in SETTINGS], r=[r for _, r in SETTINGS]) if BLEU["enabled"] else [],
+        **scores_outputs(),
     params:
-        code=mconfig.code_version("bleu", "scoring"),
-        measures=ROUGE["measures"],
-        settings=SETTINGS,
-        shards=SCALE["shards"],
-        bleu=BLEU,
-        rouge=ROUGE,
+        code=code("gather_scores"),
+        options=OPTIONS.gather,
     log:
-        "results/{dataset}/logs/gather_scores.log",
+        OUT.log("gather_scores"),
     resources:
-        mem_mb=SCALE["analysis_mem_mb"],
-        runtime=SCALE["analysis_runtime"],
+        **ANALYSIS,
     conda:
         METAEVAL_ENV
     script:
         "../workflow/scripts/gather_scores.py"
+
+
+rule system_intervals:
+    input:
+        summary_scores=OUT.file("scores", "summaries"),
+    output:
+        **reported(OUT.files("intervals"), "Confidence intervals"),
+    params:
+        code=code("system_intervals"),
+        options=OPTIONS.intervals,
+    log:
+        OUT.log("system_intervals"),
+    threads: 1
+    resources:
+        **ANALYSIS,
+    conda:
+        METAEVAL_ENV
+    script:
+        "../workflow/scripts/system_intervals.py"

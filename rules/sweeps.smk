@@ -5,49 +5,39 @@
 
 rule reference_sweep:
     input:
-        data=multiext("results/{dataset}/data/", *DATA_FILES),
-        system_human="results/{dataset}/human/system_human.tsv",
+        **data_files(),
+        system_human=OUT.file("human", "systems"),
     output:
-        reported(expand("results/{{dataset}}/sweeps/{f}", f=sweep_outputs("references")), "Reference count"),
+        **reported(OUT.files("reference_sweep"), "Reference count"),
     params:
-        code=mconfig.code_version("sweeps", "scoring", "rouge", "tokenize", "bleu", "graham"),
-        variants=SWEEPS["variants"],
-        combination=SWEEPS["combination"],
-        alpha=ROUGE["alpha"],
-        mode=ROUGE["multiple_references"],
+        code=code("reference_sweep"),
+        options=OPTIONS.reference_sweep,
     log:
-        "results/{dataset}/logs/reference_sweep.log",
+        OUT.log("reference_sweep"),
     threads: 1
     resources:
-        mem_mb=SCALE["analysis_mem_mb"],
-        runtime=SCALE["analysis_runtime"],
+        **ANALYSIS,
     conda:
         METAEVAL_ENV
     script:
-        "../workflow/scripts/sweep.py"
+        "../workflow/scripts/reference_sweep.py"
 
 
 rule length_sweep:
     input:
-        data=multiext("results/{dataset}/data/", *DATA_FILES),
-        system_human="results/{dataset}/human/system_human.tsv",
+        **data_files(),
+        system_human=OUT.file("human", "systems"),
     output:
-        reported(expand("results/{{dataset}}/sweeps/{f}", f=sweep_outputs("lengths")), "Length and compression"),
+        **reported(OUT.files("length_sweep"), "Length and compression"),
     params:
-        code=mconfig.code_version("sweeps", "scoring", "rouge", "tokenize", "bleu", "graham"),
-        variants=SWEEPS["variants"],
-        combination=SWEEPS["combination"],
-        alpha=ROUGE["alpha"],
-        mode=ROUGE["multiple_references"],
-        word_limits=SWEEPS["word_limits"],
-        compression=SWEEPS["compression"],
+        code=code("length_sweep"),
+        options=OPTIONS.length_sweep,
     log:
-        "results/{dataset}/logs/length_sweep.log",
+        OUT.log("length_sweep"),
     threads: 1
     resources:
-        mem_mb=SCALE["analysis_mem_mb"],
-        runtime=SCALE["analysis_runtime"],
+        **ANALYSIS,
     conda:
         METAEVAL_ENV
     script:
-        "../workflow/scripts/sweep.py"
+        "../workflow/scripts/length_sweep.py"

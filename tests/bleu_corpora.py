@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from metaeval.tokenize import Setting, tokenize_summary
+from metaeval.metrics.tokenize import Setting, tokenize_summary
 
 
 def hand_made():

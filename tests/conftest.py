@@ -1,14 +1,25 @@
-"""Shared fixtures: the repository, the real data sets in ../shared/data (skipped when absent),
-and a small valid canonical data set written into a temporary folder."""
+"""Shared test helpers: the repository, the scenarios in .test/ (configs and the tiny data set are
+files there, in the snakemake-workflows style), the real data sets in ../shared/data (skipped when
+absent), running snakemake in a temporary directory, and the small scenario run once per session."""
 from __future__ import annotations
 
+import copy
 import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
+SCENARIOS = REPO / ".test"
+TINY = SCENARIOS / "input" / "tiny"
+
+TINY_YAML = (TINY / "dataset.yaml").read_text(encoding="utf-8")
+TINY_JUDGMENTS = (TINY / "judgments.tsv").read_text(encoding="utf-8")
 
 
 def shared_dataset(name: str) -> Path:
@@ -19,46 +30,87 @@ def shared_dataset(name: str) -> Path:
     return path
 
 
-TINY_YAML = """\
-name: tiny
-description: a tiny test data set
-source: tests
-license: CC0
-citation: none
-dimensions:
-  relevance: {min: 1, max: 5}
-  fluency: {min: 1, max: 5}
-human:
-  coverage: [relevance]
-  linguistic_quality: [fluency]
-"""
-
-
 def tiny_records() -> list[dict]:
-    return [
-        {"topic": "T1", "summarizer": "A", "kind": "human", "sentences": ["The cat sat on the mat .", "It purred ."]},
-        {"topic": "T1", "summarizer": "B", "kind": "human", "text": "A cat was sitting on a mat .\nIt was happy ."},
-        {"topic": "T1", "summarizer": "1", "kind": "system", "sentences": ["The cat sat .", "The mat was red ."]},
-        {"topic": "T1", "summarizer": "2", "kind": "system", "sentences": []},
-        {"topic": "T2", "summarizer": "A", "kind": "human", "sentences": ["Dogs bark at night ."]},
-        {"topic": "T2", "summarizer": "1", "kind": "system", "sentences": ["Dogs bark ."]},
-        {"topic": "T2", "summarizer": "2", "kind": "system", "sentences": ["Night falls over the town ."]},
-    ]
-
-
-TINY_JUDGMENTS = "topic\tsummarizer\trelevance\tfluency\nT1\t1\t3\t4\nT1\t2\t1\t\nT2\t1\t4.5\t5\nT2\t2\t2\t3\nT1\tB\t5\t5\n"
+    """The tiny data set's summary records (.test/input/tiny/summaries.jsonl), to vary in a test."""
+    return [json.loads(l) for l in (TINY / "summaries.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
 def write_tiny(folder: Path, records: list[dict] | None = None, judgments: str | None = None,
                yaml_text: str | None = None) -> Path:
+    """The tiny data set in ``folder``, with any of its three files replaced."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "dataset.yaml").write_text(TINY_YAML if yaml_text is None else yaml_text)
-    recs = tiny_records() if records is None else records
-    (folder / "summaries.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    (folder / "judgments.tsv").write_text(TINY_JUDGMENTS if judgments is None else judgments)
+    shutil.copytree(TINY, folder, dirs_exist_ok=True)
+    if yaml_text is not None:
+        (folder / "dataset.yaml").write_text(yaml_text)
+    if records is not None:
+        (folder / "summaries.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    if judgments is not None:
+        (folder / "judgments.tsv").write_text(judgments)
     return folder
 
 
 @pytest.fixture
 def tiny(tmp_path: Path) -> Path:
     return write_tiny(tmp_path / "tiny")
+
+
+def merge(base: dict, extra: dict | None) -> dict:
+    """``extra`` merged into a copy of ``base``, mappings recursively (as snakemake merges --configfile)."""
+    out = copy.deepcopy(base)
+    for k, v in (extra or {}).items():
+        out[k] = merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else copy.deepcopy(v)
+    return out
+
+
+def scenario_config(name: str = "config.yaml") -> dict:
+    return yaml.safe_load((SCENARIOS / "config" / name).read_text(encoding="utf-8"))
+
+
+def scenario(workdir: Path, name: str = "config.yaml", extra: dict | None = None) -> dict:
+    """Set up a working directory for a scenario of .test/: its inputs and, as config/config.yaml,
+    the scenario's config (with ``extra`` merged in). Returns the config."""
+    shutil.copytree(SCENARIOS / "input", workdir / "input", dirs_exist_ok=True)
+    cfg = merge(scenario_config(name), extra)
+    (workdir / "config").mkdir(parents=True, exist_ok=True)
+    (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
+    return cfg
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True, env: dict | None = None,
+              snakefile: Path = REPO / "Snakefile") -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(snakefile), "-d", str(workdir), *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}")
+    return proc
+
+
+def job_counts(dry_run_output: str) -> dict[str, int]:
+    """The 'Job stats' table of a dry run, as {rule: count}."""
+    if "Job stats:" not in dry_run_output:
+        return {}
+    lines = dry_run_output.split("Job stats:")[1].splitlines()
+    counts = {}
+    for line in lines[3:]:
+        parts = line.split()
+        if len(parts) != 2 or parts[0] == "total":
+            break
+        counts[parts[0]] = int(parts[1])
+    return counts
+
+
+def simulation(**overrides):
+    """The simulated data set's parameters: the schema's defaults with ``overrides``."""
+    from metaeval.options import Options
+
+    opts = Options.from_config({"datasets": {"sim": {"format": "simulated", **overrides}}})
+    return opts.simulation("sim")
+
+
+@pytest.fixture(scope="session")
+def small_run(tmp_path_factory) -> Path:
+    """The small scenario (.test/config/config.yaml), run once: its working directory."""
+    workdir = tmp_path_factory.mktemp("small")
+    scenario(workdir)
+    snakemake(workdir, "--cores", "2")
+    return workdir

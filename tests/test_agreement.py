@@ -7,9 +7,11 @@ import pytest
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint, proportions_ztest
 
-from metaeval import agreement as ag
-from metaeval import rerank as rr
-from metaeval.comparisons import agreement_tables, summary_metric_id
+from metaeval.stages.agreement import agreement_tables
+from metaeval.stages.rerank import choose_best
+from metaeval.stats import pairwise as rr
+from metaeval.stats import verdicts as ag
+from metaeval.variants import Variant
 
 TOPICS = 12
 
@@ -27,6 +29,23 @@ def test_verdicts_against_scipy_and_every_category():
     assert v.p[3] == pytest.approx(stats.wilcoxon(a[3] - b[3]).pvalue)
     assert v.p[0] == pytest.approx(stats.wilcoxon(a[0] - b[0]).pvalue)
     assert np.isnan(v.verdict[4]) and v.n_topics[4] == 4     # untestable
+
+
+def test_each_pairs_p_value_is_scipys_for_that_pair_alone():
+    """A pair's p must not depend on the other pairs (scipy's method='auto' on a batch chooses exact
+    or approximate from the whole batch): rows with zeros, ties, few and many topics, batched."""
+    rng = np.random.default_rng(8)
+    for n in (6, 13, 14, 50, 51):
+        d = np.round(rng.normal(size=(8, n)), 1)              # rounding gives zeros and ties
+        d[::2] = rng.normal(size=(4, n))                        # rows without: exact for n <= 50
+        p = ag.wilcoxon_pvalues(d)
+        for row, got in zip(d, p):
+            assert got == stats.wilcoxon(row).pvalue
+    # the audit's case: a tie-free pair next to a pair with ties, 40 topics
+    tied, free = np.round(rng.normal(size=40), 1), rng.normal(size=40)
+    batch = ag.paired_verdicts(np.stack([tied, free]), np.zeros((2, 40)), 0.05, 5).p
+    assert batch[1] == stats.wilcoxon(free).pvalue == stats.wilcoxon(free, method="exact").pvalue
+    assert ag.wilcoxon_method(free) == "exact" and ag.wilcoxon_method(tied) == "asymptotic"
 
 
 def test_direction_by_median_then_mean():
@@ -64,18 +83,30 @@ def test_agreement_tables_pair_types():
     noise = rng.normal(0, 1, (4, TOPICS))
     res = agreement_tables({"arithmetic": human}, {"good": metric, "noise": noise}, ["1", "2", "3", "H"],
                            ["system", "system", "system", "human"], ["arithmetic"], 0.05, 5, "noise")
-    rows = {(r["metric"], r["pair_type"]): r for r in res["rows"]}
+    rows = {(r["metric"], r["pair_type"]): r for r in res.rows}
     assert rows[("good", "system-system")]["pairs"] == 3 and rows[("good", "human-system")]["pairs"] == 3
-    assert rows[("good", "all")]["accuracy"] >= rows[("noise", "all")]["accuracy"]
-    assert summary_metric_id("R2_ST1_RS0_A_R") == "R2_ST1_RS0_R" and summary_metric_id("BLEU_ST0_RS1") == "BLEU_ST0_RS1"
+    # the 6 pairs' verdicts, recomputed with scipy, and the accuracy counted by hand
+    ii, jj, _ = res.pairs
+    for name, grid in (("arithmetic", human), ("good", metric), ("noise", noise)):
+        p = [stats.wilcoxon(grid[i] - grid[j]).pvalue for i, j in zip(ii, jj)]
+        np.testing.assert_array_equal(res.verdicts[name].p, p)
+    for name in ("good", "noise"):
+        same = np.sum(res.verdicts[name].verdict == res.verdicts["arithmetic"].verdict)
+        assert rows[(name, "all")]["correct"] == same and rows[(name, "all")]["accuracy"] == same / 6
+
+
+def test_per_summary_metric_of_a_variant():
+    assert Variant.parse("R2_ST1_RS0_A_R").summary_metric == "R2_ST1_RS0_R"
+    assert Variant.parse("BLEU_ST0_RS1").summary_metric == "BLEU_ST0_RS1"
+    assert Variant.parse("SERA5_PL_M").summary_metric == "SERA5_PL"
 
 
 def test_rerank_choices_tests_and_top_group():
     corr = [{"variant": "R1_ST0_RS0_A_R", "combination": "arithmetic", "pearson": "0.9", "optimal": "no"},
             {"variant": "R2_ST0_RS0_A_R", "combination": "arithmetic", "pearson": "0.8", "optimal": "yes"}]
-    assert rr.choose_best(corr, "arithmetic", "auto", "X")[0] == "R2_ST0_RS0_A_R"
-    assert rr.choose_best(corr, "arithmetic", "R1_ST0_RS0_A_R", "X")[0] == "R1_ST0_RS0_A_R"
-    variant, how = rr.choose_best(corr, "coverage", "auto", "R2_ST1_RS0_M_R")  # nothing defined
+    assert choose_best(corr, "arithmetic", "auto", "X")[0] == "R2_ST0_RS0_A_R"
+    assert choose_best(corr, "arithmetic", "R1_ST0_RS0_A_R", "X")[0] == "R1_ST0_RS0_A_R"
+    variant, how = choose_best(corr, "coverage", "auto", "R2_ST1_RS0_M_R")  # nothing defined
     assert variant == "R2_ST1_RS0_M_R" and "original variant is used" in how
     assert rr.ranks(np.array([0.2, 0.5, 0.5, 0.1])).tolist() == [3, 1, 1, 4]
     rng = np.random.default_rng(2)  # all three samples pass Shapiro-Wilk (p > 0.9)

@@ -7,8 +7,8 @@ import pytest
 
 from bleu_corpora import hand_made, random_corpus, summeval_corpus
 from conftest import shared_dataset
-from metaeval.bleu import corpus_bleu, corpus_metric, reference_streams, sentence_bleu
-from metaeval.datasets import load_dataset
+from metaeval.metrics.bleu import corpus_bleu, corpus_metric, reference_streams, sentence_bleu
+from metaeval.data.datasets import load_dataset
 
 MULTI_BLEU = {
     "hand_made": "BLEU = 64.29, 95.7/73.7/53.3/45.5 (BP=1.000, ratio=1.000, hyp_len=23, ref_len=23)",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import TINY_JUDGMENTS, TINY_YAML, shared_dataset, tiny_records, write_tiny
-from metaeval.datasets import DatasetError, load_dataset, summary_table, write_dataset
+from metaeval.data.datasets import DatasetError, load_dataset, summary_table, folder_paths, write_dataset
 
 
 def test_reads_tiny(tiny):
@@ -30,7 +30,7 @@ def test_text_is_kept_byte_for_byte(tmp_path):
     folder = write_tiny(tmp_path / "d", records=recs)
     with pytest.warns(UserWarning):
         ds = load_dataset(folder)
-    write_dataset(ds, tmp_path / "out")
+    write_dataset(ds, folder_paths(tmp_path / "out"))
     back = [json.loads(l) for l in (tmp_path / "out" / "summaries.jsonl").read_text(encoding="utf-8").splitlines()]
     rec = next(r for r in back if (r["topic"], r["summarizer"]) == ("T1", "1"))
     assert rec["sentences"] == recs[2]["sentences"]
@@ -40,7 +40,7 @@ def test_input_files_are_never_written(tiny, tmp_path):
     before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in tiny.iterdir()}
     mtimes = {p.name: p.stat().st_mtime_ns for p in tiny.iterdir()}
     with pytest.warns(UserWarning):
-        write_dataset(load_dataset(tiny), tmp_path / "copy")
+        write_dataset(load_dataset(tiny), folder_paths(tmp_path / "copy"))
     assert before == {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in tiny.iterdir()}
     assert mtimes == {p.name: p.stat().st_mtime_ns for p in tiny.iterdir()}
 
@@ -48,8 +48,8 @@ def test_input_files_are_never_written(tiny, tmp_path):
 def test_normalised_copy_round_trips_and_is_stable(tiny, tmp_path):
     with pytest.warns(UserWarning):
         ds = load_dataset(tiny)
-        write_dataset(ds, tmp_path / "a")
-        write_dataset(load_dataset(tmp_path / "a"), tmp_path / "b")
+        write_dataset(ds, folder_paths(tmp_path / "a"))
+        write_dataset(load_dataset(tmp_path / "a"), folder_paths(tmp_path / "b"))
     for f in ("dataset.yaml", "summaries.jsonl", "judgments.tsv", "documents.jsonl"):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from conftest import TINY_YAML, write_tiny
-from metaeval.datasets import load_dataset
-from metaeval.human import (available_combinations, combine, summary_human_scores, system_human_scores)
+from metaeval.data.datasets import load_dataset
+from metaeval.stages.human import (available_combinations, combine, summary_human_scores, system_human_scores)
 
 
 def test_combinations():

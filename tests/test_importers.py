@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_dataset
-from metaeval.datasets import DatasetError, load_dataset, write_dataset
-from metaeval.importers import (grade_to_unit, import_duc_tac, import_summeval_jsonl, read_manual_peer,
+from metaeval.data.datasets import DatasetError, load_dataset, folder_paths, write_dataset
+from metaeval.data.importers import (grade_to_unit, import_duc_tac, import_summeval_jsonl, read_manual_peer,
                                 read_see_table)
 
 DIMS = ("coherence", "consistency", "fluency", "relevance")
@@ -36,7 +36,7 @@ def test_summeval_official_means_equal_canonical_judgments():
 
 def test_summeval_import_writes_valid_canonical(tmp_path):
     raw = sorted(shared_dataset("raw/summeval-official").glob("*.jsonl"))
-    write_dataset(import_summeval_jsonl(raw), tmp_path / "out")
+    write_dataset(import_summeval_jsonl(raw), folder_paths(tmp_path / "out"))
     ds = load_dataset(tmp_path / "out")
     assert len(ds.judged()) == 200 and len(ds.dimensions) == 8
 
@@ -101,7 +101,7 @@ def test_duc_see_table(tmp_path):
     assert ds.human["coverage"] == ["coverage"] and len(ds.human["linguistic_quality"]) == 7
     reversed_ = import_duc_tac(root, "duc", see_table=see, grade_direction="E_best")
     assert reversed_.judgments[("D30001", "12")]["q1"] == 0.0
-    write_dataset(ds, tmp_path / "canon")
+    write_dataset(ds, folder_paths(tmp_path / "canon"))
     assert len(load_dataset(tmp_path / "canon").judged()) == 3
 
 

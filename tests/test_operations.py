@@ -16,26 +16,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, write_tiny
-from test_workflow import job_counts, snakemake
+from conftest import REPO, job_counts, scenario, scenario_config, snakemake
 
 pytestmark = pytest.mark.workflow
 
-SMALL = {
-    "datasets": {"sim": {"format": "simulated", "topics": 8, "systems": 5, "humans": 3},
-                 "tiny": {"format": "canonical", "path": "input/tiny"}},
-    "rouge": {"measures": ["R1", "R2", "RL", "RW"], "stemming": [0, 1], "stopwords_removed": [0]},
-    "correlation": {"bootstrap_samples": 50},
-}
-ANALYSIS_RULES = {"human_scores", "correlate", "graham_tables", "agreement", "rerank", "report", "all",
+SMALL = scenario_config("operations.yaml")
+ANALYSIS_RULES = {"human_scores", "correlate", "correlation_tables", "agreement", "rerank", "report", "all",
                   "reference_sweep", "length_sweep"}
 
 
 def setup_dir(path: Path, extra: dict | None = None) -> Path:
-    write_tiny(path / "input" / "tiny")
-    cfg = {**SMALL, **(extra or {})}
-    (path / "config").mkdir(parents=True, exist_ok=True)
-    (path / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
+    scenario(path, "operations.yaml", extra)
     return path
 
 
@@ -179,6 +170,51 @@ def test_interrupted_run_resumes_to_identical_results_with_other_cores(run, tmp_
     snakemake(workdir, "--unlock")  # a killed Snakemake leaves its lock behind (README: Reliability)
     snakemake(workdir, "--cores", "1")  # the default profile re-runs incomplete jobs
     assert tables(workdir) == tables(run)
+
+
+def reasons(dry_run_output: str) -> dict[str, set[str]]:
+    """{rule: the reasons a dry run gives for its jobs}."""
+    out: dict[str, set[str]] = {}
+    for block in dry_run_output.split("rule ")[1:]:
+        rule = block.split(":", 1)[0].strip()
+        for line in block.splitlines():
+            if line.strip().startswith("reason:"):
+                out.setdefault(rule, set()).add(line.strip()[len("reason:"):].strip())
+    return out
+
+
+@pytest.mark.parametrize("module,importers,downstream", [
+    # the Williams test is imported by the correlation stage only; its tables feed the correlation
+    # tables, the re-ranking and the report
+    ("stats/williams.py", {"correlate"}, {"correlation_tables", "rerank", "report", "all"}),
+    # the Wilcoxon verdicts by the agreement stage (and the report, for the method's description,
+    # which re-runs anyway because the agreement tables are its inputs)
+    ("stats/verdicts.py", {"agreement"}, {"report", "all"}),
+])
+def test_changing_a_library_module_reruns_exactly_the_jobs_that_import_it(run, tmp_path, module, importers,
+                                                                            downstream):
+    """A copy of the repository; its package imported through PYTHONPATH. The finished run's
+    results are current for the copy (code versions do not depend on where the code is), and after
+    a change to one deep module the jobs re-run for changed code are exactly those whose scripts
+    import it, directly or through other modules, and the only other jobs that re-run are those
+    downstream of them (Snakemake names one reason per job: an input that will be rewritten)."""
+    import shutil
+
+    copy = tmp_path / "repo"
+    copy.mkdir()
+    for part in ("Snakefile", "rules", "workflow", "src", "profiles"):
+        (shutil.copytree if (REPO / part).is_dir() else shutil.copyfile)(REPO / part, copy / part)
+    work = tmp_path / "work"
+    shutil.copytree(run, work, symlinks=True)
+    env = {**os.environ, "PYTHONPATH": str(copy / "src")}
+    dry = lambda: snakemake(work, "-n", "--cores", "2", env=env, snakefile=copy / "Snakefile").stdout  # noqa: E731
+    assert "Nothing to be done" in dry()
+    with open(copy / "src/metaeval" / module, "a") as fh:
+        fh.write("\n# a change\n")
+    why = reasons(dry())
+    changed = {rule for rule, w in why.items() if any("Params have changed" in x for x in w)}
+    assert changed == importers
+    assert set(why) == importers | downstream
 
 
 def test_slurm_profile_dry_run(tmp_path):

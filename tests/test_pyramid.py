@@ -9,9 +9,9 @@ import math
 import pytest
 
 from conftest import write_tiny
-from metaeval.datasets import DatasetError, load_dataset, write_dataset
-from metaeval.human import available_combinations, components, summary_human_scores, system_human_scores
-from metaeval.pyramid import TopicPyramid, max_score, pyramid_score, summary_scores
+from metaeval.data.datasets import DatasetError, load_dataset, folder_paths, write_dataset
+from metaeval.stages.human import available_combinations, components, summary_human_scores, system_human_scores
+from metaeval.data.pyramid import TopicPyramid, max_score, pyramid_score, summary_scores
 
 # A pyramid of four tiers (four model summaries): |T4| = 2, |T3| = 2, |T2| = 3, |T1| = 4.
 TIERS = {4: 2, 3: 2, 2: 3, 1: 4}
@@ -68,7 +68,7 @@ def test_pyramids_file_read_written_and_used_as_human_scores(tmp_path):
     sy = system_human_scores(sh)
     assert sy.scores["pyramid"][sy.summarizers.index("1")] == 1.0     # mean over the annotated summaries
     out = tmp_path / "copy"
-    write_dataset(ds, out)
+    write_dataset(ds, folder_paths(out))
     assert load_dataset(out).pyramids == ds.pyramids
 
 
@@ -100,9 +100,10 @@ def test_pyramids_file_errors_name_file_line_and_field(tmp_path, line, where, pr
 
 
 def test_simulated_pyramids_weight_units_by_the_humans_that_express_them():
-    from metaeval.simulate import SimulationParams, simulate
+    from conftest import simulation
+    from metaeval.data.simulate import simulate
 
-    ds = simulate(SimulationParams(topics=3, systems=4, humans=3))
+    ds = simulate(simulation(topics=3, systems=4, humans=3))
     for topic, p in ds.pyramids.items():
         assert p.models == 3
         humans = [s for s in ds.summaries if s.topic == topic and s.kind == "human"]

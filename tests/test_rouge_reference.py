@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_dataset
-from metaeval import perl_rouge
-from metaeval.datasets import load_dataset
-from metaeval.rouge import Task, encode, parse_measure, score
-from metaeval.tokenize import Setting, exception_table, tokenize_summary
+import perl_rouge
+from metaeval.data.datasets import load_dataset
+from metaeval.metrics.rouge import Task, encode, parse_measure, score
+from metaeval.metrics.tokenize import Setting, exception_table, tokenize_summary
 from reference import require
 
 pytestmark = pytest.mark.reference
@@ -153,8 +153,8 @@ def test_real_summaries_with_word_limit(data_dir, summeval_items):
 
 
 def test_porter_port_equals_rouge_perl_stem(summeval_items):
-    from metaeval.porter import porter_stem
-    from metaeval.tokenize import spl_lines, tokens_of
+    from metaeval.metrics.porter import porter_stem
+    from metaeval.metrics.tokenize import spl_lines, tokens_of
 
     require(perl_rouge.unavailable_reason(), "ROUGE-1.5.5 (Perl)")
     words = {"agreement", "yelling", "happily", "caresses", "relational", "yearly", "conditional", "generalizations",

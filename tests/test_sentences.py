@@ -1,4 +1,4 @@
-from metaeval.sentences import split_sentences
+from metaeval.data.sentences import split_sentences
 
 
 def test_tokenised_lowercase_text():

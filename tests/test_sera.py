@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from conftest import write_tiny
-from metaeval import sera
-from metaeval.datasets import load_dataset
+from metaeval.metrics import sera
+from metaeval.stages import sera as sera_stage
+from metaeval.data.datasets import load_dataset
 
 
 def test_paper_example_simple_and_discounted():
@@ -109,7 +110,7 @@ def test_keyword_queries_keep_terms_above_the_mean_idf():
 def test_scores_of_a_data_set(tmp_path):
     folder = write_tiny(tmp_path / "tiny")
     ds = load_dataset(folder)
-    items = sera.items_of(ds)
+    items = sera_stage.items_of(ds)
     # the judged human summary B is scored against A only (jackknifing)
     b = next(i for i in items if i.summarizer == "B")
     assert len(b.references) == 1

@@ -4,8 +4,9 @@ import hashlib
 import numpy as np
 import pytest
 
-from metaeval.datasets import load_dataset, write_dataset
-from metaeval.simulate import SimulationParams, simulate
+from metaeval.data.datasets import load_dataset, folder_paths, write_dataset
+from conftest import simulation
+from metaeval.data.simulate import simulate
 
 
 def _digest(folder):
@@ -13,15 +14,15 @@ def _digest(folder):
 
 
 def test_same_seed_byte_identical(tmp_path):
-    write_dataset(simulate(), tmp_path / "a")
-    write_dataset(simulate(), tmp_path / "b")
-    write_dataset(simulate(SimulationParams(seed=7)), tmp_path / "c")
+    write_dataset(simulate(simulation()), folder_paths(tmp_path / "a"))
+    write_dataset(simulate(simulation()), folder_paths(tmp_path / "b"))
+    write_dataset(simulate(simulation(seed=7)), folder_paths(tmp_path / "c"))
     assert _digest(tmp_path / "a") == _digest(tmp_path / "b")
     assert _digest(tmp_path / "a")["summaries.jsonl"] != _digest(tmp_path / "c")["summaries.jsonl"]
 
 
 def test_shape_and_validity(tmp_path):
-    write_dataset(simulate(), tmp_path / "d")
+    write_dataset(simulate(simulation()), folder_paths(tmp_path / "d"))
     with pytest.warns(UserWarning, match="empty"):
         ds = load_dataset(tmp_path / "d")
     assert len(ds.topics) == 40
@@ -32,7 +33,7 @@ def test_shape_and_validity(tmp_path):
 
 
 def test_judgments_follow_latent_skill():
-    ds = simulate()
+    ds = simulate(simulation())
     truth = ds.meta["simulation"]["systems"]
     systems = sorted(truth, key=int)
     cov = [np.mean([ds.judgments[(t, s)]["coverage"] for t in ds.topics]) for s in systems]

@@ -3,21 +3,24 @@ their consistency, Pastra & Saggion's average-rank aggregation, and the written 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from metaeval import sweeps
-from metaeval.rouge import parse_measure
-from metaeval.scoring import score_dataset
-from metaeval.simulate import SimulationParams, simulate
-from metaeval.tokenize import Setting
+from metaeval.stages import sweeps
+from metaeval.metrics.rouge import parse_measure
+from metaeval.stages.scoring import score_dataset
+from conftest import simulation
+from metaeval.data.simulate import simulate
+from metaeval.metrics.tokenize import Setting
 
 VARIANTS = ["R1_ST1_RS0_A_R", "R2_ST0_RS0_M_F", "BLEU_ST1_RS0"]
 
 
 @pytest.fixture(scope="module")
 def ds():
-    return simulate(SimulationParams(topics=6, systems=5, humans=3))
+    return simulate(simulation(topics=6, systems=5, humans=3))
 
 
 def test_all_references_equal_the_main_scores(ds):
@@ -30,12 +33,33 @@ def test_all_references_equal_the_main_scores(ds):
     assert topics == 6 and set(scores["R1_ST1_RS0_A_R"]) == systems      # humans are not ranked
 
 
-def test_single_reference_condition_uses_only_that_reference(ds):
-    cond = sweeps.Condition("ref2", reference=1)
+def test_single_reference_condition_uses_only_that_summarizers_reference(ds):
+    conditions = sweeps.reference_conditions(ds)
+    assert [c.name for c in conditions] == ["all", "A", "B", "C"]      # named by the summarizer id
+    cond = conditions[2]
     records = sweeps._records(ds, cond, 0, 0, {})
     humans = {(r.topic, r.summarizer) for r in records if r.kind == "human"}
-    assert humans == {(t, ds.references(t)[1].summarizer) for t in ds.topics}
+    assert humans == {(t, "B") for t in ds.topics}
     assert all(r.judged for r in records if r.kind == "system")
+
+
+def test_reference_conditions_follow_the_summarizer_not_the_position(tmp_path):
+    """SummEval-like ids sort as ref0, ref1, ref10, ref2: the condition of ref10 holds ref10's
+    summaries, and a summarizer that wrote for some topics only covers those topics."""
+    from conftest import tiny_records, write_tiny
+    from metaeval.data.datasets import load_dataset
+
+    recs = tiny_records()
+    for r in recs:
+        if r["kind"] == "human":
+            r["summarizer"] = {"A": "ref0", "B": "ref10"}[r["summarizer"]]
+    judgments = "topic\tsummarizer\trelevance\tfluency\nT1\t1\t3\t4\nT2\t1\t4\t5\n"
+    with pytest.warns(UserWarning):
+        data = load_dataset(write_tiny(tmp_path / "d", records=recs, judgments=judgments))
+    conditions = sweeps.reference_conditions(data)
+    assert [(c.name, c.reference) for c in conditions] == [("all", None), ("ref0", "ref0"), ("ref10", "ref10")]
+    ref10 = sweeps._records(data, conditions[2], 0, 0, {})
+    assert {(r.topic, r.summarizer) for r in ref10 if r.kind == "human"} == {("T1", "ref10")}   # T2 has only ref0
 
 
 def test_word_limits_truncate_summaries_and_references(ds):
@@ -53,20 +77,29 @@ def test_ranks_kendall_and_average_rank_aggregation():
     assert math.isnan(sweeps.kendall({"a": 1}, {"a": 2}))
     sw = sweeps.Sweep([sweeps.Condition("w1", word_limit=1), sweeps.Condition("w2", word_limit=2)], {"w1": 1, "w2": 1},
                       {"w1": {"V": {"a": 3.0, "b": 2.0, "c": 1.0}}, "w2": {"V": {"a": 1.0, "b": 3.0, "c": 2.0}}}, {})
-    cons = sweeps.consistency(sw)
-    assert cons == [("V", "w1", "w2", pytest.approx(sweeps.kendall(sw.scores["w1"]["V"], sw.scores["w2"]["V"])))]
+    # by hand: (a, b) and (a, c) are discordant, (b, c) concordant: tau = (1 - 2) / 3
+    assert sweeps.consistency(sw) == [("V", "w1", "w2", pytest.approx(-1 / 3))]
 
 
 def test_sweeps_write_their_tables(ds, tmp_path):
+    from scipy.stats import pearsonr, rankdata
+
     conds = sweeps.length_conditions([10, 1000], [5.0], True)
     sw = sweeps.run_sweep(ds, conds, VARIANTS, 0.5, "A", True)
     mean_rank = sw.aggregates["mean rank over word limits"]["R1_ST1_RS0_A_R"]
-    r10, r1000 = (sweeps.ranks(sw.scores[n]["R1_ST1_RS0_A_R"]) for n in ("w10", "w1000"))
-    assert mean_rank == {s: (r10[s] + r1000[s]) / 2 for s in r10}
-    human = {"arithmetic": {s: float(i) for i, s in enumerate(sorted(r10))}}
-    sweeps.write_sweep(sw, human, "arithmetic", "lengths", "Length", tmp_path)
-    corr = (tmp_path / "lengths_correlations.tsv").read_text().splitlines()
-    assert len(corr) == 1 + (len(conds) + 1) * len(VARIANTS)     # + the word-limit aggregate (one compression rate)
-    assert (tmp_path / "figure_lengths.png").exists() and (tmp_path / "lengths.md").read_text().startswith("Length")
+    systems = sorted(mean_rank)
+    by_limit = [rankdata([-sw.scores[n]["R1_ST1_RS0_A_R"][s] for s in systems]) for n in ("w10", "w1000")]
+    assert [mean_rank[s] for s in systems] == pytest.approx(list((by_limit[0] + by_limit[1]) / 2))
+    human = {"arithmetic": {s: float(i) for i, s in enumerate(systems)}}
+    out = {k: str(tmp_path / f"{k}.out") for k in ("scores", "correlations", "consistency", "markdown",
+                                                   "figure_png", "figure_svg")}
+    sweeps.write_sweep(sw, human, "arithmetic", "lengths", "Length", out)
+    corr = pd.read_csv(out["correlations"], sep="\t", dtype=str, keep_default_na=False)
+    assert len(corr) == (len(conds) + 1) * len(VARIANTS)     # + the word-limit aggregate (one compression rate)
+    w10 = corr[(corr.condition == "w10") & (corr.variant == "R1_ST1_RS0_A_R")].pearson.item()
+    expected = pearsonr([sw.scores["w10"]["R1_ST1_RS0_A_R"][s] for s in systems], list(range(len(systems))))[0]
+    assert float(w10) == pytest.approx(expected, abs=1e-12)
+    table = Path(out["markdown"]).read_text().split("\n\n", 1)[1]
+    assert f"| R1_ST1_RS0_A_R | {expected:.3f} |" in table
     refs = sweeps.run_sweep(ds, sweeps.reference_conditions(ds), VARIANTS, 0.5, "A", False)
-    assert [c.name for c in refs.conditions] == ["all", "ref1", "ref2", "ref3"]
+    assert [c.name for c in refs.conditions] == ["all", "A", "B", "C"]

@@ -7,7 +7,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from metaeval.williams import adjust, assign_clusters, optimal, williams_matrix, williams_test
+from metaeval.stats.williams import adjust, assign_clusters, optimal, williams_matrix, williams_test
 from reference import require
 
 

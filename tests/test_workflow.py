@@ -1,127 +1,93 @@
-"""The workflow end to end: snakemake on a tiny config in a temporary directory."""
+"""The workflow end to end on the small scenario (.test/config/config.yaml), run once per session:
+every file of the output contract, the tables' shapes, and values recomputed independently from
+the tables the workflow wrote (scipy, plain Python)."""
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
-import yaml
+from scipy import stats
 
-from conftest import REPO, SHARED_DATA, write_tiny
+from conftest import SHARED_DATA, job_counts, scenario, snakemake
+from metaeval import outputs
 
 pytestmark = pytest.mark.workflow
 
 
-def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}")
-    return proc
+def tsv(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
 
 
-def tiny_config(workdir: Path, extra: dict | None = None) -> dict:
-    write_tiny(workdir / "input" / "tiny")
-    cfg = {"datasets": {
-        "sim": {"format": "simulated", "topics": 8, "systems": 5, "humans": 3},
-        "tiny": {"format": "canonical", "path": "input/tiny"},
-    }, "correlation": {"bootstrap_samples": 100}}
-    cfg.update(extra or {})
-    (workdir / "config").mkdir(parents=True, exist_ok=True)
-    (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
-    return cfg
+def summary_table(run: Path, dataset: str) -> dict[str, str]:
+    return dict(tsv(run / f"results/{dataset}/data/summary.tsv").itertuples(index=False, name=None))
 
 
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory) -> Path:
-    workdir = tmp_path_factory.mktemp("wf")
-    tiny_config(workdir)
-    snakemake(workdir, "--cores", "2")
-    return workdir
+def contract_files(dataset: str, values: dict[str, list]) -> set[str]:
+    """Every path the output contract names for a data set, each placeholder taking every value."""
+    import itertools
+    import re
+
+    out = set()
+    for stage in outputs.STAGES.values():
+        for rel in stage.values():
+            names = sorted(set(re.findall(r"\{(\w+)\}", rel)))
+            for combo in itertools.product(*(values[n] for n in names)):
+                path = rel
+                for n, v in zip(names, combo):
+                    path = path.replace("{" + n + "}", str(v))
+                out.add(f"results/{dataset}/{path}")
+    return out
 
 
-def test_main_job_outputs(finished_run):
-    for d in ("sim", "tiny"):
-        table = dict(l.split("\t") for l in (finished_run / f"results/{d}/data/summary.tsv").read_text().splitlines())
-        assert table["name"] in (d, "tiny")
-        assert (finished_run / f"results/{d}/logs/validate_dataset.log").exists()
-    sim = dict(l.split("\t") for l in (finished_run / "results/sim/data/summary.tsv").read_text().splitlines())
-    assert sim["topics"] == "8" and sim["systems"] == "5" and sim["judged_human_summaries"] == "24"
+def test_main_job_writes_exactly_the_output_contract(small_run):
+    combinations = ["arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality", "pyramid",
+                    "modified_pyramid"]
+    values = {"combination": combinations, "setting": ["ST0_RS0", "ST0_RS1", "ST1_RS0", "ST1_RS1"], "shard": [0],
+              "measure": ["R1", "R2", "R3", "R4", "RL", "RW", "RS4", "RSU4"], "stem": [0, 1], "stop": [0, 1]}
+    for dataset in ("sim", "tiny"):
+        for p in outputs.final(dataset, combinations):
+            assert (small_run / p).is_file(), p
+        written = {p.relative_to(small_run).as_posix() for p in (small_run / "results" / dataset).rglob("*")
+                   if p.is_file() and "/logs/" not in p.as_posix()}
+        assert written <= contract_files(dataset, values), written - contract_files(dataset, values)
 
 
-def test_second_run_is_a_noop(finished_run):
-    out = snakemake(finished_run, "-n", "--cores", "2").stdout
-    assert "Nothing to be done" in out
+def test_data_summaries(small_run):
+    sim, tiny = summary_table(small_run, "sim"), summary_table(small_run, "tiny")
+    assert sim["name"] == "sim" and tiny["name"] == "tiny"
+    assert (sim["topics"], sim["systems"], sim["judged_human_summaries"]) == ("8", "5", "24")
+    assert (tiny["topics"], tiny["systems"], tiny["judged_summaries"], tiny["empty_summaries"]) == ("2", "2", "5", "1")
+    assert (small_run / "results/tiny/logs/validate_dataset.log").exists()
 
 
-def test_bad_dataset_stops_with_file_and_line(tmp_path):
-    tiny_config(tmp_path)
-    (tmp_path / "input/tiny/judgments.tsv").write_text("topic\tsummarizer\trelevance\tfluency\nT1\t1\t9\t4\n")
-    proc = snakemake(tmp_path, "--cores", "1", check=False)
-    assert proc.returncode != 0
-    log = (tmp_path / "results/tiny/logs/validate_dataset.log").read_text()
-    assert "judgments.tsv, line 2, field 'relevance'" in log and "outside the declared range" in log
-    assert not (tmp_path / "results/tiny/data/summaries.jsonl").exists()  # no half-written output
+def test_second_run_is_a_noop(small_run):
+    assert "Nothing to be done" in snakemake(small_run, "-n", "--cores", "2").stdout
 
 
-def test_bad_config_names_the_key(tmp_path):
-    tiny_config(tmp_path, {"rouge": {"alpha": 2}})
-    proc = snakemake(tmp_path, "-n", check=False)
-    assert proc.returncode != 0 and "config key rouge.alpha" in proc.stdout + proc.stderr
-
-
-def test_shared_summeval_validates_and_summarises(tmp_path):
-    if not (SHARED_DATA / "summeval").exists():
-        pytest.skip("../shared/data/summeval is not available")
-    cfg = {"datasets": {"summeval": {"format": "canonical", "path": str(SHARED_DATA / "summeval")}}}
-    (tmp_path / "config").mkdir()
-    (tmp_path / "config/config.yaml").write_text(yaml.safe_dump(cfg))
-    snakemake(tmp_path, "--cores", "2", "results/summeval/data/summary.tsv")
-    table = dict(l.split("\t") for l in (tmp_path / "results/summeval/data/summary.tsv").read_text().splitlines())
-    assert table["judged_system_summaries"] == "1600" and table["references_per_topic_min"] == "11"
-
-
-def test_lint_reports_nothing(tmp_path):
-    tiny_config(tmp_path)
-    proc = snakemake(tmp_path, "--lint", check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "Lints for" not in proc.stdout + proc.stderr
-
-
-def job_counts(dry_run_output: str) -> dict[str, int]:
-    """The 'Job stats' table of a dry run, as {rule: count}."""
-    lines = dry_run_output.split("Job stats:")[1].splitlines()
-    counts = {}
-    for line in lines[3:]:
-        parts = line.split()
-        if len(parts) != 2 or parts[0] == "total":
-            break
-        counts[parts[0]] = int(parts[1])
-    return counts
-
-
-def test_scoring_outputs(finished_run):
-    rows = (finished_run / "results/sim/scores/summary_scores.tsv").read_text().splitlines()
-    assert rows[0] == "topic\tsummarizer\tmeasure\tstem\tstopwords_removed\tP\tR\tF"
-    judged = 8 * (5 + 3)  # topics x (systems + judged humans)
-    assert len(rows) - 1 == judged * 9 * 4
-    system = [l.split("\t") for l in (finished_run / "results/sim/scores/system_scores.tsv").read_text().splitlines()[1:]]
-    per_summarizer = {}
-    for s, variant, score in system:
-        per_summarizer.setdefault(s, set()).add(variant)
-        assert score != ""
-    assert len(per_summarizer) == 8
-    assert all(len(v) == 192 + 4 + 16 for v in per_summarizer.values())   # + SERA: 8 metrics x mean/median
-    assert "R2_ST1_RS0_A_P" in per_summarizer["1"] and "BLEU_ST1_RS1" in per_summarizer["A"]
-    signature = (finished_run / "results/sim/scores/scoring_signature.txt").read_text()
+def test_scoring_outputs(small_run):
+    rows = tsv(small_run / "results/sim/scores/summary_scores.tsv")
+    assert list(rows.columns) == ["topic", "summarizer", "measure", "stem", "stopwords_removed", "P", "R", "F"]
+    assert len(rows) == 8 * (5 + 3) * 9 * 4          # topics x (systems + judged humans) x (8 ROUGE + BLEU) x settings
+    bleu = rows[rows.measure == "BLEU"]
+    assert (bleu.P == "").all() and (bleu.R == "").all() and (bleu.F != "").all()   # BLEU fills F only
+    system = tsv(small_run / "results/sim/scores/system_scores.tsv")
+    per_summarizer = system.groupby("summarizer").variant.nunique()
+    assert len(per_summarizer) == 8 and (per_summarizer == 192 + 4 + 16).all()     # + SERA: 8 metrics x mean/median
+    # a mean and a median variant recomputed from the per-summary table
+    r2 = rows[(rows.measure == "R2") & (rows.stem == "1") & (rows.stopwords_removed == "0") & (rows.summarizer == "1")]
+    values = system.set_index(["summarizer", "variant"]).score
+    assert float(values[("1", "R2_ST1_RS0_A_P")]) == pytest.approx(np.mean(r2.P.astype(float)), abs=1e-15)
+    assert float(values[("1", "R2_ST1_RS0_M_R")]) == np.median(r2.R.astype(float))
+    signature = (small_run / "results/sim/scores/scoring_signature.txt").read_text()
     assert "ROUGE-1.5.5-exact" in signature and "tok:none" in signature
 
 
-def test_wlcs_weight_change_rescores_only_rouge_w(finished_run):
-    (finished_run / "w.yaml").write_text("rouge:\n  wlcs_weight: 1.5\n")
-    out = snakemake(finished_run, "-n", "--configfile", str(finished_run / "config/config.yaml"),
-                    str(finished_run / "w.yaml")).stdout
+def test_wlcs_weight_change_rescores_only_rouge_w(small_run):
+    (small_run / "w.yaml").write_text("rouge:\n  wlcs_weight: 1.5\n")
+    out = snakemake(small_run, "-n", "--configfile", str(small_run / "config/config.yaml"),
+                    str(small_run / "w.yaml")).stdout
     counts = job_counts(out)
     assert counts["score_rouge"] == 8  # RW x 4 settings x 2 data sets; nothing else is re-scored
     assert "preprocess" not in counts and "score_bleu" not in counts and "human_scores" not in counts
@@ -129,77 +95,102 @@ def test_wlcs_weight_change_rescores_only_rouge_w(finished_run):
     assert len(rescored) == 8 and all("/parts/RW_ST" in l for l in rescored)
 
 
-def test_analysis_outputs(finished_run):
-    sim = finished_run / "results/sim/analysis"
-    header = (sim / "correlations.tsv").read_text().splitlines()[0]
-    assert header == "variant\tcombination\tn\tpearson\tpearson_lo\tpearson_hi\tspearman\tkendall\toptimal\tcluster"
-    rows = [l.split("\t") for l in (sim / "correlations.tsv").read_text().splitlines()[1:]]
-    # 5 systems; 212 variants (192 ROUGE, 4 BLEU, 16 SERA); 7 combinations (incl. both pyramid scores)
-    assert len(rows) == 212 * 7 and all(r[2] == "5" for r in rows)
-    assert any(r[8] == "yes" for r in rows)
-    williams = (sim / "williams_arithmetic.tsv").read_text().splitlines()
-    assert len(williams) == 213 and williams[0].split("\t")[1] == "R1_ST0_RS0_A_P"
-    assert (sim / "williams_pyramid.tsv").read_text().count("\n") == 213
-    for name in ("table1.md", "table2.tsv", "table4.md", "figure1_coverage_vs_lq.png", "figure3_williams.svg"):
-        assert (sim / name).stat().st_size > 0
-    # the tiny data set has 2 systems: reported, not a crash
-    notes = (finished_run / "results/tiny/analysis/notes.tsv").read_text()
-    assert "williams_undefined" in notes
+def test_correlations_against_scipy(small_run):
+    """Every defined system-level Pearson, Spearman and Kendall equals scipy's on the system tables."""
+    d = small_run / "results/sim"
+    corr = tsv(d / "analysis/correlations.tsv")
+    assert list(corr.columns) == ["variant", "combination", "n", "pearson", "pearson_lo", "pearson_hi", "spearman",
+                                  "kendall", "optimal", "cluster"]
+    assert len(corr) == 212 * 7 and (corr.n == "5").all()   # 212 variants, 7 combinations, 5 systems
+    human = tsv(d / "human/system_human.tsv")
+    human = human[human.kind == "system"].pivot(index="summarizer", columns="combination", values="score").astype(float)
+    metric = tsv(d / "scores/system_scores.tsv").pivot(index="summarizer", columns="variant", values="score")
+    metric = metric.loc[human.index].astype(float)
+    checked = 0
+    for row in corr.itertuples():
+        x, y = metric[row.variant].to_numpy(), human[row.combination].to_numpy()
+        if row.pearson == "NA":
+            assert np.ptp(x) == 0 or np.ptp(y) == 0
+            assert row.pearson_lo == row.pearson_hi == "NA"     # an undefined r has no interval
+            continue
+        assert float(row.pearson) == pytest.approx(stats.pearsonr(x, y)[0], abs=1e-12)
+        assert float(row.spearman) == pytest.approx(stats.spearmanr(x, y)[0], abs=1e-12)
+        assert float(row.kendall) == pytest.approx(stats.kendalltau(x, y)[0], abs=1e-12)
+        checked += 1
+    assert checked > 1000
+    williams = tsv(d / "analysis/williams_arithmetic.tsv")
+    assert len(williams) == 212 and list(williams.columns)[:2] == ["variant", "R1_ST0_RS0_A_P"]
+    assert len(tsv(d / "analysis/williams_pyramid.tsv")) == 212
+    notes = tsv(small_run / "results/tiny/analysis/notes.tsv")   # 2 systems: reported, not a crash
+    assert "williams_undefined" in set(notes.topic)
 
 
-def test_topic_resampling_recomputes_system_scores_exactly(finished_run):
+def test_topic_resampling_recomputes_system_scores_exactly(small_run):
     """With every topic drawn once, the bootstrap's recomputation gives back system_scores.tsv
-    (ROUGE means and medians, and corpus BLEU from the summed sufficient statistics)."""
-    import numpy as np
+    (means, medians, and corpus BLEU from the summed sufficient statistics)."""
+    from metaeval.stages import analysis_inputs
+    from metaeval.stats.bootstrap import variant_scores
 
-    from metaeval.analysis import load_inputs
-    from metaeval.correlation import variant_scores
-
-    d = finished_run / "results/sim"
-    stats = {(a, b): str(d / f"scores/bleu_stats_ST{a}_RS{b}.tsv") for a in (0, 1) for b in (0, 1)}
-    inp = load_inputs(str(d / "scores/system_scores.tsv"), str(d / "scores/summary_scores.tsv"), stats,
-                      str(d / "human/summary_human.tsv"), str(d / "human/system_human.tsv"), "systems",
-                      [str(d / "scores/sera_scores.tsv")])
-    assert any(v.startswith("SERADIS10_KW") for v in inp.variants)
+    d = small_run / "results/sim"
+    inputs = {"system_scores": d / "scores/system_scores.tsv", "summary_scores": d / "scores/summary_scores.tsv",
+              "summary_human": d / "human/summary_human.tsv", "system_human": d / "human/system_human.tsv",
+              "sera": d / "scores/sera_scores.tsv",
+              **{f"bleu_stats_ST{a}_RS{b}": d / f"scores/bleu_stats_ST{a}_RS{b}.tsv" for a in (0, 1) for b in (0, 1)}}
+    inp = analysis_inputs.load_named({k: str(v) for k, v in inputs.items()}, "systems")
+    assert any(v.startswith("SERADIS10_KW") for v in inp.variant_ids)
     again = variant_scores(inp.per_summary, np.arange(len(inp.per_summary.topics)), inp.variants)
-    np.testing.assert_allclose(again, inp.system_metric, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(again, inp.system_metric, rtol=0, atol=1e-12)   # numpy sums vs math.fsum
 
 
-def test_agreement_and_rerank_outputs(finished_run):
-    sim = finished_run / "results/sim"
-    rows = [l.split("\t") for l in (sim / "agreement/agreement.tsv").read_text().splitlines()]
-    header = rows[0]
-    types = {r[header.index("pair_type")] for r in rows[1:]}
-    assert types == {"all", "system-system", "human-system"}  # judged humans give human-system pairs
-    verdicts = (sim / "agreement/verdicts.tsv").read_text()
-    assert "a better" in verdicts or "b better" in verdicts  # 8 topics: exact Wilcoxon p can go below 0.05
-    summary = dict(l.split("\t") for l in (sim / "rerank/summary.tsv").read_text().splitlines()[1:])
-    assert summary["original_variant"] == "R2_ST1_RS0_M_R" and summary["best_variant"]
-    table = (sim / "rerank/table3.tsv").read_text().splitlines()
-    assert len(table) == 1 + 5  # the 5 systems
-    pairwise = (sim / "rerank/pairwise.tsv").read_text()
-    assert "paired t-test" in pairwise or "Wilcoxon" in pairwise
+def test_agreement_and_rerank_outputs(small_run):
+    sim = small_run / "results/sim"
+    agreement = tsv(sim / "agreement/agreement.tsv")
+    assert set(agreement.pair_type) == {"all", "system-system", "human-system"}  # judged humans: human-system pairs
+    verdicts = tsv(sim / "agreement/verdicts.tsv")
+    # pairs (10 system-system, 3 x 5 human-system) x scorers (7 combinations; 96 ROUGE, 4 BLEU, 8 SERA metrics)
+    assert len(verdicts) == (10 + 15) * (7 + 96 + 4 + 8)
+    summary = dict(tsv(sim / "rerank/summary.tsv").itertuples(index=False, name=None))
+    assert summary["original_variant"] == "R2_ST1_RS0_M_R"
+    assert len(tsv(sim / "rerank/table3.tsv")) == 5   # the 5 systems
+    assert len(tsv(sim / "rerank/pairwise.tsv")) == 10
 
 
-def test_sera_intervals_and_sweeps(finished_run):
-    sim, tiny = finished_run / "results/sim", finished_run / "results/tiny"
-    sera = (sim / "scores/sera_scores.tsv").read_text().splitlines()
-    assert sera[0] == "topic\tsummarizer\tmetric\tscore" and len(sera) - 1 == 8 * (5 + 3) * 8
+def test_sera_intervals_and_sweeps(small_run):
+    sim, tiny = small_run / "results/sim", small_run / "results/tiny"
+    sera = tsv(sim / "scores/sera_scores.tsv")
+    assert list(sera.columns) == ["topic", "summarizer", "metric", "score"] and len(sera) == 8 * (5 + 3) * 8
     assert (sim / "scores/sera/index.zip").stat().st_size > 0
     assert "SERA|model:lm_dirichlet" in (sim / "scores/scoring_signature.txt").read_text()
     # the tiny data set has no documents: no SERA rows, no SERA variants, and the run goes on
-    assert (tiny / "scores/sera_scores.tsv").read_text().count("\n") == 1
+    assert len(tsv(tiny / "scores/sera_scores.tsv")) == 0
     assert "SERA" not in (tiny / "scores/system_scores.tsv").read_text()
     assert "SERA10_KW_A" in (sim / "analysis/table5.md").read_text()
-    skipped = (tiny / "human/skipped.tsv").read_text()
-    assert "pyramid\tneeds SCU annotations" in skipped
-    intervals = (sim / "intervals/system_intervals.tsv").read_text().splitlines()
-    assert len(intervals) - 1 == 8 * 8 * 4 * 3          # summarizers x measures x settings x P/R/F
-    refs = {l.split("\t")[0] for l in (sim / "sweeps/references_correlations.tsv").read_text().splitlines()[1:]}
-    assert refs == {"all", "ref1", "ref2", "ref3"}
-    lengths = {l.split("\t")[0] for l in (sim / "sweeps/lengths_correlations.tsv").read_text().splitlines()[1:]}
+    skipped = tsv(tiny / "human/skipped.tsv").set_index("combination").reason
+    assert skipped["pyramid"].startswith("needs SCU annotations")
+    assert len(tsv(sim / "intervals/system_intervals.tsv")) == 8 * 8 * 4 * 3   # summarizers x measures x settings x PRF
+    # one single-reference condition per human summarizer, named by its id
+    assert list(pd.unique(tsv(sim / "sweeps/references_correlations.tsv").condition)) == ["all", "A", "B", "C"]
+    lengths = set(tsv(sim / "sweeps/lengths_correlations.tsv").condition)
     assert {"w25", "w200", "c10", "c50", "mean rank over word limits", "mean rank over compression rates"} <= lengths
-    report = (sim.parent.parent / "results/sim/report.html").read_text()
+    report = (sim / "report.html").read_text()
     for title in ("SERA and pyramid scores", "Confidence intervals", "Single versus multiple references",
                   "Length and compression"):
         assert title in report
+
+
+def test_lint_reports_nothing(tmp_path):
+    scenario(tmp_path)
+    proc = snakemake(tmp_path, "--lint", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Lints for" not in proc.stdout + proc.stderr
+
+
+def test_shared_summeval_validates_and_summarises(tmp_path):
+    if not (SHARED_DATA / "summeval").exists():
+        pytest.skip("../shared/data/summeval is not available")
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config/config.yaml").write_text(
+        f"datasets:\n  summeval:\n    format: canonical\n    path: {SHARED_DATA / 'summeval'}\n")
+    snakemake(tmp_path, "--cores", "2", "results/summeval/data/summary.tsv")
+    table = summary_table(tmp_path, "summeval")
+    assert table["judged_system_summaries"] == "1600" and table["references_per_topic_min"] == "11"

@@ -1,10 +1,7 @@
 """Write the reproducible archive of one data set."""
-from pathlib import Path
-
-from metaeval.archive import write_archive
 from metaeval.logs import job_log
+from metaeval.stages.archive import write_archive
 
-w = snakemake.wildcards
+w, p = snakemake.wildcards, snakemake.params
 with job_log(snakemake.log[0], f"archive {w.dataset}"):
-    write_archive(w.dataset, Path("results") / w.dataset, snakemake.params.config, w.confighash,
-                  snakemake.params.workflow_dir, snakemake.output[0])
+    write_archive(w.dataset, p.results, p.config, w.confighash, p.git, snakemake.output[0])

@@ -1,12 +1,13 @@
 """Import a NIST DUC/TAC folder and its judgment tables into the canonical form."""
-from pathlib import Path
-
-from metaeval.datasets import write_dataset
-from metaeval.importers import import_duc_tac
+from metaeval.data.datasets import write_dataset
+from metaeval.data.importers import import_duc_tac
 from metaeval.logs import job_log
 
 with job_log(snakemake.log[0], "import_duc_tac") as log:
-    s = dict(snakemake.params.settings)
-    ds = import_duc_tac(s.pop("path"), name=snakemake.params.name, **s)
-    write_dataset(ds, Path(snakemake.output[0]).parent)
+    o = snakemake.params.options
+    ds = import_duc_tac(o.path, name=snakemake.params.name, see_table=o.see_table, manual_peer=o.manual_peer,
+                        grade_direction=o.grade_direction, one_sentence_per_line=o.one_sentence_per_line,
+                        tac_columns=dict(o.tac_columns), tac_scales=dict(o.tac_scales), description=o.description,
+                        source=o.source, license=o.license, citation=o.citation)
+    write_dataset(ds, dict(snakemake.output.items()))
     log.info("%d summaries, %d judged", len(ds.summaries), len(ds.judgments))

@@ -1,11 +1,13 @@
 """SERA and SERA-DIS of every judged summary (Cohan & Goharian 2016)."""
-from pathlib import Path
-
-from metaeval.datasets import load_dataset
+from metaeval.data.datasets import read_dataset
 from metaeval.logs import job_log
-from metaeval.sera import read_index, run_sera
+from metaeval.metrics.sera import read_index
+from metaeval.stages import sera
 
 with job_log(snakemake.log[0], f"SERA {snakemake.wildcards.dataset}") as log:
-    i, p, o = snakemake.input, snakemake.params, snakemake.output
-    run_sera(load_dataset(Path(i.summaries).parent), read_index(i.index), p.cutoffs, p.queries, p.model, p.mu, p.bm25,
-             p.corpus or "the data set's documents.jsonl", o.scores, o.signature, log)
+    i = snakemake.input
+    ds = read_dataset({k: i[k] for k in ("dataset", "summaries", "judgments")})
+    result = sera.compute(ds, read_index(i.index), snakemake.params.options)
+    sera.write(result, dict(snakemake.output.items()))
+    for note in result.notes:
+        log.info("%s", note)

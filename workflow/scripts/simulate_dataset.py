@@ -1,11 +1,9 @@
-"""Generate the embedded default benchmark (metaeval.simulate) in the canonical form."""
-from pathlib import Path
-
-from metaeval.datasets import write_dataset
+"""Generate the embedded default benchmark (metaeval.data.simulate) in the canonical form."""
+from metaeval.data.datasets import write_dataset
+from metaeval.data.simulate import simulate
 from metaeval.logs import job_log
-from metaeval.simulate import SimulationParams, simulate
 
 with job_log(snakemake.log[0], "simulate_dataset") as log:
-    ds = simulate(SimulationParams(**snakemake.params.settings), name=snakemake.params.name)
-    write_dataset(ds, Path(snakemake.output[0]).parent)
+    ds = simulate(snakemake.params.simulation, name=snakemake.params.name)
+    write_dataset(ds, dict(snakemake.output.items()))
     log.info("%d summaries, %d judged", len(ds.summaries), len(ds.judgments))

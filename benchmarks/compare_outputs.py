@@ -1,0 +1,185 @@
+"""Compare every output of the main job before and after a change of the code, file by file.
+
+    .venv/bin/python benchmarks/compare_outputs.py [--before 59fea5f] [--dataset default] [--dataset summeval]
+
+Checks out ``--before`` (default: the last commit before the "one shape" redesign) in a temporary
+git worktree, runs its main job and the current tree's on the same data set (each with its own
+config/config.yaml; ``summeval`` = ../shared/data/summeval), and compares every file under
+results/{dataset}/ but the logs. A file that differs must be one of the expected changes below, and
+each expected change is checked cell by cell (any other difference in such a file fails it):
+
+* agreement p-values (defect 1): each pair's Wilcoxon p is now scipy's for that pair alone; in
+  verdicts.tsv only the ``p`` column may differ; the derived agreement tables may differ only if
+  a verdict changed;
+* correlations.tsv (defect 2): no bootstrap interval for an undefined correlation; and corpus BLEU
+  in the bootstrap now comes from sacrebleu's ``compute_bleu`` (the issue's public-API rule) instead
+  of a second, numpy formula: BLEU interval ends may move by at most 1e-14;
+* table1 (defect 2): the interval of an undefined r is shown as [NA, NA];
+* the reference sweep (defect 3): conditions are named by the reference summarizer's id instead of
+  its sort position (ref1 -> ref0, ref3 -> ref10 on SummEval; ref1 -> A on the default data set);
+  every value is unchanged;
+* report.html: prints the configuration (confidence levels are fractions now) and the methods.
+
+Prints one line per differing file with its verdict, and exits 1 on any unexplained difference.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+BEFORE = "59fea5f"
+SUMMEVAL = REPO.parent / "shared" / "data" / "summeval"
+
+
+def run_main_job(code: Path, workdir: Path, dataset: str) -> float:
+    """The main job of ``code`` (a checkout) on one data set in ``workdir``; returns the wall time."""
+    import time
+
+    cfg = yaml.safe_load((code / "config/config.yaml").read_text())
+    if dataset == "summeval":
+        cfg["datasets"] = {"summeval": {"format": "canonical", "path": str(SUMMEVAL)}}
+    (workdir / "config").mkdir(parents=True, exist_ok=True)
+    (workdir / "config/config.yaml").write_text(yaml.safe_dump(cfg))
+    env = {**os.environ, "PYTHONPATH": str(code / "src")}
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "snakemake", "-s", str(code / "Snakefile"), "-d", str(workdir),
+                    "--cores", "2", "--quiet", "all"], env=env, check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
+def tsv(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+
+
+def changed_cells(a: pd.DataFrame, b: pd.DataFrame) -> list[tuple[int, str, str, str]]:
+    if list(a.columns) != list(b.columns) or len(a) != len(b):
+        return [(-1, "shape", str(a.shape), str(b.shape))]
+    out = []
+    for c in a.columns:
+        for i in (a[c] != b[c]).to_numpy().nonzero()[0]:
+            out.append((int(i), c, a[c].iat[i], b[c].iat[i]))
+    return out
+
+
+def check_correlations(a: pd.DataFrame, b: pd.DataFrame) -> str | None:
+    for i, col, old, new in changed_cells(a, b):
+        if col not in ("pearson_lo", "pearson_hi"):
+            return f"row {i} column {col}: {old} -> {new}"
+        if b.pearson.iat[i] == "NA" and new == "NA":
+            continue                                   # defect 2
+        if b.variant.iat[i].startswith("BLEU") and abs(float(old) - float(new)) <= 1e-14:
+            continue                                   # sacrebleu's compute_bleu in the bootstrap
+        return f"row {i} ({b.variant.iat[i]}) column {col}: {old} -> {new}"
+    return None
+
+
+def check_table1(a: pd.DataFrame, b: pd.DataFrame) -> str | None:
+    for i, col, old, new in changed_cells(a, b):
+        if not (col == "95% CI" and b.r.iat[i] == "NA" and new == "[NA, NA]"):
+            return f"row {i} column {col}: {old} -> {new}"
+    return None
+
+
+def check_verdicts(a: pd.DataFrame, b: pd.DataFrame) -> str | None:
+    for i, col, old, new in changed_cells(a, b):
+        if col != "p":
+            return f"row {i} column {col}: {old} -> {new}"
+    return None
+
+
+def check_relabelled(a: pd.DataFrame, b: pd.DataFrame, mapping: dict[str, str]) -> str | None:
+    relabelled = a.copy()
+    for c in ("condition", "condition_a", "condition_b"):
+        if c in relabelled:
+            relabelled[c] = relabelled[c].map(lambda x: mapping.get(x, x))
+    cells = changed_cells(relabelled, b)
+    return None if not cells else f"after relabelling {mapping}: {cells[:3]}"
+
+
+def compare(old: Path, new: Path) -> list[tuple[str, str]]:
+    """(file, verdict) for every file that differs; verdict starts with 'UNEXPECTED' when unexplained."""
+    files = sorted({p.relative_to(old).as_posix() for p in old.rglob("*") if p.is_file()} |
+                   {p.relative_to(new).as_posix() for p in new.rglob("*") if p.is_file()})
+    files = [f for f in files if not f.startswith("logs/")]
+    refs = sorted(set(tsv(new / "sweeps/references_scores.tsv").condition) - {"all"}) \
+        if (new / "sweeps/references_scores.tsv").exists() else []
+    mapping = {f"ref{k + 1}": name for k, name in enumerate(refs)}
+    verdicts_changed = None
+    out = []
+    for f in files:
+        a, b = old / f, new / f
+        if not a.exists() or not b.exists():
+            out.append((f, f"UNEXPECTED: only {'after' if b.exists() else 'before'}"))
+            continue
+        if a.read_bytes() == b.read_bytes():
+            continue
+        problem, why = None, None
+        if f == "analysis/correlations.tsv":
+            problem, why = check_correlations(tsv(a), tsv(b)), "defect 2 + BLEU via sacrebleu compute_bleu (<= 1e-14)"
+        elif f in ("analysis/table1.tsv", "analysis/table1.md"):
+            if f.endswith(".tsv"):
+                problem = check_table1(tsv(a), tsv(b))
+            why = "defect 2: [NA, NA] for an undefined r"
+        elif f == "agreement/verdicts.tsv":
+            problem, why = check_verdicts(tsv(a), tsv(b)), "defect 1: per-pair Wilcoxon p"
+            verdicts_changed = (tsv(a).verdict != tsv(b).verdict).any()
+        elif f.startswith("agreement/"):
+            why = "defect 1: a verdict changed"
+            problem = None if verdicts_changed is None or verdicts_changed else "no verdict changed"
+        elif f.startswith("sweeps/references"):
+            if f.endswith(".tsv"):
+                problem = check_relabelled(tsv(a), tsv(b), mapping)
+            why = "defect 3: conditions named by the reference summarizer"
+        elif f == "sweeps/figure_references.png" or f == "sweeps/figure_references.svg":
+            why = "defect 3: condition labels on the axis"
+        elif f == "report.html":
+            why = "report: configuration (confidence as a fraction) and methods text"
+        else:
+            problem = "not an expected change"
+        out.append((f, f"UNEXPECTED: {problem}" if problem else f"expected ({why})"))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--before", default=BEFORE, help="git revision to compare with (default: %(default)s)")
+    ap.add_argument("--dataset", action="append", choices=["default", "summeval"], help="default: both")
+    args = ap.parse_args()
+    datasets = args.dataset or ["default", "summeval"]
+    if "summeval" in datasets and not SUMMEVAL.exists():
+        print(f"{SUMMEVAL} is not available: summeval skipped")
+        datasets.remove("summeval")
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        before = tmp / "before"
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(before), args.before],
+                       check=True, capture_output=True)
+        try:
+            for d in datasets:
+                t_old = run_main_job(before, tmp / f"old-{d}", d)
+                t_new = run_main_job(REPO, tmp / f"new-{d}", d)
+                old, new = tmp / f"old-{d}/results/{d}", tmp / f"new-{d}/results/{d}"
+                n = sum(1 for p in new.rglob("*") if p.is_file() and "/logs/" not in p.as_posix())
+                diffs = compare(old, new)
+                print(f"{d}: {n} files; {n - len(diffs)} byte-identical; {len(diffs)} differ "
+                      f"(main job {t_old:.0f} s before, {t_new:.0f} s after)")
+                for f, verdict in diffs:
+                    print(f"  {f}: {verdict}")
+                    bad += verdict.startswith("UNEXPECTED")
+        finally:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(before)], capture_output=True)
+    print("all differences explained" if not bad else f"{bad} unexplained difference(s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

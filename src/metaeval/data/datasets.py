@@ -1,0 +1,546 @@
+"""Reading, validating and writing data sets in the canonical form.
+
+The contract is ``docs/DATASET_FORMAT.md`` (a copy of the project's dataset contract): a folder
+with ``dataset.yaml``, ``summaries.jsonl``, ``judgments.tsv`` and optionally ``documents.jsonl``.
+Every problem raises :class:`DatasetError` whose message names the file, the line (or row) and
+the field, and says what was expected. Summary text is kept byte for byte: nothing here
+lower-cases, strips or folds it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import yaml
+
+from ..files import write_text
+from .pyramid import TopicPyramid
+
+SUMMARY_KINDS = ("system", "human")
+HUMAN_COMPONENTS = ("coverage", "linguistic_quality")
+# The files of a data set folder, by key (docs/DATASET_FORMAT.md); the first three are required.
+FILES = {"dataset": "dataset.yaml", "summaries": "summaries.jsonl", "judgments": "judgments.tsv",
+         "documents": "documents.jsonl", "pyramids": "pyramids.jsonl"}
+REQUIRED = ("dataset", "summaries", "judgments")
+
+
+class DatasetError(ValueError):
+    """A data set file breaks the contract; the message says where and what was expected."""
+
+
+def _where(path: Path | str, line: int | None = None, field_name: str | None = None) -> str:
+    where = str(path)
+    if line is not None:
+        where += f", line {line}"
+    if field_name is not None:
+        where += f", field '{field_name}'"
+    return where
+
+
+def fail(path: Path | str, line: int | None, field_name: str | None, problem: str) -> DatasetError:
+    return DatasetError(f"{_where(path, line, field_name)}: {problem}")
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One summary: who wrote it for which topic, and its sentences (text as given)."""
+
+    topic: str
+    summarizer: str
+    kind: str
+    sentences: tuple[str, ...]
+    line: int = 0
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.topic, self.summarizer)
+
+    @property
+    def is_empty(self) -> bool:
+        return all(not s.strip() for s in self.sentences)
+
+
+@dataclass(frozen=True)
+class Dimension:
+    name: str
+    min: float
+    max: float
+    description: str = ""
+
+    def rescale(self, value: float) -> float:
+        """Map a score onto [0, 1] by the declared min/max."""
+        return (value - self.min) / (self.max - self.min)
+
+
+@dataclass
+class Dataset:
+    """A validated data set. ``judgments`` maps (topic, summarizer) to {dimension: score or NaN}."""
+
+    name: str
+    meta: dict[str, Any]
+    dimensions: dict[str, Dimension]
+    human: dict[str, list[str]]
+    summaries: list[Summary]
+    judgments: dict[tuple[str, str], dict[str, float]]
+    documents: dict[str, list[str]] | None = None
+    warnings: list[str] = field(default_factory=list)
+    pyramids: dict[str, TopicPyramid] | None = None
+
+    def summary(self, topic: str, summarizer: str) -> Summary:
+        return self._index[(topic, summarizer)]
+
+    @functools.cached_property
+    def _index(self) -> dict[tuple[str, str], Summary]:
+        return {s.key: s for s in self.summaries}
+
+    @functools.cached_property
+    def _references(self) -> dict[str, list[Summary]]:
+        refs: dict[str, list[Summary]] = {}
+        for s in sorted(self.summaries, key=lambda s: s.summarizer):
+            if s.kind == "human":
+                refs.setdefault(s.topic, []).append(s)
+        return refs
+
+    def references(self, topic: str) -> list[Summary]:
+        """The human (reference) summaries of a topic, in summarizer order."""
+        return list(self._references.get(topic, []))
+
+    @functools.cached_property
+    def topics(self) -> list[str]:
+        return sorted({s.topic for s in self.summaries})
+
+    def judged(self) -> list[Summary]:
+        return [s for s in self.summaries if s.key in self.judgments]
+
+
+# ----------------------------------------------------------------------------- dataset.yaml
+
+def _yaml_lines(text: str) -> dict[tuple[str, ...], int]:
+    """Line number (1-based) of every mapping key path in a YAML document, for error messages."""
+    lines: dict[tuple[str, ...], int] = {}
+
+    def walk(node: Any, path: tuple[str, ...]) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                sub = path + (str(key.value),)
+                lines[sub] = key.start_mark.line + 1
+                walk(value, sub)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                lines[path + (str(i),)] = item.start_mark.line + 1
+                walk(item, path + (str(i),))
+
+    try:
+        walk(yaml.compose(text), ())
+    except yaml.YAMLError:
+        pass
+    return lines
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def parse_dataset_yaml(path: Path, text: str, human_override: Mapping[str, list[str]] | None = None
+                       ) -> tuple[dict[str, Any], dict[str, Dimension], dict[str, list[str]]]:
+    """Validate dataset.yaml; return (meta, dimensions, human components)."""
+    try:
+        meta = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise fail(path, mark.line + 1 if mark else None, None, f"malformed YAML: {e}") from None
+    lines = _yaml_lines(text)
+    if not isinstance(meta, dict):
+        raise fail(path, 1, None, "expected a mapping with keys name, dimensions, human, ...")
+    if not isinstance(meta.get("name"), str) or not meta["name"].strip():
+        raise fail(path, lines.get(("name",)), "name", "missing or not a string; expected the data set's name")
+    dims_raw = meta.get("dimensions")
+    if not isinstance(dims_raw, dict) or not dims_raw:
+        raise fail(path, lines.get(("dimensions",)), "dimensions",
+                   "missing or empty; expected a mapping of every judgment column to {min, max}")
+    dims: dict[str, Dimension] = {}
+    for name, spec in dims_raw.items():
+        line = lines.get(("dimensions", str(name)))
+        fname = f"dimensions.{name}"
+        if name in ("topic", "summarizer"):
+            raise fail(path, line, fname, "'topic' and 'summarizer' are reserved column names")
+        if not isinstance(spec, dict):
+            raise fail(path, line, fname, "expected a mapping {min: number, max: number}")
+        for bound in ("min", "max"):
+            if not _is_number(spec.get(bound)):
+                raise fail(path, lines.get(("dimensions", str(name), bound), line), f"{fname}.{bound}",
+                           f"missing or not a number (got {spec.get(bound)!r})")
+        if not spec["max"] > spec["min"]:
+            raise fail(path, line, fname, f"max ({spec['max']}) must be greater than min ({spec['min']})")
+        dims[str(name)] = Dimension(str(name), float(spec["min"]), float(spec["max"]),
+                                    str(spec.get("description", "")))
+    human_raw = human_override if human_override is not None else meta.get("human")
+    source = "config human override" if human_override is not None else None
+    if not isinstance(human_raw, dict):
+        raise fail(path, lines.get(("human",)), "human",
+                   "missing; expected {coverage: [dimensions], linguistic_quality: [dimensions]}")
+    human: dict[str, list[str]] = {}
+    for comp in HUMAN_COMPONENTS:
+        lst = human_raw.get(comp, [])
+        if lst is None:
+            lst = []
+        line = lines.get(("human", comp), lines.get(("human",)))
+        where_path = source or path
+        if not isinstance(lst, list) or not all(isinstance(d, str) for d in lst):
+            raise fail(where_path, None if source else line, f"human.{comp}",
+                       "expected a list of dimension names (may be empty)")
+        for i, d in enumerate(lst):
+            if d not in dims:
+                raise fail(where_path, None if source else lines.get(("human", comp, str(i)), line),
+                           f"human.{comp}",
+                           f"dimension '{d}' is not declared under dimensions: (declared: {', '.join(dims)})")
+        human[comp] = list(lst)
+    unknown = set(human_raw) - set(HUMAN_COMPONENTS)
+    if unknown:
+        raise fail(source or path, None if source else lines.get(("human", sorted(unknown)[0])), "human",
+                   f"unknown component(s) {sorted(unknown)}; expected only {list(HUMAN_COMPONENTS)}")
+    if not human["coverage"] and not human["linguistic_quality"]:
+        raise fail(source or path, None if source else lines.get(("human",)), "human",
+                   "both components are empty; at least one must list a dimension")
+    return meta, dims, human
+
+
+# ----------------------------------------------------------------------------- summaries.jsonl
+
+def split_text(text: str) -> tuple[str, ...]:
+    """The sentences of a record that gives ``text``: one sentence per line, as the contract says."""
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()  # a final newline ends the last sentence; it does not start a new one
+    return tuple(lines)
+
+
+def json_objects(path: Path | str, expected: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line of a JSON-lines file; a line that is not
+    valid JSON, or not an object, is an error naming the file and line."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        try:
+            text = fh.read()
+        except UnicodeDecodeError as e:
+            raise fail(path, None, None, f"not valid UTF-8 ({e.reason} at byte {e.start})") from None
+    for line_no, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise fail(path, line_no, None, f"malformed JSON ({e.msg} at column {e.colno}); expected {expected}") from None
+        if not isinstance(rec, dict):
+            raise fail(path, line_no, None, f"expected a JSON object ({expected}), got {type(rec).__name__}")
+        yield line_no, rec
+
+
+def parse_summary_record(path: Path, line_no: int, rec: Mapping[str, Any]) -> Summary:
+    for key in ("topic", "summarizer", "kind"):
+        if key not in rec:
+            raise fail(path, line_no, key, "missing; every record needs topic, summarizer, kind and sentences (or text)")
+        if not isinstance(rec[key], str) or not rec[key]:
+            raise fail(path, line_no, key, f"expected a non-empty string, got {rec[key]!r}")
+    if rec["kind"] not in SUMMARY_KINDS:
+        raise fail(path, line_no, "kind", f"expected 'system' or 'human', got {rec['kind']!r}")
+    has_sent, has_text = "sentences" in rec, "text" in rec
+    if has_sent == has_text:
+        raise fail(path, line_no, "sentences",
+                   "expected exactly one of 'sentences' (list of strings) or 'text' (one string)")
+    if has_sent:
+        sents = rec["sentences"]
+        if not isinstance(sents, list):
+            raise fail(path, line_no, "sentences", f"expected a list of strings, got {type(sents).__name__}")
+        for i, s in enumerate(sents):
+            if not isinstance(s, str):
+                raise fail(path, line_no, f"sentences[{i}]", f"expected a string, got {s!r}")
+        sentences = tuple(sents)
+    else:
+        if not isinstance(rec["text"], str):
+            raise fail(path, line_no, "text", f"expected a string, got {type(rec['text']).__name__}")
+        sentences = split_text(rec["text"])
+    return Summary(rec["topic"], rec["summarizer"], rec["kind"], sentences, line_no)
+
+
+def read_summaries(path: Path) -> list[Summary]:
+    summaries: list[Summary] = []
+    seen: dict[tuple[str, str], int] = {}
+    for line_no, rec in json_objects(path, "one summary object per line"):
+        s = parse_summary_record(path, line_no, rec)
+        if s.key in seen:
+            raise fail(path, line_no, "summarizer",
+                       f"duplicate (topic, summarizer) = ({s.topic!r}, {s.summarizer!r}); first seen on line {seen[s.key]}")
+        seen[s.key] = line_no
+        summaries.append(s)
+    if not summaries:
+        raise fail(path, None, None, "no summaries; expected one JSON object per line")
+    return summaries
+
+
+# ----------------------------------------------------------------------------- judgments.tsv
+
+def read_judgments(path: Path, dims: Mapping[str, Dimension], summary_keys: Mapping[tuple[str, str], int]
+                   ) -> tuple[dict[tuple[str, str], dict[str, float]], dict[tuple[str, str], int]]:
+    """Parse judgments.tsv; return ({(topic, summarizer): {dim: value}}, {key: line number})."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        lines = fh.read().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not lines:
+        raise fail(path, 1, None, "empty file; expected a header 'topic<TAB>summarizer<TAB>dimension...'")
+    header = lines[0].rstrip("\r").split("\t")
+    if header[:2] != ["topic", "summarizer"]:
+        raise fail(path, 1, None, f"header starts with {header[:2]}; expected the first two columns 'topic' and 'summarizer'")
+    columns = header[2:]
+    for c in columns:
+        if c not in dims:
+            raise fail(path, 1, c, f"column is not a dimension declared in dataset.yaml (declared: {', '.join(dims)})")
+    if len(set(columns)) != len(columns):
+        raise fail(path, 1, None, "a dimension column appears twice")
+    missing = [d for d in dims if d not in columns]
+    if missing:
+        raise fail(path, 1, missing[0], "dimension declared in dataset.yaml has no column")
+    out: dict[tuple[str, str], dict[str, float]] = {}
+    where: dict[tuple[str, str], int] = {}
+    for line_no, raw in enumerate(lines[1:], start=2):
+        raw = raw.rstrip("\r")
+        if not raw.strip():
+            continue
+        cells = raw.split("\t")
+        if len(cells) != len(header):
+            raise fail(path, line_no, None, f"{len(cells)} tab-separated cells; expected {len(header)} as in the header")
+        key = (cells[0], cells[1])
+        if key not in summary_keys:
+            raise fail(path, line_no, "summarizer",
+                       f"judges ({cells[0]!r}, {cells[1]!r}), which has no summary in summaries.jsonl")
+        if key in out:
+            raise fail(path, line_no, "summarizer",
+                       f"second judgment row for ({cells[0]!r}, {cells[1]!r}); first on line {where[key]}")
+        scores: dict[str, float] = {}
+        for col, cell in zip(columns, cells[2:]):
+            cell = cell.strip()
+            if cell == "":
+                scores[col] = math.nan
+                continue
+            try:
+                v = float(cell)
+            except ValueError:
+                raise fail(path, line_no, col, f"{cell!r} is not a number; expected a number or an empty cell") from None
+            d = dims[col]
+            if not math.isfinite(v) or v < d.min or v > d.max:
+                raise fail(path, line_no, col, f"{cell} is outside the declared range [{d.min:g}, {d.max:g}]")
+            scores[col] = v
+        out[key] = scores
+        where[key] = line_no
+    return out, where
+
+
+# ----------------------------------------------------------------------------- documents.jsonl
+
+def read_documents(path: Path, topics: Iterable[str]) -> dict[str, list[str]]:
+    docs: dict[str, list[str]] = {}
+    known = set(topics)
+    for line_no, rec in json_objects(path, "{topic, documents}"):
+        if not isinstance(rec.get("topic"), str):
+            raise fail(path, line_no, "topic", "missing or not a string")
+        d = rec.get("documents")
+        if not isinstance(d, list) or not all(isinstance(x, str) for x in d):
+            raise fail(path, line_no, "documents", "expected a list of strings")
+        if rec["topic"] in docs:
+            raise fail(path, line_no, "topic", f"topic {rec['topic']!r} appears twice")
+        if rec["topic"] not in known:
+            raise fail(path, line_no, "topic", f"topic {rec['topic']!r} has no summary in summaries.jsonl")
+        docs[rec["topic"]] = list(d)
+    return docs
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def read_pyramids(path: Path, summary_keys: Iterable[tuple[str, str]]) -> dict[str, TopicPyramid]:
+    """pyramids.jsonl: one line per topic, {"topic", "models", "scus": {id: weight},
+    "summaries": {summarizer: [SCU id, ...]}} (see docs/DATASET_FORMAT.md)."""
+    keys = set(summary_keys)
+    topics = {t for t, _ in keys}
+    out: dict[str, TopicPyramid] = {}
+    for line_no, rec in json_objects(path, "{topic, models, scus, summaries}"):
+        topic = rec.get("topic")
+        if not isinstance(topic, str):
+            raise fail(path, line_no, "topic", "missing or not a string")
+        if topic not in topics:
+            raise fail(path, line_no, "topic", f"topic {topic!r} has no summary in summaries.jsonl")
+        if topic in out:
+            raise fail(path, line_no, "topic", f"topic {topic!r} appears twice")
+        models = rec.get("models")
+        if not _is_int(models) or models < 1:
+            raise fail(path, line_no, "models", f"expected the number of model summaries the pyramid was built "
+                                                f"from, an integer >= 1 (got {models!r})")
+        scus = rec.get("scus")
+        if not isinstance(scus, dict) or not scus:
+            raise fail(path, line_no, "scus", "expected a non-empty mapping {SCU id: weight}")
+        for unit, w in scus.items():
+            if not _is_int(w) or not 1 <= w <= models:
+                raise fail(path, line_no, f"scus.{unit}", f"weight must be an integer from 1 to models ({models}); "
+                                                          f"got {w!r}")
+        annotated = rec.get("summaries")
+        if not isinstance(annotated, dict):
+            raise fail(path, line_no, "summaries", "expected a mapping {summarizer: [SCU id, ...]}")
+        expressed: dict[str, tuple[str, ...]] = {}
+        for summarizer, units in annotated.items():
+            where = f"summaries.{summarizer}"
+            if (topic, summarizer) not in keys:
+                raise fail(path, line_no, where, f"no summary of topic {topic!r} by {summarizer!r} in summaries.jsonl")
+            if not isinstance(units, list) or not all(isinstance(u, str) for u in units):
+                raise fail(path, line_no, where, "expected a list of SCU ids")
+            unknown = [u for u in units if u not in scus]
+            if unknown:
+                raise fail(path, line_no, where, f"SCU {unknown[0]!r} is not listed under scus")
+            if len(set(units)) != len(units):
+                raise fail(path, line_no, where, "an SCU is listed twice (a summary expresses an SCU at most once)")
+            expressed[summarizer] = tuple(units)
+        out[topic] = TopicPyramid(topic, models, dict(scus), expressed)
+    return out
+
+
+# ----------------------------------------------------------------------------- whole data set
+
+def folder_files(folder: Path | str) -> dict[str, str]:
+    """The data set files of a folder, by key (only those that exist)."""
+    folder = Path(folder)
+    return {key: str(folder / name) for key, name in FILES.items() if (folder / name).is_file()}
+
+
+def folder_paths(folder: Path | str) -> dict[str, str]:
+    """Every data set file of a folder by key, whether it exists or not (where to write a data set)."""
+    return {key: str(Path(folder) / name) for key, name in FILES.items()}
+
+
+def load_dataset(folder: Path | str, human_override: Mapping[str, list[str]] | None = None) -> Dataset:
+    """Read and validate a canonical data set folder. Never writes to it."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise DatasetError(f"{folder}: not a folder; expected a data set folder with dataset.yaml, "
+                           "summaries.jsonl and judgments.tsv")
+    for key in REQUIRED:
+        if not (folder / FILES[key]).is_file():
+            raise DatasetError(f"{folder / FILES[key]}: missing; a data set folder needs dataset.yaml, summaries.jsonl "
+                               "and judgments.tsv")
+    return read_dataset(folder_files(folder), human_override)
+
+
+def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str]] | None = None) -> Dataset:
+    """Read and validate a data set given its files by key (:data:`FILES`; ``documents`` and
+    ``pyramids`` optional). Never writes to them."""
+    ypath = Path(paths["dataset"])
+    meta, dims, human = parse_dataset_yaml(ypath, ypath.read_text(encoding="utf-8"), human_override)
+    spath = Path(paths["summaries"])
+    summaries = read_summaries(spath)
+    lines = {s.key: s.line for s in summaries}
+    jpath = Path(paths["judgments"])
+    judgments, jlines = read_judgments(jpath, dims, lines)
+    topics_with_refs = {s.topic for s in summaries if s.kind == "human"}
+    for key, line_no in sorted(jlines.items(), key=lambda kv: kv[1]):
+        if key[0] not in topics_with_refs:
+            raise fail(jpath, line_no, "topic",
+                       f"topic {key[0]!r} has judged summaries but no human (reference) summary in summaries.jsonl")
+    dpath = Path(paths["documents"]) if paths.get("documents") else None
+    # An empty documents.jsonl (as the normalised copy writes for a data set without documents)
+    # means the same as no file.
+    documents = (read_documents(dpath, {s.topic for s in summaries}) or None) if dpath and dpath.is_file() else None
+    ppath = Path(paths["pyramids"]) if paths.get("pyramids") else None
+    pyramids = (read_pyramids(ppath, lines) or None) if ppath and ppath.is_file() else None
+    ds = Dataset(name=str(meta["name"]), meta=meta, dimensions=dims, human=human,
+                 summaries=summaries, judgments=judgments, documents=documents, pyramids=pyramids)
+    n_empty = sum(1 for s in summaries if s.is_empty)
+    if n_empty:
+        msg = (f"{spath}: {n_empty} empty summar{'y' if n_empty == 1 else 'ies'} "
+               "(legal; they score 0 on every metric)")
+        ds.warnings.append(msg)
+        warnings.warn(msg, stacklevel=2)
+    return ds
+
+
+def _sort_key(s: Summary) -> tuple[str, int, str]:
+    return (s.topic, SUMMARY_KINDS.index(s.kind), s.summarizer)
+
+
+def _fmt(v: float) -> str:
+    return "" if math.isnan(v) else repr(float(v))
+
+
+def write_dataset(ds: Dataset, paths: Mapping[str, str]) -> None:
+    """Write the normalised canonical copy to the files named by key (:data:`FILES`, all five):
+    records sorted by (topic, kind, summarizer), every record with ``sentences``, judgments in
+    dataset.yaml's dimension order, floats in shortest round-trip form, and always a
+    documents.jsonl and a pyramids.jsonl (empty when the data set has none). Each file is
+    written to a temporary name and renamed, so no half-written file is left."""
+    meta = dict(ds.meta)
+    meta["human"] = {k: list(v) for k, v in ds.human.items()}
+    meta["has_documents"] = ds.documents is not None
+    meta["has_pyramids"] = ds.pyramids is not None
+    write_text(paths["dataset"], yaml.safe_dump(meta, sort_keys=False, allow_unicode=True))
+    lines = []
+    for s in sorted(ds.summaries, key=_sort_key):
+        lines.append(json.dumps({"topic": s.topic, "summarizer": s.summarizer, "kind": s.kind,
+                                 "sentences": list(s.sentences)}, ensure_ascii=False))
+    write_text(paths["summaries"], "".join(l + "\n" for l in lines))
+    dims = list(ds.dimensions)
+    rows = ["\t".join(["topic", "summarizer"] + dims)]
+    order = {s.key: _sort_key(s) for s in ds.summaries}
+    for key in sorted(ds.judgments, key=lambda k: order[k]):
+        rows.append("\t".join([key[0], key[1]] + [_fmt(ds.judgments[key][d]) for d in dims]))
+    write_text(paths["judgments"], "".join(r + "\n" for r in rows))
+    docs = ds.documents or {}
+    write_text(paths["documents"], "".join(
+        json.dumps({"topic": t, "documents": docs[t]}, ensure_ascii=False) + "\n" for t in sorted(docs)))
+    pyramids = ds.pyramids or {}
+    write_text(paths["pyramids"], "".join(
+        json.dumps({"topic": t, "models": p.models, "scus": dict(sorted(p.weights.items())),
+                    "summaries": {s: list(u) for s, u in sorted(p.expressed.items())}}, ensure_ascii=False) + "\n"
+        for t, p in sorted(pyramids.items())))
+
+
+# ----------------------------------------------------------------------------- summary table
+
+def summary_table(ds: Dataset) -> list[tuple[str, str]]:
+    """The data set at a glance, as (statistic, value) rows for results/{dataset}/data/summary.tsv."""
+    systems = sorted({s.summarizer for s in ds.summaries if s.kind == "system"})
+    humans = sorted({s.summarizer for s in ds.summaries if s.kind == "human"})
+    refs_per_topic = [len(ds.references(t)) for t in ds.topics] if ds.summaries else [0]
+    judged = ds.judged()
+    rows: list[tuple[str, str]] = [
+        ("name", ds.name),
+        ("topics", str(len(ds.topics))),
+        ("systems", str(len(systems))),
+        ("human_summarizers", str(len(humans))),
+        ("references_per_topic_min", str(min(refs_per_topic))),
+        ("references_per_topic_max", str(max(refs_per_topic))),
+        ("references_per_topic_mean", _num(sum(refs_per_topic) / len(refs_per_topic))),
+        ("summaries", str(len(ds.summaries))),
+        ("judged_summaries", str(len(judged))),
+        ("judged_system_summaries", str(sum(1 for s in judged if s.kind == "system"))),
+        ("judged_human_summaries", str(sum(1 for s in judged if s.kind == "human"))),
+        ("empty_summaries", str(sum(1 for s in ds.summaries if s.is_empty))),
+        ("has_documents", "yes" if ds.documents is not None else "no"),
+        ("has_pyramids", "yes" if ds.pyramids is not None else "no"),
+        ("coverage_dimensions", ",".join(ds.human["coverage"]) or "-"),
+        ("linguistic_quality_dimensions", ",".join(ds.human["linguistic_quality"]) or "-"),
+    ]
+    for d in ds.dimensions:
+        vals = [ds.judgments[k][d] for k in ds.judgments if not math.isnan(ds.judgments[k][d])]
+        rows.append((f"{d}_n", str(len(vals))))
+        rows.append((f"{d}_mean", _num(sum(vals) / len(vals)) if vals else "NA"))
+        rows.append((f"{d}_min", _num(min(vals)) if vals else "NA"))
+        rows.append((f"{d}_max", _num(max(vals)) if vals else "NA"))
+    return rows
+
+
+def _num(x: float) -> str:
+    return f"{x:.6g}"

@@ -1,0 +1,39 @@
+"""Writing files so that no reader ever sees half of one: write to a temporary name in the same
+folder, then rename (atomic on POSIX). A failed write removes its temporary file."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Iterator
+
+
+def temporary_name(path: Path) -> Path:
+    """The hidden temporary name ``path`` is written under before the rename."""
+    return path.with_name(f".{path.name}.tmp{os.getpid()}")
+
+
+@contextlib.contextmanager
+def atomic_path(path: Path | str) -> Iterator[Path]:
+    """Yield a temporary path to write; on success it replaces ``path``, on failure it is removed."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary_name(path)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def write_text(path: Path | str, text: str) -> None:
+    """Write UTF-8 text (newlines as given) atomically."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+
+
+def write_bytes(path: Path | str, data: bytes) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)

@@ -1,0 +1,2 @@
+"""Metric engines: ROUGE exactly as ROUGE-1.5.5 (``tokenize``, ``porter``, ``rouge``), BLEU through
+sacrebleu's public API (``bleu``), and SERA's retrieval (``sera``)."""

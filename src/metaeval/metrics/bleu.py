@@ -1,0 +1,91 @@
+"""BLEU through sacrebleu's public API, on ROUGE-preprocessed text.
+
+System level: one corpus per summarizer (all its summaries; each summary's references as multiple
+references; topics may have different numbers of references) scored with
+``BLEU(lowercase=True, tokenize='none', smooth_method='none', max_ngram_order=4,
+effective_order=False, force=True)``, which equals Moses ``multi-bleu.perl -lc`` on the same
+tokenised text (tests/test_bleu.py holds values multi-bleu.perl printed).
+
+Corpus BLEU is a function of the summed *sufficient statistics* of its sentences (hypothesis
+length, closest reference length, matched and total n-grams of orders 1-4), so the workflow keeps
+every summary's statistics (:func:`summary_statistics`) and computes any corpus BLEU - a
+summarizer's, a shard's sum, a bootstrap sample's - with sacrebleu's ``BLEU.compute_bleu``
+(:func:`bleu_from_statistics`). The smoothed per-summary BLEU (``exp`` by default, effective
+order) for per-topic analyses comes from the same statistics and the same function. Scores are
+on sacrebleu's 0-100 scale.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Sequence
+
+from sacrebleu.metrics import BLEU
+
+MAX_ORDER = 4
+CORPUS_OPTIONS = dict(lowercase=True, tokenize="none", smooth_method="none", max_ngram_order=MAX_ORDER,
+                      effective_order=False, force=True)
+# [hyp_len, ref_len, correct_1..4, total_1..4]
+STATISTICS = ("hyp_len", "ref_len", *(f"correct_{n}" for n in range(1, MAX_ORDER + 1)),
+              *(f"total_{n}" for n in range(1, MAX_ORDER + 1)))
+
+
+@functools.lru_cache(maxsize=None)
+def corpus_metric() -> BLEU:
+    return BLEU(**CORPUS_OPTIONS)
+
+
+@functools.lru_cache(maxsize=None)
+def sentence_metric(smoothing: str = "exp") -> BLEU:
+    return BLEU(lowercase=True, tokenize="none", smooth_method=smoothing, max_ngram_order=MAX_ORDER,
+                effective_order=True, force=True)
+
+
+def reference_streams(references: Sequence[Sequence[str]]) -> list[list[str | None]]:
+    """Per-hypothesis reference lists -> sacrebleu's reference streams, padded with None where a
+    hypothesis has fewer references (sacrebleu drops None, so each keeps exactly its own)."""
+    width = max((len(r) for r in references), default=0)
+    return [[refs[i] if i < len(refs) else None for refs in references] for i in range(width)]
+
+
+def corpus_bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> float:
+    """Corpus BLEU (0-100) of hypotheses, each with its own list of references."""
+    return corpus_bleu_signed(hypotheses, references)[0]
+
+
+def corpus_bleu_signed(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> tuple[float, str]:
+    """Corpus BLEU and sacrebleu's signature of that computation (it names the number of
+    references, ``nrefs:var`` where it varies)."""
+    metric = corpus_metric()
+    score = metric.corpus_score(list(hypotheses), reference_streams(references)).score if hypotheses else 0.0
+    return float(score), str(metric.get_signature())
+
+
+def sentence_signature(smoothing: str = "exp") -> str:
+    metric = sentence_metric(smoothing)
+    metric.sentence_score("a", ["a"])  # sacrebleu's signature needs a scored call first
+    return str(metric.get_signature()).replace("nrefs:1", "nrefs:per-summary")
+
+
+def sentence_bleu(hypothesis: str, references: Sequence[str], smoothing: str = "exp") -> float:
+    """Smoothed sentence BLEU (0-100) of one summary against its references (sacrebleu's
+    ``sentence_score``)."""
+    return float(sentence_metric(smoothing).sentence_score(hypothesis, list(references)).score)
+
+
+def summary_statistics(hypothesis: str, references: Sequence[str]) -> list[int]:
+    """The sufficient statistics of one summary against its references (:data:`STATISTICS`):
+    sacrebleu's corpus score of a one-summary corpus exposes them."""
+    s = corpus_metric().corpus_score([hypothesis], [[r] for r in references])
+    return [int(s.sys_len), int(s.ref_len), *map(int, s.counts), *map(int, s.totals)]
+
+
+def bleu_from_statistics(stats: Sequence[float], smoothing: str = "none") -> float:
+    """BLEU (0-100) from (summed) sufficient statistics, by sacrebleu's ``BLEU.compute_bleu``:
+    unsmoothed, all four orders - the corpus BLEU of the sentences whose statistics were summed -
+    or, with ``smoothing``, the smoothed sentence BLEU with effective order (equal to sacrebleu's
+    ``sentence_score``)."""
+    counts = [int(x) for x in stats]
+    return float(BLEU.compute_bleu(correct=counts[2:2 + MAX_ORDER], total=counts[2 + MAX_ORDER:],
+                                   sys_len=counts[0], ref_len=counts[1], smooth_method=smoothing,
+                                   effective_order=smoothing != "none", max_ngram_order=MAX_ORDER).score)

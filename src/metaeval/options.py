@@ -1,0 +1,364 @@
+"""The configuration, validated once and turned into typed options.
+
+* Defaults live only in the schema (``workflow/schemas/config.schema.yaml``, each key's
+  ``default``) and, as documentation, in ``config/config.yaml`` (a test checks the two agree).
+  :func:`validated` fills them in and checks types and keys; every problem is one line naming
+  the config key (``config key rouge.alpha: 2 is greater than the maximum of 1``).
+* :func:`check` adds what a schema cannot say: input paths that must exist, options that exclude
+  each other, variant ids that must parse.
+* :class:`Options` holds, for every kind of job, a ``NamedTuple`` with exactly the values that job
+  uses. A rule passes its record through ``params:``, so changing a config value re-runs exactly the
+  jobs whose record holds it (Snakemake compares the records' ``repr``; a dataclass would be
+  invisible to its params trigger). Confidence levels are fractions everywhere (0.95).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any, Mapping, NamedTuple
+
+from .data.simulate import SimulationParams
+from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
+
+SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+DATASET_NAME = r"[A-Za-z0-9][A-Za-z0-9_-]*"     # also the Snakefile's {dataset} wildcard constraint
+SECTIONS = ("rouge", "bleu", "human_scores", "correlation", "agreement", "rerank", "sera", "sweeps", "intervals")
+
+
+class ConfigError(ValueError):
+    """A configuration value is wrong; the message names the key."""
+
+
+# ----------------------------------------------------------------------------- schema and defaults
+
+def load_schema(path: Path | str = SCHEMA) -> dict[str, Any]:
+    import yaml
+
+    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+
+
+def _validator(schema: Mapping[str, Any]):
+    """A JSON-schema validator that fills in each property's ``default`` as it validates (the
+    jsonschema FAQ's recipe, public API only)."""
+    import jsonschema
+
+    base = jsonschema.Draft202012Validator
+    validate_properties = base.VALIDATORS["properties"]
+
+    def properties_with_defaults(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for name, sub in properties.items():
+                if "default" in sub and name not in instance:
+                    instance[name] = copy.deepcopy(sub["default"])
+        yield from validate_properties(validator, properties, instance, schema)
+
+    return jsonschema.validators.extend(base, {"properties": properties_with_defaults})(schema)
+
+
+def validated(config: Mapping[str, Any], schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A deep copy of ``config`` with every default filled in; raises :class:`ConfigError` naming
+    the key of the most relevant schema violation."""
+    import jsonschema
+
+    schema = load_schema() if schema is None else schema
+    out = copy.deepcopy(dict(config))
+    error = jsonschema.exceptions.best_match(_validator(schema).iter_errors(out))
+    if error is not None:
+        key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise ConfigError(f"config key {key}: {error.message}")
+    return out
+
+
+def schema_defaults(schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Every section but ``datasets`` with its defaults (what an empty section means)."""
+    return {k: v for k, v in validated({"datasets": {"x": {"format": "simulated"}}}, schema).items() if k != "datasets"}
+
+
+# ----------------------------------------------------------------------------- checks beyond the schema
+
+def check(config: Mapping[str, Any]) -> None:
+    """Checks a schema cannot express; ``config`` has its defaults (:func:`validated`)."""
+    for name, entry in config["datasets"].items():
+        key = f"datasets.{name}"
+        if not re.fullmatch(DATASET_NAME, name):
+            raise ConfigError(f"config key {key}: {name!r} is not a data set name; expected letters, digits, '_' and "
+                              "'-', starting with a letter or digit (it names the folder results/<name>/)")
+        paths: list[tuple[str, str]] = []
+        if entry["format"] in ("canonical", "duc_tac"):
+            paths.append(("path", entry["path"]))
+        if entry["format"] == "summeval_jsonl":
+            paths.extend((f"paths[{i}]", p) for i, p in enumerate(entry["paths"]))
+        for k in ("see_table", "manual_peer"):
+            if entry.get(k):
+                paths.append((k, entry[k]))
+        for k, p in paths:
+            if not Path(p).exists():
+                raise ConfigError(f"config key {key}.{k}: {p!r} does not exist (relative paths are "
+                                  "relative to the working directory)")
+        if entry["format"] == "duc_tac" and not (entry.get("see_table") or entry.get("manual_peer")):
+            raise ConfigError(f"config key {key}: a duc_tac data set needs see_table and/or manual_peer")
+        if entry["format"] == "simulated" and entry["sentences"] > entry["units"]:
+            raise ConfigError(f"config key {key}.sentences: must not exceed units")
+    rouge = config["rouge"]
+    for i, m in enumerate(rouge["measures"]):
+        if not is_measure(m):
+            raise ConfigError(f"config key rouge.measures[{i}]: {m!r} is not a ROUGE measure; expected one matching "
+                              f"{MEASURE_PATTERN} (R1..R9, RL, RW, RS<d>, RSU<d>, RS*, RSU*)")
+    if rouge["word_limit"] is not None and rouge["byte_limit"] is not None:
+        raise ConfigError("config keys rouge.word_limit and rouge.byte_limit: give one or the other, not both "
+                          "(as ROUGE-1.5.5's -l and -b)")
+    corpus = config["sera"]["corpus"]
+    if corpus is not None and not Path(corpus).is_file():
+        raise ConfigError(f"config key sera.corpus: {corpus!r} is not a file (expected a file in the "
+                          "documents.jsonl form; relative paths are relative to the working directory)")
+    for key, ids in (("correlation.baselines", config["correlation"]["baselines"]),
+                     ("agreement.baseline", [config["agreement"]["baseline"]]),
+                     ("rerank.original", [config["rerank"]["original"]]),
+                     ("sweeps.variants", config["sweeps"]["variants"]),
+                     ("intervals.shown", config["intervals"]["shown"])):
+        try:
+            parsed = parse_all(ids, key)
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+        if key in ("sweeps.variants", "intervals.shown"):
+            for i, v in enumerate(parsed):
+                allowed = ("rouge", "bleu") if key == "sweeps.variants" else ("rouge",)
+                if v.family not in allowed or (key == "intervals.shown" and v.statistic != "A"):
+                    what = "ROUGE or BLEU variants" if key == "sweeps.variants" else "ROUGE mean variants (…_A_P/R/F)"
+                    raise ConfigError(f"config key {key}[{i}]: {v} is not allowed here; expected {what}")
+    best = config["rerank"]["best"]
+    if best != "auto":
+        try:
+            Variant.parse(best)
+        except ValueError as e:
+            raise ConfigError(f"config key rerank.best: 'auto' or a variant id: {e}") from None
+
+
+# ----------------------------------------------------------------------------- what each job uses
+
+class RougeOptions(NamedTuple):
+    """The ``rouge:`` section (the scoring signature records all of it)."""
+    measures: tuple[str, ...]
+    stemming: tuple[int, ...]
+    stopwords_removed: tuple[int, ...]
+    wlcs_weight: float
+    alpha: float
+    multiple_references: str
+    jackknife_systems: bool
+    word_limit: int | None
+    byte_limit: int | None
+
+    @property
+    def settings(self) -> list[tuple[int, int]]:
+        """(stem, stop) preprocessing settings, stemming-major."""
+        return [(s, r) for s in self.stemming for r in self.stopwords_removed]
+
+
+class TokenizeOptions(NamedTuple):
+    word_limit: int | None
+    byte_limit: int | None
+    shards: int
+
+
+class RougeJob(NamedTuple):
+    """One ROUGE scoring job; ``wlcs_weight`` only for RW jobs, so changing it re-scores only them."""
+    alpha: float
+    mode: str
+    jackknife_systems: bool
+    wlcs_weight: float | None
+
+
+class BleuJob(NamedTuple):
+    jackknife_systems: bool
+    smoothing: str
+
+
+class SeraIndexOptions(NamedTuple):
+    stemming: bool
+
+
+class SeraOptions(NamedTuple):
+    """Each retrieval model's own parameters only (``mu`` / ``bm25`` None for the other model)."""
+    cutoffs: tuple[int, ...]
+    queries: tuple[str, ...]
+    model: str
+    mu: float | None
+    bm25: tuple[float, float] | None
+    corpus: str | None
+
+
+class GatherOptions(NamedTuple):
+    rouge: RougeOptions
+    bleu: bool
+    shards: int
+
+
+class IntervalOptions(NamedTuple):
+    resamples: int
+    confidence: float
+    seed: int
+    shown: tuple[str, ...]
+
+
+class HumanOptions(NamedTuple):
+    combinations: tuple[str, ...]
+    order: str
+
+
+class CorrelateOptions(NamedTuple):
+    combinations: tuple[str, ...]
+    summarizers: str
+    samples: int
+    resample: str
+    confidence: float
+    seed: int
+    alpha: float
+    correction: str | None
+
+
+class CorrelationTablesOptions(NamedTuple):
+    baselines: tuple[str, ...]
+    top: int
+    alpha: float
+
+
+class AgreementOptions(NamedTuple):
+    combinations: tuple[str, ...]
+    alpha: float
+    min_topics: int
+    baseline: str
+
+
+class RerankOptions(NamedTuple):
+    combination: str
+    best: str
+    original: str
+    alpha: float
+    summarizers: str
+
+
+class SweepOptions(NamedTuple):
+    """A reference sweep has no ``word_limits`` / ``compression`` (empty)."""
+    variants: tuple[str, ...]
+    combination: str
+    alpha: float
+    mode: str
+    word_limits: tuple[int, ...]
+    compression: tuple[float, ...]
+
+
+class DucTacOptions(NamedTuple):
+    path: str
+    see_table: str | None
+    manual_peer: str | None
+    grade_direction: str
+    one_sentence_per_line: bool
+    tac_columns: tuple[tuple[str, int], ...]
+    tac_scales: tuple[tuple[str, tuple[float, float]], ...]
+    description: str
+    source: str
+    license: str
+    citation: str
+
+
+class ScaleOptions(NamedTuple):
+    shards: int
+    scoring_mem_mb: int
+    scoring_runtime: int
+    analysis_mem_mb: int
+    analysis_runtime: int
+
+
+def _t(x) -> tuple:
+    return tuple(x)
+
+
+class Options:
+    """Everything the workflow's jobs use, built once from the validated config."""
+
+    def __init__(self, config: Mapping[str, Any]):
+        self.config = config
+        r, b, s = config["rouge"], config["bleu"], config["scale"]
+        self.datasets: dict[str, dict[str, Any]] = {k: dict(v) for k, v in sorted(config["datasets"].items())}
+        self.rouge = RougeOptions(_t(r["measures"]), _t(r["stemming"]), _t(r["stopwords_removed"]), r["wlcs_weight"],
+                                  r["alpha"], r["multiple_references"], r["jackknife_systems"], r["word_limit"],
+                                  r["byte_limit"])
+        self.bleu_enabled: bool = b["enabled"]
+        self.scale = ScaleOptions(s["shards"], s["scoring_mem_mb"], s["scoring_runtime"], s["analysis_mem_mb"],
+                                  s["analysis_runtime"])
+        self.tokenize = TokenizeOptions(r["word_limit"], r["byte_limit"], s["shards"])
+        self.bleu_job = BleuJob(r["jackknife_systems"], b["per_summary_smoothing"])
+        se = config["sera"]
+        self.sera_enabled: bool = se["enabled"]
+        self.sera_index = SeraIndexOptions(bool(se["stemming"]))
+        self.sera = SeraOptions(_t(se["cutoffs"]), _t(se["queries"]), se["model"],
+                                se["mu"] if se["model"] == "lm_dirichlet" else None,
+                                (se["bm25_k1"], se["bm25_b"]) if se["model"] == "bm25" else None, se["corpus"])
+        self.gather = GatherOptions(self.rouge, self.bleu_enabled, s["shards"])
+        iv = config["intervals"]
+        self.intervals = IntervalOptions(iv["resamples"], iv["confidence"], iv["seed"], _t(iv["shown"]))
+        h = config["human_scores"]
+        self.human = HumanOptions(_t(h["combinations"]), h["order"])
+        c = config["correlation"]
+        self.correlate = CorrelateOptions(_t(h["combinations"]), c["summarizers"], c["bootstrap_samples"], c["resample"],
+                                          c["confidence"], c["seed"], c["alpha"], c["correction"])
+        self.correlation_tables = CorrelationTablesOptions(_t(c["baselines"]), c["top_variants"], c["alpha"])
+        a = config["agreement"]
+        self.agreement = AgreementOptions(_t(h["combinations"]), a["alpha"], a["min_topics"], a["baseline"])
+        rr = config["rerank"]
+        self.rerank = RerankOptions(rr["combination"], rr["best"], rr["original"], rr["alpha"], c["summarizers"])
+        sw = config["sweeps"]
+        self.reference_sweep = SweepOptions(_t(sw["variants"]), sw["combination"], r["alpha"],
+                                            r["multiple_references"], (), ())
+        self.length_sweep = SweepOptions(_t(sw["variants"]), sw["combination"], r["alpha"], r["multiple_references"],
+                                         _t(sw["word_limits"]), _t(sw["compression"]))
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], schema: Mapping[str, Any] | None = None) -> Options:
+        """Validate (defaults filled in), check, and build."""
+        full = validated(config, schema)
+        check(full)
+        return cls(full)
+
+    # -- per job
+
+    def rouge_job(self, measure: str) -> RougeJob:
+        return RougeJob(self.rouge.alpha, self.rouge.multiple_references, self.rouge.jackknife_systems,
+                        self.rouge.wlcs_weight if measure == "RW" else None)
+
+    def dataset(self, name: str) -> dict[str, Any]:
+        return self.datasets[name]
+
+    def simulation(self, name: str) -> SimulationParams:
+        return simulation_params(self.datasets[name])
+
+    def duc_tac(self, name: str) -> DucTacOptions:
+        e = self.datasets[name]
+        return DucTacOptions(e["path"], e.get("see_table"), e.get("manual_peer"), e["grade_direction"],
+                             e["one_sentence_per_line"], tuple(sorted(e["tac_columns"].items())),
+                             tuple((k, tuple(v)) for k, v in sorted(e["tac_scales"].items())), e["description"],
+                             e["source"], e["license"], e["citation"])
+
+    def resolved(self, dataset: str) -> dict[str, Any]:
+        """Everything that determines one data set's results: its entry and every analysis section
+        (with defaults). Archived with the results and shown in the report."""
+        out: dict[str, Any] = {"datasets": {dataset: self.datasets[dataset]}}
+        for name in SECTIONS:
+            out[name] = self.config[name]
+        return out
+
+    def config_hash(self, dataset: str) -> str:
+        return config_hash(self.resolved(dataset))
+
+
+def simulation_params(entry: Mapping[str, Any]) -> SimulationParams:
+    return SimulationParams(*(int(entry[f]) for f in SimulationParams._fields))
+
+
+def config_hash(resolved_config: Mapping[str, Any]) -> str:
+    """A short, stable hash of a resolved configuration (sorted-key JSON)."""
+    return hashlib.sha256(json.dumps(resolved_config, sort_keys=True).encode("utf-8")).hexdigest()[:12]

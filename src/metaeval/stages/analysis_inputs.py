@@ -1,0 +1,145 @@
+"""What every analysis stage reads: a data set's metric and human scores as arrays.
+
+* System level: ``system_metric`` (summarizers x variants, from system_scores.tsv) and
+  ``system_human`` (summarizers x human combinations, from system_human.tsv).
+* Per summary, on a (summarizer, topic) grid with NaN where a summarizer has no summary: every
+  per-summary metric (ROUGE P/R/F per measure and setting, smoothed sentence BLEU, and the metrics
+  of the long tables such as SERA's), the BLEU sufficient statistics per setting, and every human
+  combination (:class:`metaeval.stats.bootstrap.PerSummary`).
+
+Summarizers are sorted; ``summarizers='systems'`` keeps the systems, ``'all'`` the judged humans too.
+Topics are the sorted topics of summary_human.tsv. Variants and per-summary metrics keep the order
+of their tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import tables
+from ..metrics.bleu import STATISTICS as BLEU_STATISTICS
+from ..stats.bootstrap import PerSummary
+from ..variants import Variant, summary_metric_id
+
+
+@dataclass
+class AnalysisInputs:
+    summarizers: list[str]
+    kinds: list[str]                       # 'system' or 'human', per summarizer
+    variants: list[Variant]
+    system_metric: np.ndarray              # (S, V)
+    combinations: list[str]
+    system_human: np.ndarray               # (S, C)
+    per_summary: PerSummary
+
+    @property
+    def variant_ids(self) -> list[str]:
+        return [str(v) for v in self.variants]
+
+    @property
+    def summary_metric(self) -> dict[str, np.ndarray]:
+        return self.per_summary.metrics
+
+
+def bleu_stats_paths(inputs: Mapping[str, str]) -> dict[tuple[int, int], str]:
+    """The BLEU statistics among a job's named inputs (``bleu_stats_ST1_RS0``...), by (stem, stop)."""
+    out = {}
+    for key, path in inputs.items():
+        if key.startswith("bleu_stats_ST"):
+            tag = key[len("bleu_stats_"):]
+            out[(int(tag[2]), int(tag[6]))] = path
+    return dict(sorted(out.items()))
+
+
+def _index(values: pd.Series, positions: Mapping[str, int]) -> np.ndarray:
+    return values.map(positions).fillna(-1).to_numpy(dtype=np.int64)
+
+
+def load(system_scores: str, summary_scores: str, summary_human: str, system_human: str, summarizers: str,
+         bleu_stats: Mapping[tuple[int, int], str] = {}, other_scores: Sequence[str] = ()) -> AnalysisInputs:
+    """Read the scoring and human tables (and the long per-summary tables of other metrics, such
+    as SERA's); keep the summarizers the option names ('systems' or 'all')."""
+    sh = tables.read_tsv(system_human, numeric=("score",))
+    kinds = dict(zip(sh["summarizer"], sh["kind"]))
+    combinations = list(pd.unique(sh["combination"]))
+    keep = sorted(s for s, k in kinds.items() if summarizers == "all" or k == "system")
+    s_index = {s: i for i, s in enumerate(keep)}
+    S = len(keep)
+    sys_human = np.full((S, len(combinations)), np.nan)
+    rows = _index(sh["summarizer"], s_index)
+    cols = _index(sh["combination"], {c: i for i, c in enumerate(combinations)})
+    ok = rows >= 0
+    sys_human[rows[ok], cols[ok]] = sh["score"].to_numpy()[ok]
+
+    sy = tables.read_tsv(system_scores, numeric=("score",))
+    variant_ids = list(pd.unique(sy["variant"]))
+    sys_metric = np.full((S, len(variant_ids)), np.nan)
+    rows = _index(sy["summarizer"], s_index)
+    cols = _index(sy["variant"], {v: i for i, v in enumerate(variant_ids)})
+    ok = rows >= 0
+    sys_metric[rows[ok], cols[ok]] = sy["score"].to_numpy()[ok]
+
+    hu = tables.read_tsv(summary_human)
+    topics = sorted(set(hu["topic"]))
+    t_index = {t: i for i, t in enumerate(topics)}
+    T = len(topics)
+    rows, cols = _index(hu["summarizer"], s_index), _index(hu["topic"], t_index)
+    ok = (rows >= 0) & (cols >= 0)
+    human = {}
+    for c in combinations:
+        grid = np.full((S, T), np.nan)
+        grid[rows[ok], cols[ok]] = tables.to_float(hu[c])[ok]
+        human[c] = grid
+
+    metrics: dict[str, np.ndarray] = {}
+    sc = tables.read_tsv(summary_scores, numeric=("P", "R", "F"))
+    rows, cols = _index(sc["summarizer"], s_index), _index(sc["topic"], t_index)
+    ok = (rows >= 0) & (cols >= 0)
+    sc = sc[ok]
+    rows, cols = rows[ok], cols[ok]
+    group = sc["measure"] + "\t" + sc["stem"] + "\t" + sc["stopwords_removed"]
+    for key in pd.unique(group):
+        sel = (group == key).to_numpy()
+        measure, stem, stop = key.split("\t")
+        for prf in (("F",) if measure == "BLEU" else ("P", "R", "F")):
+            grid = np.full((S, T), np.nan)
+            grid[rows[sel], cols[sel]] = sc[prf].to_numpy()[sel]
+            metrics[summary_metric_id(measure, int(stem), int(stop), None if measure == "BLEU" else prf)] = grid
+
+    stats: dict[tuple[int, int], np.ndarray] = {}
+    for setting, path in bleu_stats.items():
+        st = tables.read_tsv(path, integer=("set",))
+        n_sets = 1 + int(st["set"].max()) if len(st) else 1
+        arr = np.full((S, T, n_sets, len(BLEU_STATISTICS)), np.nan)
+        rows, cols = _index(st["summarizer"], s_index), _index(st["topic"], t_index)
+        ok = (rows >= 0) & (cols >= 0)
+        values = st[list(BLEU_STATISTICS)].to_numpy(dtype=np.float64)
+        arr[rows[ok], cols[ok], st["set"].to_numpy()[ok]] = values[ok]
+        stats[setting] = arr
+
+    for path in other_scores:
+        ot = tables.read_tsv(path, numeric=("score",))
+        rows, cols = _index(ot["summarizer"], s_index), _index(ot["topic"], t_index)
+        ok = (rows >= 0) & (cols >= 0)
+        ot = ot[ok]
+        rows, cols = rows[ok], cols[ok]
+        for metric in pd.unique(ot["metric"]):
+            sel = (ot["metric"] == metric).to_numpy()
+            if metric not in metrics:
+                metrics[metric] = np.full((S, T), np.nan)
+            metrics[metric][rows[sel], cols[sel]] = ot["score"].to_numpy()[sel]
+
+    ps = PerSummary(keep, topics, metrics, stats, human)
+    return AnalysisInputs(keep, [kinds[s] for s in keep], [Variant.parse(v) for v in variant_ids], sys_metric,
+                          combinations, sys_human, ps)
+
+
+def load_named(inputs: Mapping[str, str], summarizers: str) -> AnalysisInputs:
+    """:func:`load` from a job's named inputs (``system_scores``, ``summary_scores``,
+    ``summary_human``, ``system_human``, ``bleu_stats_ST..``, optional ``sera``)."""
+    return load(inputs["system_scores"], inputs["summary_scores"], inputs["summary_human"], inputs["system_human"],
+                summarizers, bleu_stats_paths(inputs), [inputs["sera"]] if inputs.get("sera") else [])

@@ -1,0 +1,101 @@
+"""Archive stage: a reproducible archive of one data set's results.
+
+``results/archive/{dataset}-{config hash}.tar.gz`` unpacks to one folder holding:
+
+* ``config/config.yaml``: the resolved configuration, with the data set entry pointing at the
+  archived canonical copy, so that running the workflow in the unpacked folder redoes everything;
+* ``data/{dataset}/``: the canonical data set (the validated copy every stage read) and
+  ``SHA256SUMS``;
+* ``archived_results/{dataset}/``: every result of the data set as it was produced;
+* ``provenance.yaml``: the original configuration entry, the config hash, the workflow's git commit
+  and whether its tree was dirty, and the exact package versions; ``README.md``: how to reproduce.
+
+The tarball is byte-stable: sorted members, zero timestamps and owners, gzip without a date.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import tarfile
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from ..data.datasets import FILES
+from ..files import atomic_path
+from ..provenance import package_versions
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+README = """# Reproducible results: data set {dataset}, configuration {hash}
+
+Produced by the metaeval workflow at git commit {commit}{dirty}.
+
+To reproduce:
+
+1. Get the workflow at that commit and install it (package versions used: provenance.yaml):
+
+       git clone <metaeval repository> metaeval && cd metaeval && git checkout {commit}
+       python3 -m venv .venv && .venv/bin/pip install -e .
+
+2. In this unpacked folder, run it; config/config.yaml already points at the archived data:
+
+       /path/to/metaeval/.venv/bin/snakemake -s /path/to/metaeval/Snakefile --cores 2
+
+3. Compare: `diff -r archived_results/{dataset} results/{dataset} -x logs` shows no difference.
+
+data/{dataset}/SHA256SUMS lists the checksums of the canonical data set.
+"""
+
+
+def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    info.mtime = 0
+    info.mode = 0o644
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    tar.addfile(info, io.BytesIO(data))
+
+
+def write_archive(dataset: str, results_dir: str | Path, resolved_config: Mapping[str, Any], config_hash: str,
+                  git: Mapping[str, Any], out: str | Path) -> None:
+    """Archive one data set's results folder; ``git`` = the workflow's commit and dirty flag
+    (:func:`metaeval.provenance.git_state`)."""
+    results_dir = Path(results_dir)
+    root = f"{dataset}-{config_hash}"
+    original = dict(resolved_config["datasets"][dataset])
+    rerun_config = {k: v for k, v in resolved_config.items() if k != "datasets"}
+    rerun_config = {"datasets": {dataset: {"format": "canonical", "path": f"data/{dataset}"}}, **rerun_config}
+    members: dict[str, bytes] = {}
+    # hidden files are temporary names of interrupted writes (metaeval.files): never archived
+    for path in sorted(p for p in results_dir.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        members[f"{root}/archived_results/{dataset}/{path.relative_to(results_dir).as_posix()}"] = path.read_bytes()
+    sums = []
+    for name in FILES.values():
+        path = results_dir / "data" / name
+        members[f"{root}/data/{dataset}/{name}"] = path.read_bytes()
+        sums.append(f"{sha256(path)}  {name}\n")
+    members[f"{root}/data/{dataset}/SHA256SUMS"] = "".join(sums).encode()
+    members[f"{root}/config/config.yaml"] = yaml.safe_dump(rerun_config, sort_keys=False).encode()
+    provenance = {"dataset": dataset, "config_hash": config_hash, "original_dataset_entry": original,
+                  "workflow_git_commit": git["commit"], "workflow_tree_dirty": git["dirty"],
+                  "package_versions": package_versions()}
+    members[f"{root}/provenance.yaml"] = yaml.safe_dump(provenance, sort_keys=False).encode()
+    members[f"{root}/README.md"] = README.format(dataset=dataset, hash=config_hash, commit=git["commit"],
+                                                 dirty=" (with uncommitted changes)" if git["dirty"] else "").encode()
+    with atomic_path(out) as tmp, open(tmp, "wb") as raw, \
+            gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as gz, \
+            tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name in sorted(members):
+            _add(tar, name, members[name])

@@ -1,0 +1,124 @@
+"""Correlation stage (Graham 2015 §3, §4, §6): for every variant and human combination, Pearson,
+Spearman and Kendall over the summarizers with a bootstrap interval of Pearson r; Williams tests
+between every ordered pair of variants; optimal variants and significance clusters; and the
+summary-level table.
+
+load (:mod:`metaeval.stages.analysis_inputs`) -> :func:`compute` -> :class:`CorrelationResult`
+-> :func:`write` (correlations.tsv, williams_{combination}.tsv, summary_level_correlations.tsv,
+notes.tsv). The statistics are :mod:`metaeval.stats.correlation`, :mod:`metaeval.stats.bootstrap`
+and :mod:`metaeval.stats.williams`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from .. import tables
+from ..options import CorrelateOptions
+from ..stats.bootstrap import bootstrap_pearson
+from ..stats.correlation import point_correlations, summary_level
+from ..stats.williams import adjust, assign_clusters, optimal, williams_matrix
+from .analysis_inputs import AnalysisInputs
+
+CORRELATION_COLUMNS = ("variant", "combination", "n", "pearson", "pearson_lo", "pearson_hi", "spearman", "kendall",
+                       "optimal", "cluster")
+SUMMARY_LEVEL = "summary (within topic, mean over topics)"
+
+
+@dataclass
+class CorrelationResult:
+    rows: list[dict[str, object]]            # one per (combination, variant), CORRELATION_COLUMNS
+    variants: list[str]
+    williams: dict[str, np.ndarray]          # computed combination -> (V, V) p-values
+    summary_level: list[tuple[str, str, int, float, float, float]]
+    notes: list[tuple[str, str]]
+
+
+def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str, str] = {}) -> CorrelationResult:
+    """Everything the stage reports; ``skipped`` = the human combinations the human-scores stage
+    could not compute, with the reason (reported in the notes)."""
+    notes: list[tuple[str, str]] = []
+    n_sys = len(inp.summarizers)
+    V, C = len(inp.variants), len(inp.combinations)
+    pear, spear, kend = np.full((V, C), np.nan), np.full((V, C), np.nan), np.full((V, C), np.nan)
+    ns = np.zeros((V, C), dtype=int)
+    for v in range(V):
+        for c in range(C):
+            pear[v, c], spear[v, c], kend[v, c], ns[v, c] = point_correlations(inp.system_metric[:, v],
+                                                                               inp.system_human[:, c])
+    for v, name in enumerate(inp.variant_ids):
+        col = inp.system_metric[:, v]
+        if np.all(np.isnan(col)) or np.nanmax(col) == np.nanmin(col):
+            notes.append(("constant_metric", f"{name}: the same score for every system, so its correlation is "
+                                             "undefined; it is reported as NA and left out of the Williams tests"))
+    if options.samples > 0 and n_sys >= 3:
+        lo, hi = bootstrap_pearson(inp.per_summary, inp.variants, inp.combinations, inp.system_metric,
+                                   inp.system_human, options.samples, options.resample, options.seed,
+                                   options.confidence)
+    else:
+        lo, hi = np.full((V, C), np.nan), np.full((V, C), np.nan)
+    undefined = np.isnan(pear)        # an undefined correlation has no interval
+    lo[undefined] = np.nan
+    hi[undefined] = np.nan
+    williams: dict[str, np.ndarray] = {}
+    rows: list[dict[str, object]] = []
+    if n_sys < 4:
+        notes.append(("williams_undefined", f"only {n_sys} summarizers: the Williams test needs at least 4 "
+                                            "(n - 3 degrees of freedom); no significance tests, optimal or clusters"))
+    for c, comb in enumerate(inp.combinations):
+        if n_sys >= 4:
+            ok = ~np.isnan(inp.system_human[:, c])
+            m = inp.system_metric[ok]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mm = np.corrcoef(m, rowvar=False) if m.shape[0] > 1 else np.full((V, V), np.nan)
+            mm = np.atleast_2d(mm)
+            p = adjust(williams_matrix(pear[:, c], np.clip(mm, -1, 1), int(ok.sum())), options.correction)
+            williams[comb] = p
+            opt = optimal(p, options.alpha, ~np.isnan(pear[:, c]))
+            order = np.array([v for v in np.argsort(-np.nan_to_num(pear[:, c], nan=-np.inf), kind="stable")
+                              if not np.isnan(pear[v, c])], dtype=int)
+            clusters = assign_clusters(p, order, options.alpha) if len(order) else np.zeros(V, dtype=int)
+        else:
+            williams[comb] = np.full((V, V), np.nan)
+            opt, clusters = None, None
+        for v, name in enumerate(inp.variant_ids):
+            defined = not np.isnan(pear[v, c])
+            rows.append({
+                "variant": name, "combination": comb, "n": int(ns[v, c]), "pearson": pear[v, c],
+                "pearson_lo": lo[v, c], "pearson_hi": hi[v, c], "spearman": spear[v, c], "kendall": kend[v, c],
+                "optimal": "NA" if opt is None or not defined else ("yes" if opt[v] else "no"),
+                "cluster": "NA" if clusters is None or not defined else str(int(clusters[v])),
+            })
+    for comb, reason in skipped.items():
+        notes.append(("skipped_combination", f"{comb}: {reason}"))
+    notes.append(("williams", f"Williams tests are for Pearson's r; alpha = {options.alpha}; "
+                              f"correction = {options.correction or 'none (as Graham 2015)'}"))
+    level = summary_level(inp.summary_metric, inp.per_summary.human, inp.combinations)
+    return CorrelationResult(rows, inp.variant_ids, williams, level, notes)
+
+
+def write(result: CorrelationResult, combinations, out: Mapping[str, str]) -> None:
+    """The stage's tables; ``combinations`` = the configured ones (a skipped combination gets an
+    empty Williams table: see notes.tsv)."""
+    tables.write_tsv(tables.frame(result.rows, CORRELATION_COLUMNS), out["correlations"])
+    for comb in combinations:
+        path = out[f"williams_{comb}"]
+        if comb in result.williams:
+            p = result.williams[comb]
+            rows = [[v, *p[i]] for i, v in enumerate(result.variants)]
+            tables.write_tsv(tables.frame(rows, ["variant", *result.variants]), path)
+        else:
+            tables.write_tsv(tables.frame([], ["variant"]), path)
+    rows = [(SUMMARY_LEVEL, *r) for r in result.summary_level]
+    tables.write_tsv(tables.frame(rows, ["level", "metric", "combination", "topics", "pearson", "spearman", "kendall"]),
+                     out["summary_level"])
+    # the first column holds the kind of note (its header is kept as "topic" for the tables' readers)
+    tables.write_tsv(tables.frame(result.notes, ["topic", "note"]), out["notes"])
+
+
+def read_correlations(path: str):
+    return tables.read_tsv(path, numeric=("pearson", "pearson_lo", "pearson_hi", "spearman", "kendall"),
+                           integer=("n",))

@@ -1,0 +1,118 @@
+"""Re-ranking stage (Graham 2015 §5, Table 3 and Figure 4): the systems ranked by the best variant
+and by the original one, and which systems the best variant significantly separates.
+
+* The *best* variant is the highest-correlated optimal variant for a chosen human combination
+  (``auto``) or an explicit id; the *original* is Hong et al. (2014)'s median ROUGE-2 recall,
+  stemmed, stop words kept (``R2_ST1_RS0_M_R``). Ranks (1 = best, ties share the lower rank) under
+  both, rank changes, and Kendall tau-b between the two rankings.
+* Pairwise significance under the best variant (:mod:`metaeval.stats.pairwise`): Shapiro-Wilk,
+  then a paired t-test or a Wilcoxon signed-rank test per pair; the top group is the systems no
+  other system significantly beats.
+
+load (:mod:`metaeval.stages.analysis_inputs` and correlations.tsv) -> :func:`compute` ->
+:class:`Reranking` -> :func:`write`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+from scipy.stats import kendalltau
+
+from .. import figures, tables
+from ..options import RerankOptions
+from ..stats import pairwise as pw
+from ..variants import Variant
+from .analysis_inputs import AnalysisInputs
+from .correlation_tables import main_combination
+
+
+def choose_best(correlations: Sequence[dict[str, str]], combination: str, best: str, fallback: str) -> tuple[str, str]:
+    """(variant, how it was chosen). Without any defined correlation (fewer than 3 systems, or a
+    constant human score) ``auto`` falls back to ``fallback`` and says so."""
+    if best != "auto":
+        return best, "given in the configuration"
+    rows = [r for r in correlations if r["combination"] == combination and r["pearson"] not in ("NA", "")]
+    if not rows:
+        return fallback, (f"auto impossible: no correlation with {combination} is defined (too few systems or "
+                          "constant human scores); the original variant is used")
+    optimal = [r for r in rows if r["optimal"] == "yes"]
+    pool = optimal or rows
+    top = max(pool, key=lambda r: float(r["pearson"]))
+    how = (f"auto: highest Pearson r with {combination} among the optimal variants" if optimal else
+           f"auto: highest Pearson r with {combination} (no Williams tests: fewer than 4 systems)")
+    return top["variant"], how
+
+
+@dataclass
+class Reranking:
+    combination: str
+    best: str
+    how: str
+    original: str
+    systems: list[str]
+    best_scores: np.ndarray
+    original_scores: np.ndarray
+    tau: float
+    normality_p: np.ndarray
+    tests: list[pw.PairTest]
+    beats: np.ndarray
+    top_group: list[str]
+    alpha: float
+
+
+def compute(inp: AnalysisInputs, correlations: list[dict[str, str]], options: RerankOptions) -> Reranking:
+    available = list(dict.fromkeys(r["combination"] for r in correlations))
+    comb = options.combination if options.combination in available else main_combination(available)
+    variant, how = choose_best(correlations, comb, options.best, options.original)
+    col = {v: i for i, v in enumerate(inp.variant_ids)}
+    for v in (variant, options.original):
+        if v not in col:
+            raise ValueError(f"variant {v!r} is not in system_scores.tsv (known: e.g. {', '.join(inp.variant_ids[:3])})")
+    sb, so = inp.system_metric[:, col[variant]], inp.system_metric[:, col[options.original]]
+    tau = float(kendalltau(sb, so, variant="b")[0]) if len(sb) > 1 else math.nan
+    chosen = Variant.parse(variant)
+    per = inp.summary_metric[chosen.summary_metric]
+    normal_p, _ = pw.normality(per, options.alpha)
+    tests, beats = pw.pairwise_tests(inp.summarizers, per, chosen.statistic == "A", options.alpha)
+    return Reranking(comb, variant, how, options.original, inp.summarizers, sb, so, tau, normal_p, tests, beats,
+                     pw.top_group(inp.summarizers, beats), options.alpha)
+
+
+def write(r: Reranking, out: Mapping[str, str]) -> None:
+    rb, ro = pw.ranks(r.best_scores), pw.ranks(r.original_scores)
+    order = np.argsort(rb, kind="stable")
+    header = ["summarizer", f"{r.best} score", "rank", f"{r.original} score", "rank (original)", "rank change"]
+    rows = [[r.systems[i], f"{r.best_scores[i]:.5f}", str(rb[i]), f"{r.original_scores[i]:.5f}", str(ro[i]),
+             f"{ro[i] - rb[i]:+d}"] for i in order]
+    caption = (f"Graham (2015) Table 3: systems ranked by the best variant {r.best} ({r.how}) and by the original "
+               f"{r.original}; Kendall tau-b between the rankings = {r.tau:.3f}. Rank change > 0: the system moves up "
+               "under the best variant.")
+    tables.write_table(out["table3_tsv"], out["table3_md"], caption, header, rows)
+    rows = [(s, p, "NA" if math.isnan(p) else ("no" if p < r.alpha else "yes")) for s, p in zip(r.systems, r.normality_p)]
+    tables.write_tsv(tables.frame(rows, ["summarizer", "shapiro_wilk_p", "normal"]), out["normality"])
+    rows = [(t.a, t.b, t.test, t.p, t.n_topics, t.winner or "none") for t in r.tests]
+    tables.write_tsv(tables.frame(rows, ["a", "b", "test", "p", "n_topics", "significantly_better"]), out["pairwise"])
+    items = [("combination", r.combination), ("best_variant", r.best), ("chosen", r.how),
+             ("original_variant", r.original), ("kendall_tau_b", r.tau), ("alpha", r.alpha),
+             ("top_group", ",".join(r.top_group))]
+    tables.write_tsv(tables.frame(items, ["item", "value"]), out["summary"])
+    _significance_figure([r.systems[i] for i in order], r.beats[np.ix_(order, order)], r.best, r.alpha,
+                         out["figure4_png"], out["figure4_svg"])
+
+
+def _significance_figure(systems: Sequence[str], beats: np.ndarray, variant: str, alpha: float, png: str,
+                         svg: str) -> None:
+    plt = figures.pyplot()
+    n = len(systems)
+    fig, ax = plt.subplots(figsize=(1.5 + 0.3 * n, 1.5 + 0.3 * n))
+    ax.imshow(np.where(beats, 1.0, np.nan), cmap="Greens", vmin=0, vmax=1.2)
+    ax.set_xticks(range(n), systems, rotation=90)
+    ax.set_yticks(range(n), systems)
+    ax.set_xlabel("loses")
+    ax.set_ylabel("wins")
+    ax.set_title(f"Significant wins under {variant} (p < {alpha})")
+    figures.save(fig, png, svg)

@@ -1,0 +1,373 @@
+"""Scoring stage: which summaries are scored against which references, the cached token files, the
+per-(measure, setting, shard) score tables, and the gathered summary- and system-level tables.
+
+* Scored ("peer") summaries are the judged ones. Their references are the human summaries of the
+  topic in summarizer order; a judged human summary is scored against the *other* references
+  (jackknifing); with ``jackknife_systems`` a system summary is scored against every leave-one-out
+  reference set and the scores are averaged (see :func:`metaeval.metrics.rouge.reference_sets`).
+* System-level variants (:mod:`metaeval.variants`): ``{measure}_ST{0,1}_RS{0,1}_{A,M}_{P,R,F}``
+  is the mean (A) or median (M) over a summarizer's judged summaries of the per-summary P, R or F;
+  ``BLEU_ST{s}_RS{r}`` is the corpus BLEU of the summarizer's summaries; a per-summary metric such
+  as ``SERA5_PL`` gives ``SERA5_PL_A`` and ``SERA5_PL_M``.
+
+Jobs: ``preprocess`` (tokens per setting and shard) -> ``score_rouge`` / ``score_bleu`` (one part per
+measure, setting and shard) -> ``gather`` (summary_scores.tsv, system_scores.tsv, the BLEU
+statistics and the scoring signature). Topics are cut into contiguous shards, and corpus BLEU is
+computed from summed per-summary statistics, so the shard count changes no result.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import tables
+from ..data.datasets import Dataset
+from ..files import write_text
+from ..metrics.bleu import (STATISTICS as BLEU_STATISTICS, bleu_from_statistics, corpus_bleu_signed,
+                            sentence_signature, summary_statistics)
+from ..metrics.rouge import Measure, Task, encode, plan, reference_sets, score
+from ..metrics.tokenize import Setting, Tokenized, tokenize_summary
+from ..options import RougeOptions
+from ..variants import PRF, STATISTICS, Variant, setting_tag
+
+PART_COLUMNS = ("topic", "summarizer", "P", "R", "F")
+SUMMARY_COLUMNS = ("topic", "summarizer", "measure", "stem", "stopwords_removed", "P", "R", "F")
+
+
+class ScoringError(ValueError):
+    """A summary cannot be scored; the message names topic and summarizer."""
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    topic: str
+    summarizer: str
+    kind: str
+    judged: bool
+    tokenized: Tokenized
+
+
+# ----------------------------------------------------------------------------- tokens
+
+def setting_from_tag(stem: int, stop: int, word_limit: int | None = None, byte_limit: int | None = None) -> Setting:
+    return Setting(bool(int(stem)), bool(int(stop)), word_limit, byte_limit)
+
+
+def tokenize_dataset(ds: Dataset, setting: Setting) -> list[TokenRecord]:
+    """Every summary the scoring needs (judged ones, and the human summaries of their topics),
+    tokenized as ROUGE-1.5.5 would, in the canonical order."""
+    judged_topics = {t for t, _ in ds.judgments}
+    out = []
+    for s in ds.summaries:
+        judged = s.key in ds.judgments
+        if judged or (s.kind == "human" and s.topic in judged_topics):
+            out.append(TokenRecord(s.topic, s.summarizer, s.kind, judged, tokenize_summary(s.sentences, setting)))
+    return out
+
+
+def shard_records(records: Sequence[TokenRecord], shard: int, shards: int) -> list[TokenRecord]:
+    """The records of topic shard ``shard`` of ``shards``: the sorted topics cut into contiguous,
+    nearly equal chunks (a topic's summaries and references always share a shard)."""
+    topics = sorted({r.topic for r in records})
+    size, extra = divmod(len(topics), shards)
+    start = shard * size + min(shard, extra)
+    chosen = set(topics[start:start + size + (1 if shard < extra else 0)])
+    return [r for r in records if r.topic in chosen]
+
+
+def write_tokens(records: Iterable[TokenRecord], path: Path | str) -> None:
+    lines = (json.dumps({"topic": r.topic, "summarizer": r.summarizer, "kind": r.kind, "judged": r.judged,
+                         "tokens": list(r.tokenized.tokens), "sentences": [list(s) for s in r.tokenized.sentences]},
+                        ensure_ascii=True, separators=(",", ":")) for r in records)
+    write_text(path, "".join(l + "\n" for l in lines))
+
+
+def read_tokens(path: Path | str) -> list[TokenRecord]:
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            d = json.loads(line)
+            out.append(TokenRecord(d["topic"], d["summarizer"], d["kind"], d["judged"],
+                                   Tokenized(tuple(d["tokens"]), tuple(tuple(s) for s in d["sentences"]))))
+    return out
+
+
+# ----------------------------------------------------------------------------- ROUGE and BLEU parts
+
+def scoring_task(records: Sequence[TokenRecord], jackknife_systems: bool) -> tuple[list[tuple[str, str]], Task]:
+    """Rows (judged summaries, in order) and, for each, its reference sets (indices into records)."""
+    refs: dict[str, list[int]] = {}
+    for i, r in enumerate(records):
+        if r.kind == "human":
+            refs.setdefault(r.topic, []).append(i)
+    for topic in refs:
+        refs[topic].sort(key=lambda i: records[i].summarizer)
+    rows, peers, sets = [], [], []
+    for i, r in enumerate(records):
+        if not r.judged:
+            continue
+        topic_refs = refs.get(r.topic, [])
+        chosen = reference_sets(topic_refs, i if r.kind == "human" else None, jackknife_systems)
+        if not chosen or not chosen[0]:
+            raise ScoringError(f"topic {r.topic!r}, summarizer {r.summarizer!r}: no reference summary left to "
+                               "score it against (jackknifing leaves out the summary itself; the topic needs "
+                               "another human summary)")
+        rows.append((r.topic, r.summarizer))
+        peers.append(i)
+        sets.append(chosen)
+    return rows, Task(peers, sets)
+
+
+def score_measure(records: Sequence[TokenRecord], measure: Measure, alpha: float, mode: str,
+                  jackknife_systems: bool) -> list[tuple[str, str, float, float, float]]:
+    """P, R, F of every judged summary under one measure."""
+    rows, task = scoring_task(records, jackknife_systems)
+    corpus = encode([r.tokenized for r in records])
+    p, r, f = score(corpus, measure, plan(task), alpha, mode)
+    return [(t, s, float(p[i]), float(r[i]), float(f[i])) for i, (t, s) in enumerate(rows)]
+
+
+@dataclass
+class BleuResult:
+    per_summary: list[tuple[str, str, float]]          # smoothed sentence BLEU
+    stats: list[tuple[str, str, int, list[int]]]       # (topic, summarizer, set k, sufficient statistics)
+    signatures: list[str]
+
+
+def bleu_scores(records: Sequence[TokenRecord], jackknife_systems: bool, smoothing: str) -> BleuResult:
+    """Per-summary smoothed BLEU (sacrebleu's 0-100 scale; the mean over the summary's reference
+    sets), the per-summary sufficient statistics of the corpus BLEU (one row per reference set),
+    and the distinct sacrebleu signatures. Both come from one n-gram count per summary and
+    reference set (:func:`metaeval.metrics.bleu.summary_statistics`)."""
+    rows, task = scoring_task(records, jackknife_systems)
+    text = [" ".join(r.tokenized.tokens) for r in records]
+    per_summary, stats = [], []
+    by_summarizer: dict[str, list[int]] = {}
+    for row, ((topic, summarizer), peer, sets) in enumerate(zip(rows, task.peers, task.reference_sets)):
+        scores = []
+        for k, refs in enumerate(sets):
+            st = summary_statistics(text[peer], [text[m] for m in refs])
+            stats.append((topic, summarizer, k, st))
+            scores.append(bleu_from_statistics(st, smoothing))
+        per_summary.append((topic, summarizer, math.fsum(scores) / len(scores)))
+        by_summarizer.setdefault(summarizer, []).append(row)
+    signatures = {f"per-summary: {sentence_signature(smoothing)}"}
+    for summarizer, idx in by_summarizer.items():
+        # the corpus signature names the number of references (nrefs); computed on this summarizer's corpus
+        _, signature = corpus_bleu_signed([text[task.peers[i]] for i in idx],
+                                          [[text[m] for m in task.reference_sets[i][0]] for i in idx])
+        signatures.add(f"system: {signature}")
+    return BleuResult(per_summary, stats, sorted(signatures))
+
+
+def bleu_statistics(records: Sequence[TokenRecord], jackknife_systems: bool) -> list[tuple[str, str, int, list[int]]]:
+    """Only the per-summary sufficient statistics (all a corpus BLEU needs)."""
+    rows, task = scoring_task(records, jackknife_systems)
+    text = [" ".join(r.tokenized.tokens) for r in records]
+    return [(topic, summarizer, k, summary_statistics(text[peer], [text[m] for m in refs]))
+            for (topic, summarizer), peer, sets in zip(rows, task.peers, task.reference_sets)
+            for k, refs in enumerate(sets)]
+
+
+def expand_stats(stats: Sequence[tuple[str, str, int, list]]) -> list[tuple[str, str, int, list]]:
+    """Give every summary of a summarizer as many reference-set rows as the summarizer's largest
+    count (a summary with fewer sets repeats its last one), so that corpus set k is well defined."""
+    last: dict[tuple[str, str], int] = {}
+    for t, s, k, _ in stats:
+        last[(t, s)] = max(k, last.get((t, s), -1))
+    width: dict[str, int] = {}
+    for (t, s), k in last.items():
+        width[s] = max(width.get(s, 0), k + 1)
+    out = []
+    for t, s, k, st in stats:
+        out.append((t, s, k, st))
+        if k == last[(t, s)]:
+            out.extend((t, s, j, st) for j in range(k + 1, width[s]))
+    return out
+
+
+def corpus_bleu_from_stats(stats: Sequence[tuple[str, str, int, list]]) -> list[tuple[str, float]]:
+    """Corpus BLEU per summarizer from expanded per-summary statistics: for every set k the BLEU of
+    the summed statistics (sacrebleu's ``compute_bleu``, so equal to its corpus_score), averaged
+    over k."""
+    sums: dict[str, dict[int, list[float]]] = {}
+    for _, s, k, st in stats:
+        acc = sums.setdefault(s, {}).setdefault(k, [0.0] * len(st))
+        for i, x in enumerate(st):
+            acc[i] += x
+    out = []
+    for s in sorted(sums):
+        values = [bleu_from_statistics(sums[s][k]) for k in sorted(sums[s])]
+        out.append((s, math.fsum(values) / len(values)))
+    return out
+
+
+# ----------------------------------------------------------------------------- tables
+
+def write_part(rows: Iterable[tuple[str, str, float | None, float | None, float | None]], path: Path | str) -> None:
+    """One job's per-summary table (BLEU fills F only: P and R are left empty)."""
+    tables.write_tsv(tables.frame(rows, PART_COLUMNS), path, blank=("P", "R", "F"))
+
+
+def read_part(path: Path | str) -> list[tuple[str, str, float, float, float]]:
+    f = tables.read_tsv(path, numeric=("P", "R", "F"))
+    return list(zip(f["topic"], f["summarizer"], f["P"].tolist(), f["R"].tolist(), f["F"].tolist()))
+
+
+def write_bleu_stats(stats: Iterable[tuple[str, str, int, Sequence[float]]], path: Path | str) -> None:
+    rows = [(t, s, k, *(int(x) for x in st)) for t, s, k, st in stats]
+    tables.write_tsv(tables.frame(rows, ("topic", "summarizer", "set", *BLEU_STATISTICS)), path)
+
+
+def read_bleu_stats(path: Path | str) -> list[tuple[str, str, int, list[int]]]:
+    f = tables.read_tsv(path, integer=("set", *BLEU_STATISTICS))
+    values = f[list(BLEU_STATISTICS)].to_numpy(dtype=np.int64).tolist()
+    return list(zip(f["topic"], f["summarizer"], f["set"].tolist(), values))
+
+
+def read_metric_scores(path: Path | str) -> pd.DataFrame:
+    """A long per-summary table of other metrics: topic, summarizer, metric, score (e.g. SERA)."""
+    return tables.read_tsv(path, numeric=("score",))
+
+
+def summary_scores_frame(parts: Mapping[tuple[str, int, int], Sequence[tuple[str, str, float, float, float]]]
+                         ) -> pd.DataFrame:
+    """summary_scores.tsv: topic, summarizer, measure, stem, stopwords_removed, P, R, F."""
+    rows = [(t, s, measure, stem, stop, p, r, f) for (measure, stem, stop), part in parts.items()
+            for t, s, p, r, f in part]
+    return tables.frame(rows, SUMMARY_COLUMNS)
+
+
+def system_scores_frame(parts: Mapping[tuple[str, int, int], Sequence[tuple[str, str, float, float, float]]],
+                        bleu_system: Mapping[tuple[int, int], Sequence[tuple[str, float]]],
+                        other: pd.DataFrame | None = None) -> pd.DataFrame:
+    """system_scores.tsv: summarizer, variant, score (ROUGE variants: mean/median of P, R, F over
+    the summarizer's judged summaries; BLEU: its corpus BLEU; other per-summary metrics such as
+    SERA5_PL: their mean (``_A``) and median (``_M``) over the summaries that have a score)."""
+    values: dict[str, list[tuple[str, float]]] = {}
+    for (measure, stem, stop), rows in parts.items():
+        if measure == "BLEU":
+            continue
+        by: dict[str, list[tuple[float, float, float]]] = {}
+        for _, s, p, r, f in rows:
+            by.setdefault(s, []).append((p, r, f))
+        for s, triples in by.items():
+            for stat in STATISTICS:
+                for k, prf in enumerate(PRF):
+                    xs = [t[k] for t in triples]
+                    v = math.fsum(xs) / len(xs) if stat == "A" else statistics.median(xs)
+                    values.setdefault(s, []).append((str(Variant.rouge(measure, stem, stop, stat, prf)), v))
+    for (stem, stop), rows in bleu_system.items():
+        for s, v in rows:
+            values.setdefault(s, []).append((str(Variant.bleu(stem, stop)), v))
+    if other is not None and len(other):
+        by_metric: dict[str, dict[str, list[float]]] = {}
+        for s, metric, v in zip(other["summarizer"], other["metric"], other["score"].tolist()):
+            if not math.isnan(v):
+                by_metric.setdefault(metric, {}).setdefault(s, []).append(v)
+        for metric, per in by_metric.items():
+            for s, xs in per.items():
+                values.setdefault(s, []).append((str(Variant.metric(metric, "A")), math.fsum(xs) / len(xs)))
+                values.setdefault(s, []).append((str(Variant.metric(metric, "M")), statistics.median(xs)))
+    rows = [(s, variant, v) for s in sorted(values) for variant, v in values[s]]
+    return tables.frame(rows, ("summarizer", "variant", "score"))
+
+
+def rouge_signature(rouge: RougeOptions) -> str:
+    """A reproducibility signature of the ROUGE options, in sacrebleu's style."""
+    from .. import __version__
+
+    limit = (f"w{rouge.word_limit}" if rouge.word_limit else f"b{rouge.byte_limit}" if rouge.byte_limit else "none")
+    return "|".join([
+        "ROUGE-1.5.5-exact",
+        f"measures:{','.join(rouge.measures)}",
+        f"stem:{','.join(map(str, rouge.stemming))}",
+        f"stop:{','.join(map(str, rouge.stopwords_removed))}",
+        f"w:{rouge.wlcs_weight}",
+        f"alpha:{rouge.alpha}",
+        f"f:{rouge.multiple_references}",
+        f"jk:{'yes' if rouge.jackknife_systems else 'no'}",
+        f"limit:{limit}",
+        f"metaeval:{__version__}",
+    ])
+
+
+# ----------------------------------------------------------------------------- gathering
+
+def part_key(kind: str, measure: str, stem: int, stop: int, shard: int) -> str:
+    """The gathering job's name for one part file: ``kind`` is ``rouge``, ``bleu``, ``bleu_stats``
+    or ``bleu_signature`` (``*`` of unlimited skip distances spelled ``_unlimited``)."""
+    return f"{kind}__{measure.replace('*', '_unlimited')}__{setting_tag(stem, stop)}__shard{shard}"
+
+
+@dataclass
+class Gathered:
+    parts: dict[tuple[str, int, int], list[tuple[str, str, float, float, float]]]
+    bleu_stats: dict[tuple[int, int], list[tuple[str, str, int, list]]]
+    bleu_system: dict[tuple[int, int], list[tuple[str, float]]]
+    bleu_signatures: set[str]
+    other: pd.DataFrame | None
+    other_signatures: list[str]
+
+
+def load_parts(inputs: Mapping[str, str], rouge: RougeOptions, bleu: bool, shards: int,
+               other_scores: str | None = None, other_signature: str | None = None) -> Gathered:
+    """Read every part (by :func:`part_key`) and the other metrics' long table (SERA's)."""
+    parts: dict[tuple[str, int, int], list] = {}
+    bleu_stats: dict[tuple[int, int], list] = {}
+    bleu_system: dict[tuple[int, int], list] = {}
+    signatures: set[str] = set()
+    for measure in [*rouge.measures, *(["BLEU"] if bleu else [])]:
+        for stem, stop in rouge.settings:
+            kind = "bleu" if measure == "BLEU" else "rouge"
+            parts[(measure, stem, stop)] = [row for k in range(shards)
+                                            for row in read_part(inputs[part_key(kind, measure, stem, stop, k)])]
+            if measure == "BLEU":
+                stats = expand_stats([row for k in range(shards) for row in
+                                      read_bleu_stats(inputs[part_key("bleu_stats", measure, stem, stop, k)])])
+                bleu_stats[(stem, stop)] = stats
+                bleu_system[(stem, stop)] = corpus_bleu_from_stats(stats)
+                for k in range(shards):
+                    path = inputs[part_key("bleu_signature", measure, stem, stop, k)]
+                    signatures.update(Path(path).read_text(encoding="utf-8").splitlines())
+    other = read_metric_scores(other_scores) if other_scores else None
+    other_signatures = [Path(other_signature).read_text(encoding="utf-8").strip()] if other_signature else []
+    return Gathered(parts, bleu_stats, bleu_system, signatures, other, other_signatures)
+
+
+def write_gathered(g: Gathered, rouge: RougeOptions, out: Mapping[str, str]) -> None:
+    """summary_scores.tsv, system_scores.tsv, the merged BLEU statistics per setting
+    (``bleu_stats_ST1_RS0``...) and scoring_signature.txt."""
+    tables.write_tsv(summary_scores_frame(g.parts), out["summaries"], blank=("P", "R", "F"))
+    tables.write_tsv(system_scores_frame(g.parts, g.bleu_system, g.other), out["systems"])
+    for (stem, stop), stats in g.bleu_stats.items():
+        write_bleu_stats(stats, out[f"bleu_stats_{setting_tag(stem, stop)}"])
+    lines = [f"rouge\t{rouge_signature(rouge)}"]
+    lines.extend(f"bleu\t{s}" for s in sorted(g.bleu_signatures))
+    lines.extend(f"sera\t{s}" for s in g.other_signatures)
+    write_text(out["signature"], "\n".join(lines) + "\n")
+
+
+def score_dataset(ds: Dataset, measures: Sequence[Measure], settings: Sequence[Setting], alpha: float = 0.5,
+                  mode: str = "A", jackknife_systems: bool = False
+                  ) -> dict[tuple[str, int, int], list[tuple[str, str, float, float, float]]]:
+    """Every measure under every setting, in one process (what the workflow does job by job)."""
+    out = {}
+    for setting in settings:
+        records = tokenize_dataset(ds, setting)
+        rows, task = scoring_task(records, jackknife_systems)
+        corpus = encode([r.tokenized for r in records])
+        pl = plan(task)
+        for m in measures:
+            p, r, f = score(corpus, m, pl, alpha, mode)
+            out[(m.id, int(setting.stem), int(setting.remove_stopwords))] = [
+                (t, s, float(p[i]), float(r[i]), float(f[i])) for i, (t, s) in enumerate(rows)]
+    return out

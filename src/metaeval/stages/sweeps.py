@@ -1,0 +1,304 @@
+"""Sweeps stage: how much do a metric's system rankings depend on which references and how much
+text it sees?
+
+* **Reference count** (Lin 2004 §5): the systems are scored against all references and against
+  each single reference - one condition per human summarizer, named by its summarizer id
+  (``ref0``, ``A``, ...), over the topics where that summarizer wrote a reference (the tables give
+  the topics used). For every condition: the system scores and ranks, their correlation with the
+  human scores, and the consistency of the rankings (Kendall tau-b between every pair of
+  conditions).
+* **Length / compression** (Pastra & Saggion 2003): every summary and reference truncated to a
+  word limit (ROUGE-1.5.5's -l: the first N whitespace-separated words), either fixed (``w50``) or
+  a share of the topic's source documents (``c10`` = 10 % of their words; only when the data set
+  has documents). Per limit the same scores, ranks and correlations; Pastra & Saggion's
+  aggregation ranks the systems by their average rank over the limits (one aggregate for the fixed
+  limits, one for the compression rates), and Kendall tau-b compares every ranking with the others.
+
+Only judged system summaries are ranked (a human summary cannot be scored against itself). The
+variants are Graham's ids (ROUGE ``R2_ST1_RS0_A_R``, BLEU ``BLEU_ST1_RS0``); every condition is scored
+with the same ROUGE-1.5.5 engine as the main scores (mode A, no jackknifing: with all references
+the scores equal system_scores.tsv unless ``rouge.jackknife_systems`` is set).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+from scipy import stats
+
+from .. import figures, tables
+from ..data.datasets import Dataset
+from ..metrics.rouge import parse_measure
+from ..metrics.tokenize import tokenize_summary
+from ..options import SweepOptions
+from ..stats.correlation import point_correlations
+from ..variants import Variant
+from .human import systems_by_combination
+from .scoring import (TokenRecord, bleu_statistics, corpus_bleu_from_stats, expand_stats, score_measure,
+                      setting_from_tag)
+
+ALL = "all"
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One scoring condition: ``name`` (all, a reference summarizer's id, w50, c10, ...), the
+    reference summarizer (None = all references) and the word limit (fixed words, or a percentage
+    of the source)."""
+
+    name: str
+    reference: str | None = None
+    word_limit: int | None = None
+    compression: float | None = None
+
+
+def reference_conditions(ds: Dataset) -> list[Condition]:
+    """All references, then every human summarizer's own references (named by its id; a
+    summarizer literally named "all" is called "all (single reference)")."""
+    ids = sorted({r.summarizer for t in ds.topics for r in ds.references(t)})
+    return [Condition(ALL)] + [Condition(s if s != ALL else f"{ALL} (single reference)", reference=s) for s in ids]
+
+
+def length_conditions(word_limits: Sequence[int], compression: Sequence[float], has_documents: bool) -> list[Condition]:
+    out = [Condition(f"w{w}", word_limit=int(w)) for w in word_limits]
+    if has_documents:
+        out += [Condition(f"c{c:g}", compression=float(c)) for c in compression]
+    return out
+
+
+def source_words(ds: Dataset) -> dict[str, int]:
+    """Whitespace-separated words of each topic's source documents."""
+    return {t: sum(len(d.split()) for d in docs) for t, docs in (ds.documents or {}).items()}
+
+
+def _records(ds: Dataset, cond: Condition, stem: int, stop: int, words: Mapping[str, int]) -> list[TokenRecord]:
+    """The judged system summaries and the condition's references, tokenized under its limit."""
+    out = []
+    for topic in ds.topics:
+        refs = ds.references(topic)
+        if cond.reference is not None:
+            refs = [r for r in refs if r.summarizer == cond.reference]
+        if not refs:
+            continue
+        limit = cond.word_limit
+        if cond.compression is not None:
+            if topic not in words:
+                continue
+            limit = max(1, round(words[topic] * cond.compression / 100))
+        setting = setting_from_tag(stem, stop, limit)
+        systems = [s for s in ds.summaries if s.topic == topic and s.kind == "system" and s.key in ds.judgments]
+        for s in systems:
+            out.append(TokenRecord(topic, s.summarizer, s.kind, True, tokenize_summary(s.sentences, setting)))
+        for r in refs:
+            out.append(TokenRecord(topic, r.summarizer, "human", False, tokenize_summary(r.sentences, setting)))
+    return out
+
+
+def condition_scores(ds: Dataset, cond: Condition, variants: Sequence[str], alpha: float, mode: str,
+                     words: Mapping[str, int]) -> tuple[dict[str, dict[str, float]], int]:
+    """{variant: {system: score}} under one condition, and the number of topics it used."""
+    out: dict[str, dict[str, float]] = {v: {} for v in variants}
+    cache: dict[tuple[int, int], list[TokenRecord]] = {}
+    topics = 0
+    for v in variants:
+        variant = Variant.parse(v)
+        stem, stop = variant.setting
+        if (stem, stop) not in cache:
+            cache[(stem, stop)] = _records(ds, cond, stem, stop, words)
+        records = cache[(stem, stop)]
+        topics = len({r.topic for r in records})
+        if not records:
+            continue
+        if variant.family == "bleu":
+            out[v] = dict(corpus_bleu_from_stats(expand_stats(bleu_statistics(records, False))))
+            continue
+        rows = score_measure(records, parse_measure(variant.measure), alpha, mode, False)
+        k = "PRF".index(variant.prf)
+        per: dict[str, list[float]] = {}
+        for r in rows:
+            per.setdefault(r[1], []).append(r[2 + k])
+        out[v] = {s: (math.fsum(x) / len(x) if variant.statistic == "A" else statistics.median(x))
+                  for s, x in per.items()}
+    return out, topics
+
+
+def ranks(scores: Mapping[str, float]) -> dict[str, float]:
+    """Rank 1 = best (highest score); ties share their average rank."""
+    names = sorted(scores)
+    r = stats.rankdata([-scores[s] for s in names], method="average")
+    return {s: float(x) for s, x in zip(names, r)}
+
+
+def kendall(a: Mapping[str, float], b: Mapping[str, float]) -> float:
+    common = sorted(set(a) & set(b))
+    if len(common) < 2:
+        return math.nan
+    x, y = [a[s] for s in common], [b[s] for s in common]
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return math.nan
+    return float(stats.kendalltau(x, y, variant="b")[0])
+
+
+@dataclass
+class Sweep:
+    """Scores of every condition; correlations with the human combinations; rank consistency."""
+
+    conditions: list[Condition]
+    topics: dict[str, int]
+    scores: dict[str, dict[str, dict[str, float]]]        # condition -> variant -> system -> score
+    aggregates: dict[str, dict[str, dict[str, float]]]    # aggregate name -> variant -> system -> mean rank
+
+
+def run_sweep(ds: Dataset, conditions: Sequence[Condition], variants: Sequence[str], alpha: float, mode: str,
+              aggregate: bool, log=None) -> Sweep:
+    words = source_words(ds)
+    scores, topics = {}, {}
+    for cond in conditions:
+        scores[cond.name], topics[cond.name] = condition_scores(ds, cond, variants, alpha, mode, words)
+        if log:
+            log.info("condition %s: %d topics", cond.name, topics[cond.name])
+    aggregates: dict[str, dict[str, dict[str, float]]] = {}
+    if aggregate:
+        families = {"mean rank over word limits": [c.name for c in conditions if c.word_limit is not None],
+                    "mean rank over compression rates": [c.name for c in conditions if c.compression is not None]}
+        for name, members in families.items():
+            if len(members) < 2:
+                continue
+            aggregates[name] = {}
+            for v in variants:
+                rk = [ranks(scores[m][v]) for m in members if scores[m][v]]
+                systems = sorted(set.intersection(*(set(r) for r in rk))) if rk else []
+                aggregates[name][v] = {s: math.fsum(r[s] for r in rk) / len(rk) for s in systems}
+    return Sweep(list(conditions), topics, scores, aggregates)
+
+
+# ----------------------------------------------------------------------------- tables
+
+def _f3(x: float) -> str:
+    return "NA" if math.isnan(x) else f"{x:.3f}"
+
+
+def series(sw: Sweep) -> dict[str, dict[str, dict[str, float]]]:
+    """{condition or aggregate: {variant: {system: score}}}, an aggregate's scores being its negated
+    mean ranks (so that higher is better everywhere)."""
+    out = {c.name: sw.scores[c.name] for c in sw.conditions}
+    out.update({a: {v: {s: -r for s, r in per.items()} for v, per in vs.items()} for a, vs in sw.aggregates.items()})
+    return out
+
+
+def correlations(sw: Sweep, human: Mapping[str, Mapping[str, float]]) -> list[tuple[str, str, str, int, float, float, float]]:
+    """(condition, variant, combination, n, pearson, spearman, kendall) for every condition and aggregate
+    (an aggregate's scores are negated mean ranks, so higher is better)."""
+    rows = []
+    for name, per_variant in series(sw).items():
+        for v, sc in per_variant.items():
+            for comb, h in human.items():
+                common = sorted(set(sc) & set(h))
+                p, s, k, n = point_correlations(np.array([sc[x] for x in common], dtype=float),
+                                                np.array([h[x] for x in common], dtype=float))
+                rows.append((name, v, comb, n, p, s, k))
+    return rows
+
+
+def consistency(sw: Sweep) -> list[tuple[str, str, str, float]]:
+    """(variant, condition a, condition b, Kendall tau-b) for every pair of conditions (and aggregates)."""
+    every = series(sw)
+    names = list(every)
+    out = []
+    for v in next(iter(sw.scores.values()), {}):
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                out.append((v, a, b, kendall(every[a][v], every[b][v])))
+    return out
+
+
+def write_sweep(sw: Sweep, human: Mapping[str, Mapping[str, float]], main: str, prefix: str, title: str,
+                out: Mapping[str, str]) -> None:
+    """The scores, correlations and consistency tables, the Markdown summary and the figure."""
+    rows = []
+    for c in sw.conditions:
+        for v, sc in sw.scores[c.name].items():
+            rk = ranks(sc) if sc else {}
+            rows += [(c.name, sw.topics[c.name], v, s, sc[s], rk[s]) for s in sorted(sc)]
+    for a, vs in sw.aggregates.items():
+        for v, mr in vs.items():
+            rk = ranks({s: -r for s, r in mr.items()}) if mr else {}
+            rows += [(a, tables.NA, v, s, -mr[s], rk[s]) for s in sorted(mr)]
+    tables.write_tsv(tables.frame(rows, ["condition", "topics", "variant", "summarizer", "score", "rank"]), out["scores"])
+    corr = correlations(sw, human)
+    tables.write_tsv(tables.frame(corr, ["condition", "variant", "combination", "n", "pearson", "spearman", "kendall"]),
+                     out["correlations"])
+    cons = consistency(sw)
+    tables.write_tsv(tables.frame(cons, ["variant", "condition_a", "condition_b", "kendall"]), out["consistency"])
+    _markdown_table(sw, corr, cons, main, prefix, title, out["markdown"])
+    _figure(sw, corr, main, prefix, out["figure_png"], out["figure_svg"])
+
+
+def _markdown_table(sw: Sweep, corr, cons, main: str, prefix: str, title: str, path: str) -> None:
+    names = [c.name for c in sw.conditions] + list(sw.aggregates)
+    r = {(a, v): p for a, v, c, n, p, s, k in corr if c == main}
+    variants = list(next(iter(sw.scores.values()), {}))
+    if prefix == "references":
+        header = ["variant", "r (all refs)", "r single ref: mean", "min", "max", "tau(single, all): mean",
+                  "tau(single, single): mean"]
+        rows = []
+        singles = [n for n in names if n != ALL]
+        for v in variants:
+            rs = [r[(n, v)] for n in singles if not math.isnan(r.get((n, v), math.nan))]
+            t_all = [t for vv, a, b, t in cons if vv == v and a == ALL and not math.isnan(t)]
+            t_ss = [t for vv, a, b, t in cons if vv == v and a != ALL and not math.isnan(t)]
+            mean = lambda x: math.fsum(x) / len(x) if x else math.nan  # noqa: E731
+            rows.append([v, _f3(r.get((ALL, v), math.nan)), _f3(mean(rs)), _f3(min(rs, default=math.nan)),
+                         _f3(max(rs, default=math.nan)), _f3(mean(t_all)), _f3(mean(t_ss))])
+        caption = (f"{title}: Pearson r with human scores ({main}) scoring the systems against all references and "
+                   f"against each single reference ({len(singles)}), and Kendall tau-b between the system rankings.")
+    else:
+        header = ["variant", *(f"r {n}" for n in names), "tau(limits): mean"]
+        rows = []
+        for v in variants:
+            ts = [t for vv, a, b, t in cons if vv == v and a in sw.scores and b in sw.scores and not math.isnan(t)]
+            rows.append([v, *(_f3(r.get((n, v), math.nan)) for n in names),
+                         _f3(math.fsum(ts) / len(ts) if ts else math.nan)])
+        caption = (f"{title}: Pearson r with human scores ({main}) under each word limit (wN = first N words, "
+                   "cP = P % of the source's words) and for the average-rank aggregation across limits (Pastra & "
+                   "Saggion 2003); the last column is the mean Kendall tau-b between the rankings of the limits.")
+    tables.write_markdown(path, caption, header, rows)
+
+
+def _figure(sw: Sweep, corr, main: str, prefix: str, png: str, svg: str) -> None:
+    plt = figures.pyplot()
+    names = [c.name for c in sw.conditions] + list(sw.aggregates)
+    labels = [n.replace("mean rank over word limits", "avg rank (w)").replace("mean rank over compression rates",
+                                                                              "avg rank (c)") for n in names]
+    r = {(a, v): p for a, v, c, n, p, s, k in corr if c == main}
+    variants = list(next(iter(sw.scores.values()), {}))
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.55 * len(names) + 2), 3.6))
+    for v in variants:
+        ax.plot(range(len(names)), [r.get((n, v), math.nan) for n in names], marker="o", label=v)
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(labels, rotation=45, ha="right")
+    ax.set_ylabel(f"Pearson r ({main})")
+    ax.set_xlabel("references" if prefix == "references" else "length limit")
+    ax.legend(fontsize=7, loc="best")
+    ax.grid(alpha=0.3)
+    figures.save(fig, png, svg)
+
+
+def compute(ds: Dataset, system_human: str, prefix: str, options: SweepOptions, log=None
+            ) -> tuple[Sweep, dict[str, dict[str, float]], str, str]:
+    """One sweep, ``references`` or ``lengths``: the sweep, the systems' human scores, the
+    combination its summaries show, and its title."""
+    human = systems_by_combination(system_human)
+    main = options.combination if options.combination in human else next(iter(human), options.combination)
+    if prefix == "references":
+        sw = run_sweep(ds, reference_conditions(ds), options.variants, options.alpha, options.mode, False, log)
+        title = "Reference count (Lin 2004)"
+    else:
+        conditions = length_conditions(options.word_limits, options.compression, ds.documents is not None)
+        sw = run_sweep(ds, conditions, options.variants, options.alpha, options.mode, True, log)
+        title = "Length and compression (Pastra & Saggion 2003)"
+    return sw, human, main, title

@@ -1,0 +1,83 @@
+"""Pairwise significance of systems under one metric (Graham 2015 §5, Figure 4), and ranks.
+
+* Ranks: 1 = best, ties share the lower rank (competition ranking).
+* Pairwise significance: Shapiro-Wilk on each system's per-summary scores;
+  a paired t-test where the variant is mean-based (``_A_``) and neither system's scores are shown
+  non-normal (p >= alpha), else a Wilcoxon signed-rank test (median-based variants, BLEU, or
+  normality rejected); both two-sided over the topics the two systems share. The table names the
+  test used for each pair. The top group: systems that no other system significantly beats.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import stats
+
+
+def ranks(scores: np.ndarray) -> np.ndarray:
+    """1 = highest score; ties share the lower rank (competition ranking)."""
+    return stats.rankdata(-np.asarray(scores, dtype=float), method="min").astype(int)
+
+
+@dataclass
+class PairTest:
+    a: str
+    b: str
+    test: str
+    p: float
+    n_topics: int
+    winner: str   # a, b, or '' (no significant difference)
+
+
+def normality(per_summary: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Shapiro-Wilk p per system (rows of ``per_summary``, NaN = no summary); normal = not rejected."""
+    p = np.full(per_summary.shape[0], np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i, row in enumerate(per_summary):
+            x = row[~np.isnan(row)]
+            if len(x) >= 3 and np.ptp(x) > 0:
+                p[i] = stats.shapiro(x).pvalue
+    return p, ~(p < alpha)
+
+
+def pairwise_tests(systems: Sequence[str], per_summary: np.ndarray, mean_based: bool, alpha: float
+                   ) -> tuple[list[PairTest], np.ndarray]:
+    """Every unordered pair of systems under the best variant; returns the tests and
+    ``beats[i, j]`` = system i significantly better than system j."""
+    _, normal = normality(per_summary, alpha)
+    beats = np.zeros((len(systems), len(systems)), dtype=bool)
+    out = []
+    for i in range(len(systems)):
+        for j in range(i + 1, len(systems)):
+            ok = ~np.isnan(per_summary[i]) & ~np.isnan(per_summary[j])
+            d = per_summary[i, ok] - per_summary[j, ok]
+            use_t = mean_based and normal[i] and normal[j]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if len(d) < 2 or not np.any(d != 0):
+                    p = 1.0
+                elif use_t:
+                    p = float(stats.ttest_rel(per_summary[i, ok], per_summary[j, ok]).pvalue)
+                else:
+                    p = float(stats.wilcoxon(d).pvalue)
+            centre = d.mean() if use_t or len(d) == 0 else (np.median(d) if np.median(d) != 0 else d.mean())
+            winner = ""
+            if p < alpha and centre != 0:
+                winner = systems[i] if centre > 0 else systems[j]
+                if centre > 0:
+                    beats[i, j] = True
+                else:
+                    beats[j, i] = True
+            out.append(PairTest(systems[i], systems[j], "paired t-test" if use_t else "Wilcoxon signed-rank",
+                                p, int(ok.sum()), winner))
+    return out, beats
+
+
+def top_group(systems: Sequence[str], beats: np.ndarray) -> list[str]:
+    """The systems that no other system significantly beats."""
+    return [s for k, s in enumerate(systems) if not beats[:, k].any()]

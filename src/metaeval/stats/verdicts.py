@@ -1,0 +1,181 @@
+"""Verdicts on pairs of summarizers and their agreement with the human verdicts (Owczarzak,
+Conroy, Dang & Nenkova 2012, "An Assessment of the Accuracy of Automatic Evaluation in
+Summarization"; the AESOP task).
+
+For every pair of summarizers (A, B) and every scorer (a human combination or a per-summary
+metric), a paired two-sided Wilcoxon signed-rank test over the topics both summarized gives a
+verdict: A better (+1), B better (-1) or no significant difference (0) at ``alpha``; the
+direction is the sign of the median of the paired differences, the mean where the median is 0.
+Pairs with fewer than ``min_topics`` common topics are untestable (NaN); a pair with the same
+score on every common topic has p = 1.
+
+The p-value of a pair is what ``scipy.stats.wilcoxon`` (zero_method='wilcox', no continuity
+correction, method='auto') gives for that pair alone, whatever the other pairs are
+(:func:`wilcoxon_pvalues`): n differences, zeros dropped from the ranks,
+
+* no zero and no tied |difference|, n <= 50: the exact null distribution;
+* zeros or ties, n <= 13: the exact permutation distribution (all 2^n sign flips);
+* otherwise: the normal approximation with the tie-corrected variance.
+
+Per metric x human combination (Owczarzak's Tables 2 and 3), over the testable pairs:
+
+* ``diff``: share of the human-significant pairs the metric also finds significant, same direction;
+* ``no_diff``: share of the human-non-significant pairs the metric also finds non-significant;
+* ``contradictions``: pairs where both are significant in opposite directions (count and share);
+* ``accuracy``: share of pairs with the same three-way verdict, with a 95 % Clopper-Pearson
+  interval; ``direction``: share of pairs whose mean differences have the same sign.
+
+A two-proportion z-test (statsmodels ``proportions_ztest``) compares a metric's accuracy with a
+baseline metric's.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import stats
+
+EXACT_MAX_N = 50          # scipy: exact distribution up to 50 differences without zeros or ties
+PERMUTATION_MAX_N = 13    # scipy: 2^13 sign flips < its 9999 resamples, so the permutation test is exact
+
+
+def wilcoxon_method(d: np.ndarray) -> str:
+    """The method scipy's ``wilcoxon(method='auto')`` uses for one complete row of differences."""
+    n = d.shape[-1]
+    nonzero = np.abs(d[d != 0])
+    if n > EXACT_MAX_N:
+        return "asymptotic"
+    if len(nonzero) == n and len(np.unique(nonzero)) == n:
+        return "exact"
+    return "permutation" if n <= PERMUTATION_MAX_N else "asymptotic"
+
+
+def wilcoxon_pvalues(d: np.ndarray) -> np.ndarray:
+    """Two-sided Wilcoxon signed-rank p-value of every row of ``d`` (P, T; no NaN), each as scipy
+    gives it for that row alone: rows are grouped by :func:`wilcoxon_method` and every group is one
+    vectorised scipy call with that method."""
+    d = np.asarray(d, dtype=float)
+    p = np.full(d.shape[0], np.nan)
+    if d.shape[0] == 0:
+        return p
+    methods = np.array([wilcoxon_method(row) for row in d])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for method in ("exact", "permutation", "asymptotic"):
+            rows = np.flatnonzero(methods == method)
+            if len(rows):
+                how = stats.PermutationMethod() if method == "permutation" else method
+                p[rows] = stats.wilcoxon(d[rows], axis=1, method=how).pvalue
+    return p
+
+
+@dataclass
+class Verdicts:
+    """Verdicts of one scorer on every pair: p-values, mean differences and verdicts (P,)."""
+
+    p: np.ndarray
+    mean_diff: np.ndarray
+    median_diff: np.ndarray
+    n_topics: np.ndarray
+    verdict: np.ndarray   # +1, -1, 0; NaN = untestable
+
+
+def paired_verdicts(a: np.ndarray, b: np.ndarray, alpha: float, min_topics: int) -> Verdicts:
+    """Wilcoxon verdicts for pairs given as rows: ``a`` and ``b`` are (P, T) per-topic scores of
+    summarizer A and B of each pair, NaN where a summarizer has no summary for a topic."""
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    n_pairs = d.shape[0]
+    ok = ~np.isnan(d)
+    n = ok.sum(axis=1)
+    p = np.full(n_pairs, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = np.where(n > 0, np.nansum(d, axis=1) / np.maximum(n, 1), np.nan)
+        median = np.nanmedian(np.where(ok.any(axis=1)[:, None], d, 0.0), axis=1)
+    testable = n >= min_topics
+    nonzero = np.any(np.nan_to_num(d) != 0, axis=1)
+    p[testable & ~nonzero] = 1.0  # identical scores on every common topic: no difference
+    complete = testable & nonzero & ok.all(axis=1)
+    p[complete] = wilcoxon_pvalues(d[complete])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in np.flatnonzero(testable & nonzero & ~ok.all(axis=1)):
+            p[i] = stats.wilcoxon(d[i][ok[i]]).pvalue
+    direction = np.sign(np.where(median != 0, median, mean))
+    verdict = np.where(p < alpha, direction, 0.0)
+    verdict[~testable] = np.nan
+    return Verdicts(p, mean, median, n, verdict)
+
+
+@dataclass
+class Agreement:
+    pairs: int
+    human_significant: int
+    diff: float
+    no_diff: float
+    contradictions: int
+    contradiction_share: float
+    correct: int
+    accuracy: float
+    accuracy_lo: float
+    accuracy_hi: float
+    direction: float
+
+
+def agreement(metric: Verdicts, human: Verdicts, mask: np.ndarray | None = None) -> Agreement:
+    """Agreement of a metric's verdicts with the human verdicts over the testable pairs (in ``mask``)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    sel = ~np.isnan(metric.verdict) & ~np.isnan(human.verdict)
+    if mask is not None:
+        sel &= mask
+    m, h = metric.verdict[sel], human.verdict[sel]
+    n = int(sel.sum())
+    hs = h != 0
+    share = lambda k, total: k / total if total else np.nan  # noqa: E731
+    contradictions = int(np.sum(hs & (m != 0) & (m == -h)))
+    correct = int(np.sum(m == h))
+    lo, hi = proportion_confint(correct, n, alpha=0.05, method="beta") if n else (np.nan, np.nan)
+    md, hd = metric.mean_diff[sel], human.mean_diff[sel]
+    return Agreement(n, int(hs.sum()), share(int(np.sum(hs & (m == h))), int(hs.sum())),
+                     share(int(np.sum(~hs & (m == 0))), int((~hs).sum())), contradictions, share(contradictions, n),
+                     correct, share(correct, n), float(lo), float(hi), share(int(np.sum(np.sign(md) == np.sign(hd))), n))
+
+
+def compare_to_baseline(correct: int, n: int, base_correct: int, base_n: int) -> tuple[float, float]:
+    """Two-proportion z-test of a metric's accuracy against the baseline's: (z, two-sided p)."""
+    from statsmodels.stats.proportion import proportions_ztest
+
+    if not n or not base_n or (correct + base_correct) in (0, n + base_n):
+        return np.nan, np.nan
+    z, p = proportions_ztest([correct, base_correct], [n, base_n])
+    return float(z), float(p)
+
+
+def safe_difference(metric: Verdicts, human: Verdicts) -> float:
+    """The smallest |mean score difference| above which the metric never contradicts the human
+    verdict on this data set (0 if it never contradicts; NaN without testable pairs)."""
+    sel = ~np.isnan(metric.verdict) & ~np.isnan(human.verdict)
+    if not sel.any():
+        return np.nan
+    m, h, d = metric.verdict[sel], human.verdict[sel], np.abs(metric.mean_diff[sel])
+    contra = (h != 0) & (m != 0) & (m == -h)
+    return float(d[contra].max()) if contra.any() else 0.0
+
+
+def pair_grid(summarizers: Sequence[str], kinds: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Every unordered pair (i < j) of summarizers and its type: 'system-system' or 'human-system'
+    (pairs of two humans are left out, as in the paper)."""
+    ii, jj, types = [], [], []
+    for i in range(len(summarizers)):
+        for j in range(i + 1, len(summarizers)):
+            kind = {kinds[i], kinds[j]}
+            if kind == {"human"}:
+                continue
+            ii.append(i)
+            jj.append(j)
+            types.append("system-system" if kind == {"system"} else "human-system")
+    return np.array(ii, dtype=int), np.array(jj, dtype=int), types

@@ -1,0 +1,137 @@
+"""The one table layer: every TSV and Markdown table the workflow writes or reads goes through here.
+
+Written tables are byte-stable: the same frame gives the same bytes.
+
+* Cells: floats in Python's shortest round-trip form (``repr``: ``0.1``, ``1e-05``), integers as
+  integers, text as given. A missing or undefined value is :data:`NA` (``NA``), the one NA token.
+  A cell that does not apply to its row (BLEU has no precision or recall in
+  ``summary_scores.tsv``) is left empty: in the columns listed in ``blank``, None and NaN are
+  written as an empty cell instead.
+* TSV: tab-separated, header first, ``\\n`` line ends, no quoting (names with a tab or a newline
+  are refused when a data set is validated).
+* Markdown: a caption paragraph, a blank line, a pipe table (``| a | b |`` / ``|---|---|``).
+
+Reading: every column is text until asked for (``numeric=``), so ids such as ``NA``, ``1`` or
+``01`` stay what they are; ``NA`` and empty cells become NaN in numeric columns, and numbers are
+parsed by Python's ``float`` (correctly rounded), so a written float reads back bit for bit.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .files import write_text
+
+NA = "NA"
+
+
+def cell(value: object) -> str:
+    """One cell as text (see the module docstring)."""
+    if value is None:
+        return NA
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return NA if math.isnan(value) else repr(float(value))
+    return str(value)
+
+
+def _absent(value: object) -> bool:
+    return value is None or (isinstance(value, (float, np.floating)) and math.isnan(value))
+
+
+def _column_text(values: Iterable[object], blank: bool) -> list[str]:
+    if blank:
+        return ["" if _absent(v) else cell(v) for v in values]
+    return [cell(v) for v in values]
+
+
+def tsv_text(frame: pd.DataFrame, blank: Sequence[str] = ()) -> str:
+    """A frame as TSV text (header + one line per row)."""
+    columns = [_column_text(frame.iloc[:, i].tolist(), c in blank) for i, c in enumerate(frame.columns)]
+    lines = ["\t".join(str(c) for c in frame.columns)]
+    lines.extend("\t".join(row) for row in zip(*columns))
+    return "\n".join(lines) + "\n"
+
+
+def write_tsv(frame: pd.DataFrame, path: Path | str, blank: Sequence[str] = ()) -> None:
+    """Write a frame as TSV, atomically."""
+    write_text(path, tsv_text(frame, blank))
+
+
+def frame(rows: Iterable[Sequence[object]] | Iterable[dict], columns: Sequence[str]) -> pd.DataFrame:
+    """A frame of object columns (values kept exactly as given: no dtype inference)."""
+    rows = list(rows)
+    if rows and isinstance(rows[0], dict):
+        rows = [[r[c] for c in columns] for r in rows]
+    out = pd.DataFrame([list(r) for r in rows], columns=range(len(columns)), dtype=object)
+    out.columns = list(columns)      # set afterwards: names may repeat
+    return out
+
+
+def read_tsv(path: Path | str, numeric: Sequence[str] = (), integer: Sequence[str] = ()) -> pd.DataFrame:
+    """Read a TSV written by :func:`write_tsv` (or in the same form). Columns are text, but those
+    in ``numeric`` (float64, NA/empty -> NaN) and ``integer`` (int64)."""
+    out = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, na_filter=False,
+                      quoting=csv.QUOTE_NONE, lineterminator="\n", engine="c")
+    for c in numeric:
+        out[c] = to_float(out[c])
+    for c in integer:
+        out[c] = out[c].astype(np.int64)
+    return out
+
+
+def to_float(values: Iterable[str]) -> np.ndarray:
+    """Text cells to float64 with Python's ``float`` (NA and empty -> NaN)."""
+    return np.array([math.nan if v in (NA, "") else float(v) for v in values], dtype=np.float64)
+
+
+# ----------------------------------------------------------------------------- Markdown
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def markdown_text(caption: str, header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    return f"{caption}\n\n" + markdown_table(header, rows)
+
+
+def write_markdown(path: Path | str, caption: str, header: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
+    """A Markdown table with its caption paragraph, atomically."""
+    write_text(path, markdown_text(caption, header, rows))
+
+
+def write_table(tsv: Path | str, md: Path | str, caption: str, header: Sequence[str],
+                rows: Sequence[Sequence[str]]) -> None:
+    """The same display table as TSV and as Markdown (cells already formatted as text)."""
+    write_tsv(frame(rows, header), tsv)
+    write_markdown(md, caption, header, rows)
+
+
+def read_markdown(path: Path | str) -> tuple[str, list[str], list[list[str]]]:
+    """(caption, header, rows) of a Markdown table written by :func:`write_markdown`."""
+    text = Path(path).read_text(encoding="utf-8")
+    caption, _, table = text.partition("\n\n")
+    lines = [l for l in table.splitlines() if l.startswith("|")]
+    cells = [[c.strip() for c in l.strip().strip("|").split("|")] for l in lines]
+    if len(cells) < 2:
+        return caption, [], []
+    return caption, cells[0], cells[2:]
+
+
+def fixed(value: object, digits: int = 3) -> str:
+    """A number with a fixed number of decimals for display tables (``NA`` when missing)."""
+    if value is None or value == "" or value == NA:
+        return NA
+    x = float(value)
+    return NA if math.isnan(x) else f"{x:.{digits}f}"

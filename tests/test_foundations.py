@@ -1,0 +1,170 @@
+"""The foundations every stage stands on: variant ids, the table layer, the options and their
+defaults, the output contract, and code versions from a script's import closure."""
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import yaml
+
+from conftest import REPO
+from metaeval import outputs, tables
+from metaeval.options import ConfigError, Options, schema_defaults, validated
+from metaeval.provenance import code_version, import_closure, package_dir
+from metaeval.variants import Variant, is_measure, rouge_variants
+
+# --------------------------------------------------------------------------- variant ids
+
+
+@pytest.mark.parametrize("text,parts,metric", [
+    ("R2_ST1_RS0_A_P", ("rouge", "R2", 1, 0, "A", "P"), "R2_ST1_RS0_P"),
+    ("RSU4_ST0_RS1_M_F", ("rouge", "RSU4", 0, 1, "M", "F"), "RSU4_ST0_RS1_F"),
+    ("RS*_ST1_RS1_A_R", ("rouge", "RS*", 1, 1, "A", "R"), "RS*_ST1_RS1_R"),
+    ("BLEU_ST1_RS0", ("bleu", "BLEU", 1, 0, None, None), "BLEU_ST1_RS0"),
+    ("SERADIS10_KW_M", ("metric", "SERADIS10_KW", None, None, "M", None), "SERADIS10_KW"),
+])
+def test_variant_ids_round_trip(text, parts, metric):
+    v = Variant.parse(text)
+    assert (v.family, v.measure, v.stem, v.stop, v.statistic, v.prf) == parts
+    assert str(v) == text and v.summary_metric == metric
+
+
+@pytest.mark.parametrize("text", ["R2_ST1_RS0_A", "R10_ST1_RS0_A_P", "R2_ST2_RS0_A_P", "BLEU_ST1", "BLEU_ST1_RS0_A",
+                                  "NOPE", "R2_ST1_RS0_X_P", "SERA5_PL"])
+def test_bad_variant_ids_say_what_was_expected(text):
+    with pytest.raises(ValueError, match="is not a variant id; expected e.g. R2_ST1_RS0_A_R"):
+        Variant.parse(text)
+
+
+def test_graham_has_192_rouge_variants():
+    settings = [(s, r) for s in (0, 1) for r in (0, 1)]
+    variants = rouge_variants(["R1", "R2", "R3", "R4", "RL", "RW", "RS4", "RSU4"], settings)
+    assert len({str(v) for v in variants}) == 192
+    assert all(is_measure(m) for m in ("R1", "R9", "RL", "RW", "RS4", "RSU12", "RS*", "RSU*"))
+    assert not any(is_measure(m) for m in ("R0", "R10", "RSU", "RX", "r1"))
+
+
+# --------------------------------------------------------------------------- tables
+
+def test_cells_are_written_in_one_format():
+    frame = tables.frame([("a", 1, 0.1, None, math.nan, np.float64(1e-5), np.int64(7), "NA")],
+                         ["s", "i", "f", "none", "nan", "small", "np_int", "text"])
+    assert tables.tsv_text(frame) == "s\ti\tf\tnone\tnan\tsmall\tnp_int\ttext\na\t1\t0.1\tNA\tNA\t1e-05\t7\tNA\n"
+    blank = tables.tsv_text(tables.frame([("x", None, math.nan, 2.5)], ["a", "P", "R", "F"]), blank=("P", "R", "F"))
+    assert blank == "a\tP\tR\tF\nx\t\t\t2.5\n"                  # BLEU rows: P and R do not apply
+    dup = tables.frame([("x", "1", "2")], ["summarizer", "V score", "V score"])
+    assert tables.tsv_text(dup) == "summarizer\tV score\tV score\nx\t1\t2\n"
+
+
+def test_tables_round_trip_floats_bit_for_bit_and_keep_ids_as_text(tmp_path):
+    rng = np.random.default_rng(3)
+    values = np.concatenate([rng.random(500), rng.normal(size=500) * 1e-9, [1e300, -0.0, 5e-324, 1 / 3]])
+    path = tmp_path / "t.tsv"
+    names = ["NA", "01", "1", "nan", "True", "", "x y"]
+    tables.write_tsv(tables.frame([(names[i % len(names)], v) for i, v in enumerate(values)], ["summarizer", "score"]),
+                     path)
+    back = tables.read_tsv(path, numeric=("score",))
+    assert back.summarizer.tolist()[:7] == names                     # ids stay text, "NA" included
+    assert np.array_equal(back.score.to_numpy(), values)             # every float bit for bit
+
+
+def test_markdown_tables_read_back(tmp_path):
+    path = tmp_path / "t.md"
+    tables.write_markdown(path, "Caption.", ["a", "b"], [["1", "x"], ["2", "y"]])
+    assert path.read_text() == "Caption.\n\n| a | b |\n|---|---|\n| 1 | x |\n| 2 | y |\n"
+    assert tables.read_markdown(path) == ("Caption.", ["a", "b"], [["1", "x"], ["2", "y"]])
+
+
+# --------------------------------------------------------------------------- options
+
+def test_config_yaml_states_the_schema_defaults():
+    """config/config.yaml documents every section with the schema's defaults (the only defaults)."""
+    shipped = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    defaults = schema_defaults()
+    assert {k: v for k, v in shipped.items() if k != "datasets"} == defaults
+
+
+def test_an_empty_section_gets_the_defaults_and_values_merge():
+    full = validated({"datasets": {"d": {"format": "simulated", "topics": 5}}, "rouge": {"alpha": 0.8}})
+    assert full["rouge"]["alpha"] == 0.8 and full["rouge"]["measures"][0] == "R1"
+    assert full["intervals"]["confidence"] == 0.95
+    assert full["datasets"]["d"] == {"format": "simulated", "topics": 5, "seed": 20150601, "systems": 16,
+                                     "humans": 4, "units": 10, "sentences": 6, "documents": 3}
+
+
+@pytest.mark.parametrize("config,message", [
+    ({"rouge": {"alpha": 2}}, "config key rouge.alpha: 2 is greater than the maximum of 1"),
+    ({"rouge": {"measures": ["R1", "RX"]}}, "config key rouge.measures[1]: 'RX' is not a ROUGE measure"),
+    ({"sweeps": {"variants": ["SERA5_PL_A"]}}, "config key sweeps.variants[0]: SERA5_PL_A is not allowed here"),
+    ({"intervals": {"shown": ["R1_ST1_RS0_M_R"]}}, "config key intervals.shown[0]: R1_ST1_RS0_M_R is not allowed"),
+    ({"rerank": {"best": "R2"}}, "config key rerank.best: 'auto' or a variant id: 'R2' is not a variant id"),
+    ({"agreement": {"baseline": "X_Y"}}, "config key agreement.baseline[0]: 'X_Y' is not a variant id"),
+    ({"intervals": {"confidence": 95}}, "config key intervals.confidence: 95 is greater than or equal to the maximum"),
+    ({"datasets": {"bad name": {"format": "simulated"}}}, "config key datasets.bad name: 'bad name' is not a data set"),
+])
+def test_bad_config_names_the_key(config, message):
+    base = {"datasets": {"d": {"format": "simulated"}}}
+    with pytest.raises(ConfigError) as info:
+        Options.from_config({**base, **config})
+    assert message in str(info.value)
+
+
+def test_each_job_gets_only_what_it_uses():
+    a = Options.from_config({"datasets": {"d": {"format": "simulated"}}})
+    b = Options.from_config({"datasets": {"d": {"format": "simulated"}}, "rouge": {"wlcs_weight": 1.5}})
+    assert a.rouge_job("R2") == b.rouge_job("R2") and a.rouge_job("RW") != b.rouge_job("RW")
+    c = Options.from_config({"datasets": {"d": {"format": "simulated"}}, "correlation": {"top_variants": 3}})
+    assert a.correlate == c.correlate and a.correlation_tables != c.correlation_tables
+    assert repr(a.correlate).startswith("CorrelateOptions(")   # a record Snakemake's params trigger can compare
+
+
+# --------------------------------------------------------------------------- the output contract
+
+def test_contract_names_files_and_expands_placeholders():
+    corr = outputs.files("correlation", "d", combination=["arithmetic", "coverage"])
+    assert corr["williams_coverage"] == "results/d/analysis/williams_coverage.tsv"
+    assert outputs.files("tokens", shard=[0, 1])["shard1"] == "results/{dataset}/scores/tokens/ST{stem}_RS{stop}.shard1.jsonl"
+    assert outputs.file("rouge_part", "scores", "d", measure="R2", stem=1, stop=0, shard=3) == \
+        "results/d/scores/parts/R2_ST1_RS0.shard3.tsv"
+    with pytest.raises(KeyError, match="needs a value for"):
+        outputs.files("correlation")
+    inputs = outputs.report_inputs("d")
+    assert inputs["correlation_tables__table1_md"] == "results/d/analysis/table1.md"
+    assert all(outputs.STAGES[i.stage][i.key] for s in outputs.REPORT_SECTIONS for i in s.items)
+
+
+# --------------------------------------------------------------------------- code versions
+
+def test_import_closure_covers_what_importing_the_script_loads():
+    """Statically found modules include every metaeval module that importing the script's own
+    imports actually loads (run in a fresh interpreter), and the lazy imports inside functions."""
+    script = REPO / "workflow/scripts/correlate.py"
+    static = {p.relative_to(package_dir()).as_posix() for p in import_closure(script)}
+    imports = "\n".join(l for l in script.read_text().splitlines() if l.startswith(("from metaeval", "import metaeval")))
+    code = imports + "\nimport sys\nprint('\\n'.join(sorted(m for m in sys.modules if m.startswith('metaeval'))))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    as_files = {m.replace("metaeval.", "", 1).replace(".", "/") for m in loaded if m != "metaeval"}
+    as_files = {f"{m}/__init__.py" if (package_dir() / m).is_dir() else f"{m}.py" for m in as_files} | {"__init__.py"}
+    assert as_files <= static
+    assert "stats/williams.py" in static and "stats/verdicts.py" not in static
+    assert "metrics/bleu.py" in static                     # the bootstrap's corpus BLEU
+
+
+def test_code_version_changes_with_an_imported_module_only(tmp_path):
+    import shutil
+
+    copy = tmp_path / "src"
+    shutil.copytree(package_dir(), copy / "metaeval")
+    script = REPO / "workflow/scripts/agreement.py"
+    run = lambda: subprocess.run(  # noqa: E731
+        [sys.executable, "-c", f"from metaeval.provenance import code_version; print(code_version({str(script)!r}))"],
+        capture_output=True, text=True, check=True, env={"PYTHONPATH": str(copy)}).stdout.strip()
+    before = run()
+    assert before == code_version(script)                  # independent of where the package lives
+    (copy / "metaeval/stats/williams.py").write_text((copy / "metaeval/stats/williams.py").read_text() + "\n# x\n")
+    assert run() == before                                  # the agreement stage does not import it
+    (copy / "metaeval/stats/verdicts.py").write_text((copy / "metaeval/stats/verdicts.py").read_text() + "\n# x\n")
+    assert run() != before
