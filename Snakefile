@@ -41,7 +41,6 @@ include: "rules/common.smk"
 
 wildcard_constraints:
     dataset=DATASET_NAME,
-    measure=MEASURE_PATTERN,
     stem="[01]",
     stop="[01]",
     confighash="[0-9a-f]{12}",

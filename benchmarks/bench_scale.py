@@ -8,7 +8,7 @@ topic) is scored by the real workflow (`snakemake results/big/scores/summary_sco
 split into topic shards of about --shard-size summaries (config scale.shards). Prints the
 wall time of the scoring stage, time per summary, and the peak memory of every kind of job
 (from the jobs' logs): the per-shard scoring jobs stay bounded by the shard size while the data
-grows; the preprocessing and gathering jobs, which see the whole data set, grow with it.
+grows; the validation and gathering jobs, which see the whole data set, grow with it.
 """
 from __future__ import annotations
 

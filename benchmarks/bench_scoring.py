@@ -10,6 +10,9 @@
 3. rouge-score on what it supports (ROUGE-1/2/L, Porter stemming; ``score_multi`` over the
    references) against metaeval's R1/R2/RL with stemming on the same summaries.
 4. Linearity: metaeval on the data set repeated 1x, 4x, 16x (topics copied under new ids).
+5. End to end through the workflow: ``snakemake results/<d>/scores/summary_scores.tsv`` in a fresh
+   folder (validation, the four scoring jobs, gathering; SERA off, BLEU on), wall time and its
+   ratio to ROUGE-1.5.5's run above (which scores ROUGE only).
 
 Each tool runs in its own child process; its peak memory is that child's max RSS (os.wait4).
 """
@@ -97,6 +100,22 @@ def worker_rouge_score(path: str, subset: int | None) -> dict:
     return {"wall": time.perf_counter() - t0, "summaries": n}
 
 
+def scoring_through_snakemake(dataset: str) -> float:
+    """Wall time of the workflow's scoring target on ``dataset`` in a fresh folder (SERA off)."""
+    import yaml
+
+    repo = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "config").mkdir()
+        (Path(tmp) / "config/config.yaml").write_text(yaml.safe_dump(
+            {"datasets": {"d": {"format": "canonical", "path": str(Path(dataset).resolve())}},
+             "sera": {"enabled": False}}))
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "-d", tmp, "--cores", "2",
+                        "results/d/scores/summary_scores.tsv", "--quiet"], check=True, capture_output=True)
+        return time.perf_counter() - t0
+
+
 def run_child(args: list[str]) -> dict:
     """Run this script as a worker in a child process; return its report plus its peak RSS."""
     proc = subprocess.Popen([sys.executable, __file__, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -150,6 +169,7 @@ def main() -> None:
         for t, s, p, r, f in rows:
             compared += 1
             differ += perl_vals[f"{key}|{t}|{s}"] != [p, r, f]
+    workflow = scoring_through_snakemake(a.dataset) if not a.perl_summaries else None
     rs_ours = run_child(["--worker", "ours", "--dataset", a.dataset, "--measures", "R1", "R2", "RL", "--settings", "10", *subset])
     rs = run_child(["--worker", "rouge_score", "--dataset", a.dataset, *subset])
 
@@ -159,6 +179,9 @@ def main() -> None:
     print(f"  ROUGE-1.5.5    {perl['wall']:8.2f} s   peak {perl['peak_mb']:7.0f} MB   (Perl, 4 runs)")
     print(f"  speed-up       {perl['wall'] / ours['wall']:8.1f} x")
     print(f"  agreement      {compared - differ} of {compared} (P, R, F) triples identical at 5 decimals")
+    if workflow is not None:
+        print(f"  through the workflow (snakemake, fresh folder, validation + scoring + gathering, BLEU too): "
+              f"{workflow:.2f} s -> {perl['wall'] / workflow:.1f} x ROUGE-1.5.5")
     print(f"\nROUGE-1/2/L with stemming, {rs['summaries']} summaries (what rouge-score supports):")
     print(f"  metaeval       {rs_ours['wall']:8.2f} s   peak {rs_ours['peak_mb']:7.0f} MB")
     print(f"  rouge-score    {rs['wall']:8.2f} s   peak {rs['peak_mb']:7.0f} MB")

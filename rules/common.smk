@@ -7,8 +7,6 @@ from metaeval.data.datasets import FILES, REQUIRED
 from metaeval.data.importers import SUMMARY_FILE
 from metaeval.options import DATASET_NAME
 from metaeval.provenance import code_version, git_state
-from metaeval.stages.scoring import part_key
-from metaeval.variants import MEASURE_PATTERN
 
 # The software environment of every job (used with --software-deployment-method conda).
 METAEVAL_ENV = "../environment.yml"
@@ -58,16 +56,12 @@ def data_files(*keys):
 
 
 def score_parts(wildcards):
-    """Every per-(measure, setting, shard) file the gathering job reads, named by part_key."""
+    """Every score job's files the gathering job reads, named by part_key."""
     parts = {}
     for stem, stop in SETTINGS:
         for k in SHARDS:
-            where = dict(dataset=wildcards.dataset, stem=stem, stop=stop, shard=k)
-            for m in OPTIONS.rouge.measures:
-                parts[part_key("rouge", m, stem, stop, k)] = OUT.file("rouge_part", "scores", measure=m, **where)
-            if OPTIONS.bleu_enabled:
-                for kind, key in (("bleu", "scores"), ("bleu_stats", "stats"), ("bleu_signature", "signature")):
-                    parts[part_key(kind, "BLEU", stem, stop, k)] = OUT.file("bleu_part", key, **where)
+            files = OUT.files("score", wildcards.dataset, stem=stem, stop=stop, shard=k)
+            parts.update({OUT.part_key(kind, stem, stop, k): path for kind, path in files.items()})
     return parts
 
 

@@ -1,4 +1,5 @@
-# Stage 1 - data: every data set is brought into the canonical form, validated, and summarised.
+# Stage 1 - data: every data set is brought into the canonical form, validated, and summarised
+# (the validation job writes the normalised copy and its summary table).
 # Importers write results/{dataset}/<importer>/; validation writes the normalised copy that every
 # later stage reads, results/{dataset}/data/. The user's files are only ever read.
 
@@ -56,6 +57,7 @@ rule validate_dataset:
         unpack(canonical_inputs),
     output:
         **OUT.files("data"),
+        **OUT.files("summary"),
     params:
         code=code("validate_dataset"),
         human=lambda wc: OPTIONS.dataset(wc.dataset).get("human"),
@@ -65,18 +67,3 @@ rule validate_dataset:
         METAEVAL_ENV
     script:
         "../workflow/scripts/validate_dataset.py"
-
-
-rule summarize_dataset:
-    input:
-        **data_files(),
-    output:
-        **OUT.files("summary"),
-    params:
-        code=code("summarize_dataset"),
-    log:
-        OUT.log("summarize_dataset"),
-    conda:
-        METAEVAL_ENV
-    script:
-        "../workflow/scripts/summarize_dataset.py"

@@ -1,66 +1,28 @@
 # Stage 2 - scoring: ROUGE exactly as ROUGE-1.5.5 computes it, BLEU through sacrebleu, SERA
 # (retrieval-based, over an index built once per data set), and ROUGE-1.5.5's bootstrap intervals.
-# One cached token file per preprocessing setting (stemming x stop words) and topic shard, one
-# score table per (measure, setting, shard), gathered into summary_scores.tsv and
-# system_scores.tsv. A changed option re-runs only the jobs whose params carry it (e.g.
-# rouge.wlcs_weight reaches only the RW jobs); scale.shards splits the topics for large corpora.
+# One job per preprocessing setting (stemming x stop words) and topic shard tokenises once and
+# scores every measure and BLEU from that one corpus; the parts are gathered into
+# summary_scores.tsv and system_scores.tsv. A changed ROUGE or BLEU option re-scores every setting
+# (seconds); scale.shards splits the topics for large corpora.
 
 
-rule preprocess:
+rule score:
     input:
         **data_files("dataset", "summaries", "judgments"),
     output:
-        **OUT.files("tokens", shard=SHARDS),
+        **OUT.files("score"),
     params:
-        code=code("preprocess"),
-        options=OPTIONS.tokenize,
+        code=code("score"),
+        job=OPTIONS.score,
     log:
-        OUT.log("preprocess_ST{stem}_RS{stop}"),
-    resources:
-        **SCORING,
-    conda:
-        METAEVAL_ENV
-    script:
-        "../workflow/scripts/preprocess.py"
-
-
-rule score_rouge:
-    input:
-        tokens=OUT.file("tokens", "shard{shard}"),
-    output:
-        **OUT.files("rouge_part"),
-    params:
-        code=code("score_rouge"),
-        # the ROUGE-W weight is in RW jobs' records only, so changing it re-scores only them
-        job=lambda wc: OPTIONS.rouge_job(wc.measure),
-    log:
-        OUT.log("score_{measure}_ST{stem}_RS{stop}.shard{shard}"),
+        OUT.log("score_ST{stem}_RS{stop}.shard{shard}"),
     threads: 1
     resources:
         **SCORING,
     conda:
         METAEVAL_ENV
     script:
-        "../workflow/scripts/score_rouge.py"
-
-
-rule score_bleu:
-    input:
-        tokens=OUT.file("tokens", "shard{shard}"),
-    output:
-        **OUT.files("bleu_part"),
-    params:
-        code=code("score_bleu"),
-        job=OPTIONS.bleu_job,
-    log:
-        OUT.log("score_BLEU_ST{stem}_RS{stop}.shard{shard}"),
-    threads: 1
-    resources:
-        **SCORING,
-    conda:
-        METAEVAL_ENV
-    script:
-        "../workflow/scripts/score_bleu.py"
+        "../workflow/scripts/score.py"
 
 
 rule sera_index:

@@ -1,43 +1,25 @@
 # Stage 6b - reference count (Lin 2004) and length / compression (Pastra & Saggion 2003): the
 # systems re-scored against each single reference and under word limits; rankings, correlations
-# with the human scores, and how consistent the rankings are.
+# with the human scores, and how consistent the rankings are. One job does both sweeps (they read
+# the same data with the same libraries; two jobs cost more in start-up than the smaller sweep).
 
 
-rule reference_sweep:
+rule sweeps:
     input:
         **data_files(),
         system_human=OUT.file("human", "systems"),
     output:
-        **reported(OUT.files("reference_sweep"), "Reference count"),
+        **reported({f"references_{k}": v for k, v in OUT.files("reference_sweep").items()}, "Reference count"),
+        **reported({f"lengths_{k}": v for k, v in OUT.files("length_sweep").items()}, "Length and compression"),
     params:
-        code=code("reference_sweep"),
-        options=OPTIONS.reference_sweep,
+        code=code("sweeps"),
+        options=OPTIONS.sweeps,
     log:
-        OUT.log("reference_sweep"),
+        OUT.log("sweeps"),
     threads: 1
     resources:
         **ANALYSIS,
     conda:
         METAEVAL_ENV
     script:
-        "../workflow/scripts/reference_sweep.py"
-
-
-rule length_sweep:
-    input:
-        **data_files(),
-        system_human=OUT.file("human", "systems"),
-    output:
-        **reported(OUT.files("length_sweep"), "Length and compression"),
-    params:
-        code=code("length_sweep"),
-        options=OPTIONS.length_sweep,
-    log:
-        OUT.log("length_sweep"),
-    threads: 1
-    resources:
-        **ANALYSIS,
-    conda:
-        METAEVAL_ENV
-    script:
-        "../workflow/scripts/length_sweep.py"
+        "../workflow/scripts/sweeps.py"

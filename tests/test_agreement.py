@@ -60,6 +60,20 @@ def _verdicts(values):
     return ag.Verdicts(np.zeros(len(values)), values.copy(), values.copy(), np.full(len(values), 10), values)
 
 
+def test_proportion_statistics_equal_statsmodels():
+    """Clopper-Pearson and the pooled z-test are statsmodels' (the test dependency), to the bit."""
+    for n in range(1, 45):
+        for k in range(n + 1):
+            assert ag.clopper_pearson(k, n) == tuple(map(float, proportion_confint(k, n, alpha=0.05, method="beta")))
+    rng = np.random.default_rng(5)
+    for _ in range(400):
+        n1, n2 = rng.integers(1, 300, 2)
+        k1, k2 = rng.integers(0, n1 + 1), rng.integers(0, n2 + 1)
+        if k1 + k2 in (0, n1 + n2):
+            continue
+        assert ag.two_proportion_z(k1, n1, k2, n2) == tuple(map(float, proportions_ztest([k1, k2], [n1, n2])))
+
+
 def test_agreement_hand_worked():
     human = _verdicts([1, 1, -1, 0, 0, 1, np.nan])
     metric = _verdicts([1, -1, 0, 0, 1, 1, 1])

@@ -53,3 +53,53 @@ def test_sentence_bleu_smoothed_and_bounded():
     s = sentence_bleu("gunman police", ["police killed the gunman"])
     assert 0 < s < 100  # smoothing keeps a score without higher-order matches positive
     assert sentence_bleu("", ["police"]) == 0
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("stem,stop", [(0, 0), (0, 1), (1, 0), (1, 1)])
+def test_engine_statistics_equal_sacrebleus_on_summeval(stem, stop):
+    """Every per-summary statistic from the engine's n-gram counts, every per-summary (smoothed)
+    BLEU and every summarizer's corpus BLEU equal sacrebleu's own on SummEval's 1,600 judged
+    summaries with their 11 references."""
+    from metaeval.metrics.bleu import sentence_bleu, summary_statistics
+    from metaeval.metrics.tokenize import Setting
+    from metaeval.stages.scoring import bleu_scores, corpus_bleu_from_stats, expand_stats, scoring_task, tokenize_dataset
+
+    ds = load_dataset(shared_dataset("summeval"))
+    records = tokenize_dataset(ds, Setting(bool(stem), bool(stop)))
+    result = bleu_scores(records, False, "exp")
+    rows, task = scoring_task(records, False)
+    text = [" ".join(r.tokenized.tokens) for r in records]
+    refs = [[text[m] for m in sets[0]] for sets in task.reference_sets]
+    hyps = [text[p] for p in task.peers]
+    assert len(result.stats) == len(rows) == 1600
+    for (_, _, _, ours), (_, _, bleu), h, r in zip(result.stats, result.per_summary, hyps, refs):
+        assert ours == summary_statistics(h, r)
+        assert bleu == sentence_bleu(h, r, "exp")
+    corpus = dict(corpus_bleu_from_stats(expand_stats(result.stats)))
+    for summarizer in sorted(corpus):
+        mine = [i for i, (_, s) in enumerate(rows) if s == summarizer]
+        assert corpus[summarizer] == corpus_bleu([hyps[i] for i in mine], [refs[i] for i in mine])
+
+
+def test_engine_statistics_with_jackknifed_reference_sets():
+    """Leave-one-out reference sets (several sets per summary), ties of the closest reference
+    length, a hypothesis longer than every reference and an empty one, against sacrebleu."""
+    from metaeval.metrics.bleu import summary_statistics
+    from metaeval.metrics.tokenize import Setting, tokenize_summary
+    from metaeval.stages.scoring import TokenRecord, bleu_scores, scoring_task
+
+    toks = lambda s: tokenize_summary([s], Setting(False, False))  # noqa: E731
+    texts = {"A": "police killed the gunman", "B": "the gunman was shot by the police yesterday",
+             "C": "police shot the man", "D": "a b c d e f"}
+    recs = [TokenRecord("T", "1", "system", True, toks("police shot the gunman dead in the street at night")),
+            TokenRecord("T", "2", "system", True, toks("")),
+            TokenRecord("T", "3", "system", True, toks("the police shot the man the man"))]
+    recs += [TokenRecord("T", h, "human", h == "A", toks(t)) for h, t in texts.items()]
+    result = bleu_scores(recs, True, "exp")
+    _, task = scoring_task(recs, True)
+    text = [" ".join(r.tokenized.tokens) for r in recs]
+    expected = [summary_statistics(text[p], [text[m] for m in refs])
+                for p, sets in zip(task.peers, task.reference_sets) for refs in sets]
+    assert [st for _, _, _, st in result.stats] == expected
+    assert len(expected) == 3 * 4 + 1        # 3 systems x 4 leave-one-out sets; the judged human A: one set

@@ -9,7 +9,7 @@ from scipy import stats
 from metaeval.options import CorrelateOptions
 from metaeval.stages.analysis_inputs import AnalysisInputs
 from metaeval.stages.correlation import compute
-from metaeval.stats.bootstrap import PerSummary, bootstrap_pearson, corpus_bleu_per_summarizer
+from metaeval.stats.bootstrap import PerSummary, bootstrap_pearson, resampled_corpus_bleu
 from metaeval.stats.correlation import pearson_columns, point_correlations, summary_level
 from metaeval.metrics.bleu import corpus_bleu
 from metaeval.variants import Variant
@@ -92,8 +92,9 @@ def test_corpus_bleu_of_summed_statistics_is_sacrebleus_corpus_bleu():
     hyps = ["the cat sat on the mat", "a dog barked at night", "police killed the gunman"]
     refs = [["the cat is on the mat"], ["the dog barked at night", "at night a dog barked"], ["police kill the gunman"]]
     stats_ = np.array([[summary_statistics(h, r)] for h, r in zip(hyps, refs)], dtype=float)   # (T, sets, 10)
-    got = corpus_bleu_per_summarizer(stats_[None])      # one summarizer, three topics
-    assert got[0] == corpus_bleu(hyps, refs)
+    got = resampled_corpus_bleu(stats_[None], np.array([[1.0, 1.0, 1.0], [2.0, 0.0, 1.0]]))  # two samples
+    assert got[0, 0] == corpus_bleu(hyps, refs)
+    assert got[1, 0] == corpus_bleu([hyps[0], hyps[0], hyps[2]], [refs[0], refs[0], refs[2]])
 
 
 def test_analysis_reports_constant_metric_and_too_few_systems():
@@ -109,3 +110,63 @@ def test_analysis_reports_constant_metric_and_too_few_systems():
     perfect = _inputs()
     perfect.system_metric[:, 0] = perfect.system_human[:, 0]  # |r| = 1 is handled, not a crash
     assert compute(perfect, OPTIONS._replace(samples=20, resample="systems")).rows[0]["pearson"] == pytest.approx(1.0)
+
+
+def _grids(n_sys=7, n_top=12, seed=3, missing=True):
+    """Per-summary grids with the shapes of real ones: two ROUGE-like metrics with ties (so medians
+    of even counts occur), BLEU statistics, two human combinations, and missing summaries."""
+    rng = np.random.default_rng(seed)
+    quality = rng.uniform(0, 1, n_sys)
+    metric = lambda: np.round(quality[:, None] + rng.normal(0, 0.3, (n_sys, n_top)), 2)  # noqa: E731
+    grids = {"R1_ST0_RS0_R": metric(), "R2_ST0_RS0_R": metric()}
+    human = {"arithmetic": quality[:, None] + rng.normal(0, 0.2, (n_sys, n_top)),
+             "coverage": quality[:, None] + rng.normal(0, 0.4, (n_sys, n_top))}
+    length = rng.integers(20, 40, (n_sys, n_top, 1, 1)).astype(float)
+    total = np.concatenate([length - k for k in range(4)], axis=3)
+    correct = np.floor(total * rng.uniform(0.1, 0.6, (n_sys, n_top, 1, 4)))
+    stats_ = np.concatenate([length, length + rng.integers(-5, 5, length.shape), correct, total], axis=3)
+    if missing:
+        for g in [*grids.values(), *human.values()]:
+            g[2, 5] = np.nan                                  # system 2 has no summary for topic 5
+        stats_[2, 5] = np.nan
+        human["coverage"][4, 7] = np.nan                      # a missing judgment
+    ps = PerSummary([str(i) for i in range(n_sys)], [f"t{t}" for t in range(n_top)], grids, {(0, 0): stats_}, human)
+    variants = [Variant.parse(v) for v in ("R1_ST0_RS0_A_R", "R1_ST0_RS0_M_R", "R2_ST0_RS0_M_R", "BLEU_ST0_RS0")]
+    return ps, variants
+
+
+@pytest.mark.parametrize("resample", ["systems", "topics", "both"])
+@pytest.mark.parametrize("missing", [False, True])
+def test_vectorised_bootstrap_equals_the_sample_by_sample_one(resample, missing):
+    """The same draws give the same intervals as the implementation it replaced
+    (tests/reference_bootstrap.py), to rounding."""
+    import reference_bootstrap as ref
+    from metaeval.stats import bootstrap
+
+    ps, variants = _grids(missing=missing)
+    full = np.arange(len(ps.topics))
+    counts = np.ones((1, len(ps.topics)))
+    system_metric = ref.variant_scores(ps, full, variants)
+    np.testing.assert_allclose(bootstrap.variant_scores(ps, variants, counts)[0], system_metric, rtol=0, atol=1e-12)
+    system_human = ref.human_scores(ps, full, list(ps.human))
+    args = (ps, variants, list(ps.human), system_metric, system_human, 400, resample, 5, 0.9)
+    lo, hi = bootstrap.bootstrap_pearson(*args)
+    lo0, hi0 = ref.bootstrap_pearson(*args)
+    assert not np.isnan(lo).all()
+    np.testing.assert_allclose(lo, lo0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(hi, hi0, rtol=0, atol=1e-12)
+
+
+def test_resampled_medians_equal_numpys():
+    from metaeval.stats.bootstrap import counts, resampled_medians
+
+    rng = np.random.default_rng(9)
+    x = np.round(rng.normal(size=(30, 9)), 1)
+    x[rng.random(x.shape) < 0.2] = np.nan
+    idx = rng.integers(0, 9, (50, 9))
+    got = resampled_medians(x, counts(idx, 9))
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = np.stack([np.nanmedian(x[:, i], axis=1) for i in idx], axis=1)
+    np.testing.assert_array_equal(got, want)

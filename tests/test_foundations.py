@@ -115,7 +115,7 @@ def test_bad_config_names_the_key(config, message):
 def test_each_job_gets_only_what_it_uses():
     a = Options.from_config({"datasets": {"d": {"format": "simulated"}}})
     b = Options.from_config({"datasets": {"d": {"format": "simulated"}}, "rouge": {"wlcs_weight": 1.5}})
-    assert a.rouge_job("R2") == b.rouge_job("R2") and a.rouge_job("RW") != b.rouge_job("RW")
+    assert a.score != b.score and a.correlate == b.correlate and a.sera == b.sera
     c = Options.from_config({"datasets": {"d": {"format": "simulated"}}, "correlation": {"top_variants": 3}})
     assert a.correlate == c.correlate and a.correlation_tables != c.correlation_tables
     assert repr(a.correlate).startswith("CorrelateOptions(")   # a record Snakemake's params trigger can compare
@@ -126,9 +126,9 @@ def test_each_job_gets_only_what_it_uses():
 def test_contract_names_files_and_expands_placeholders():
     corr = outputs.files("correlation", "d", combination=["arithmetic", "coverage"])
     assert corr["williams_coverage"] == "results/d/analysis/williams_coverage.tsv"
-    assert outputs.files("tokens", shard=[0, 1])["shard1"] == "results/{dataset}/scores/tokens/ST{stem}_RS{stop}.shard1.jsonl"
-    assert outputs.file("rouge_part", "scores", "d", measure="R2", stem=1, stop=0, shard=3) == \
-        "results/d/scores/parts/R2_ST1_RS0.shard3.tsv"
+    assert outputs.files("score", shard=1)["scores"] == "results/{dataset}/scores/parts/ST{stem}_RS{stop}.shard1.tsv"
+    assert outputs.file("score", "bleu_stats", "d", stem=1, stop=0, shard=3) == \
+        "results/d/scores/parts/BLEU_stats_ST1_RS0.shard3.tsv"
     with pytest.raises(KeyError, match="needs a value for"):
         outputs.files("correlation")
     inputs = outputs.report_inputs("d")

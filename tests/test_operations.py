@@ -22,7 +22,7 @@ pytestmark = pytest.mark.workflow
 
 SMALL = scenario_config("operations.yaml")
 ANALYSIS_RULES = {"human_scores", "correlate", "correlation_tables", "agreement", "rerank", "report", "all",
-                  "reference_sweep", "length_sweep"}
+                  "sweeps"}
 
 
 def setup_dir(path: Path, extra: dict | None = None) -> Path:
@@ -82,20 +82,20 @@ def test_analysis_options_rerun_no_scoring_job(run, extra):
 
 def test_sera_sweep_and_interval_options_rerun_only_their_jobs(run):
     counts = job_counts(dry_run(run, {"sera": {"model": "bm25"}}))
-    assert counts["score_sera"] == 2 and "sera_index" not in counts and "score_rouge" not in counts
-    assert "reference_sweep" not in counts and "score_bleu" not in counts   # the sweeps never read SERA
+    assert counts["score_sera"] == 2 and "sera_index" not in counts and "score" not in counts
+    assert "sweeps" not in counts                                           # the sweeps never read SERA
     counts = job_counts(dry_run(run, {"sera": {"stemming": 0}}))
-    assert counts["sera_index"] == 2 and counts["score_sera"] == 2 and "preprocess" not in counts
+    assert counts["sera_index"] == 2 and counts["score_sera"] == 2 and "score" not in counts
     assert set(job_counts(dry_run(run, {"intervals": {"seed": 3}}))) == {"system_intervals", "report", "all"}
-    assert set(job_counts(dry_run(run, {"sweeps": {"word_limits": [10]}}))) == {"length_sweep", "report", "all"}
+    assert set(job_counts(dry_run(run, {"sweeps": {"word_limits": [10]}}))) == {"sweeps", "report", "all"}
 
 
 def test_stemming_and_wlcs_weight_rescore_only_affected_jobs(run):
     counts = job_counts(dry_run(run, {"rouge": {**SMALL["rouge"], "stemming": [0]}}))
-    assert "score_rouge" not in counts and "preprocess" not in counts and counts["gather_scores"] == 2
+    assert "score" not in counts and counts["gather_scores"] == 2         # a setting dropped: nothing re-scored
     out = dry_run(run, {"rouge": {**SMALL["rouge"], "wlcs_weight": 1.4}})
-    assert job_counts(out)["score_rouge"] == 4  # RW x 2 settings x 2 data sets
-    assert "preprocess" not in job_counts(out) and "score_bleu" not in job_counts(out)
+    assert job_counts(out)["score"] == 4        # one job per setting (2) and data set (2) scores every measure
+    assert "human_scores" not in job_counts(out) and "score_sera" not in job_counts(out)
     out = dry_run(run, {"rouge": {**SMALL["rouge"], "stopwords_removed": [0, 1]}})
     outputs = "\n".join(l for l in out.splitlines() if l.strip().startswith("output:"))
     rescored = set(re.findall(r"parts/(\S+?)\.shard", outputs))
@@ -116,7 +116,7 @@ def test_editing_a_data_set_file_reruns_that_data_set_from_import(run):
         path.write_bytes(original.replace(b"T2\t2\t2\t3", b"T2\t2\t2.5\t3"))
         out = snakemake(run, "-n").stdout
         counts = job_counts(out)
-        assert job_datasets(out) == {"tiny"} and counts["validate_dataset"] == 1 and counts["score_rouge"] == 4 * 2
+        assert job_datasets(out) == {"tiny"} and counts["validate_dataset"] == 1 and counts["score"] == 2
     finally:
         path.write_bytes(original)
         os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
@@ -150,7 +150,7 @@ def test_archive_reproduces_byte_identical_results(run, tmp_path):
 def test_shards_give_identical_results(run, tmp_path):
     workdir = setup_dir(tmp_path / "sharded", {"scale": {"shards": 3}})
     snakemake(workdir, "--cores", "2")
-    assert len(list((workdir / "results/sim/scores/parts").glob("R1_ST0_RS0.shard*.tsv"))) == 3
+    assert len(list((workdir / "results/sim/scores/parts").glob("ST0_RS0.shard*.tsv"))) == 3
     final = tables(workdir, final_only=True)
     assert "scores/system_scores.tsv" in final and "analysis/correlations.tsv" in final
     assert final == tables(run, final_only=True)
@@ -222,4 +222,4 @@ def test_slurm_profile_dry_run(tmp_path):
     workdir = setup_dir(tmp_path / "slurm")
     out = snakemake(workdir, "--profile", str(REPO / "profiles/slurm"), "-n").stdout
     counts = job_counts(out)
-    assert counts["score_rouge"] == 2 * 4 * 2 and "mem_mb=2000" in out and "runtime=30" in out
+    assert counts["score"] == 2 * 2 and "mem_mb=2000" in out and "runtime=30" in out

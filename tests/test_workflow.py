@@ -45,7 +45,7 @@ def test_main_job_writes_exactly_the_output_contract(small_run):
     combinations = ["arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality", "pyramid",
                     "modified_pyramid"]
     values = {"combination": combinations, "setting": ["ST0_RS0", "ST0_RS1", "ST1_RS0", "ST1_RS1"], "shard": [0],
-              "measure": ["R1", "R2", "R3", "R4", "RL", "RW", "RS4", "RSU4"], "stem": [0, 1], "stop": [0, 1]}
+              "stem": [0, 1], "stop": [0, 1]}
     for dataset in ("sim", "tiny"):
         for p in outputs.final(dataset, combinations):
             assert (small_run / p).is_file(), p
@@ -84,15 +84,13 @@ def test_scoring_outputs(small_run):
     assert "ROUGE-1.5.5-exact" in signature and "tok:none" in signature
 
 
-def test_wlcs_weight_change_rescores_only_rouge_w(small_run):
+def test_wlcs_weight_change_rescores_only_the_scoring(small_run):
     (small_run / "w.yaml").write_text("rouge:\n  wlcs_weight: 1.5\n")
     out = snakemake(small_run, "-n", "--configfile", str(small_run / "config/config.yaml"),
                     str(small_run / "w.yaml")).stdout
     counts = job_counts(out)
-    assert counts["score_rouge"] == 8  # RW x 4 settings x 2 data sets; nothing else is re-scored
-    assert "preprocess" not in counts and "score_bleu" not in counts and "human_scores" not in counts
-    rescored = [l for l in out.splitlines() if l.strip().startswith("output:") and "/scores/parts/" in l]
-    assert len(rescored) == 8 and all("/parts/RW_ST" in l for l in rescored)
+    assert counts["score"] == 8  # one job per setting (4) and data set (2); no other input is re-made
+    assert "human_scores" not in counts and "score_sera" not in counts and "validate_dataset" not in counts
 
 
 def test_correlations_against_scipy(small_run):
@@ -122,7 +120,7 @@ def test_correlations_against_scipy(small_run):
     assert len(williams) == 212 and list(williams.columns)[:2] == ["variant", "R1_ST0_RS0_A_P"]
     assert len(tsv(d / "analysis/williams_pyramid.tsv")) == 212
     notes = tsv(small_run / "results/tiny/analysis/notes.tsv")   # 2 systems: reported, not a crash
-    assert "williams_undefined" in set(notes.topic)
+    assert "williams_undefined" in set(notes.kind)
 
 
 def test_topic_resampling_recomputes_system_scores_exactly(small_run):
@@ -138,7 +136,8 @@ def test_topic_resampling_recomputes_system_scores_exactly(small_run):
               **{f"bleu_stats_ST{a}_RS{b}": d / f"scores/bleu_stats_ST{a}_RS{b}.tsv" for a in (0, 1) for b in (0, 1)}}
     inp = analysis_inputs.load_named({k: str(v) for k, v in inputs.items()}, "systems")
     assert any(v.startswith("SERADIS10_KW") for v in inp.variant_ids)
-    again = variant_scores(inp.per_summary, np.arange(len(inp.per_summary.topics)), inp.variants)
+    every_topic_once = np.ones((1, len(inp.per_summary.topics)))
+    again = variant_scores(inp.per_summary, inp.variants, every_topic_once)[0]
     np.testing.assert_allclose(again, inp.system_metric, rtol=0, atol=1e-12)   # numpy sums vs math.fsum
 
 

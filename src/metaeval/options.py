@@ -158,22 +158,17 @@ class RougeOptions(NamedTuple):
         return [(s, r) for s in self.stemming for r in self.stopwords_removed]
 
 
-class TokenizeOptions(NamedTuple):
-    word_limit: int | None
-    byte_limit: int | None
-    shards: int
-
-
-class RougeJob(NamedTuple):
-    """One ROUGE scoring job; ``wlcs_weight`` only for RW jobs, so changing it re-scores only them."""
+class ScoreJob(NamedTuple):
+    """One scoring job (a preprocessing setting and topic shard): every ROUGE measure and BLEU."""
+    measures: tuple[str, ...]
+    wlcs_weight: float
     alpha: float
     mode: str
     jackknife_systems: bool
-    wlcs_weight: float | None
-
-
-class BleuJob(NamedTuple):
-    jackknife_systems: bool
+    word_limit: int | None
+    byte_limit: int | None
+    shards: int
+    bleu: bool
     smoothing: str
 
 
@@ -242,7 +237,7 @@ class RerankOptions(NamedTuple):
 
 
 class SweepOptions(NamedTuple):
-    """A reference sweep has no ``word_limits`` / ``compression`` (empty)."""
+    """The sweeps job: the reference-count and the length sweep."""
     variants: tuple[str, ...]
     combination: str
     alpha: float
@@ -290,8 +285,9 @@ class Options:
         self.bleu_enabled: bool = b["enabled"]
         self.scale = ScaleOptions(s["shards"], s["scoring_mem_mb"], s["scoring_runtime"], s["analysis_mem_mb"],
                                   s["analysis_runtime"])
-        self.tokenize = TokenizeOptions(r["word_limit"], r["byte_limit"], s["shards"])
-        self.bleu_job = BleuJob(r["jackknife_systems"], b["per_summary_smoothing"])
+        self.score = ScoreJob(_t(r["measures"]), r["wlcs_weight"], r["alpha"], r["multiple_references"],
+                              r["jackknife_systems"], r["word_limit"], r["byte_limit"], s["shards"], b["enabled"],
+                              b["per_summary_smoothing"])
         se = config["sera"]
         self.sera_enabled: bool = se["enabled"]
         self.sera_index = SeraIndexOptions(bool(se["stemming"]))
@@ -312,10 +308,8 @@ class Options:
         rr = config["rerank"]
         self.rerank = RerankOptions(rr["combination"], rr["best"], rr["original"], rr["alpha"], c["summarizers"])
         sw = config["sweeps"]
-        self.reference_sweep = SweepOptions(_t(sw["variants"]), sw["combination"], r["alpha"],
-                                            r["multiple_references"], (), ())
-        self.length_sweep = SweepOptions(_t(sw["variants"]), sw["combination"], r["alpha"], r["multiple_references"],
-                                         _t(sw["word_limits"]), _t(sw["compression"]))
+        self.sweeps = SweepOptions(_t(sw["variants"]), sw["combination"], r["alpha"], r["multiple_references"],
+                                   _t(sw["word_limits"]), _t(sw["compression"]))
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], schema: Mapping[str, Any] | None = None) -> Options:
@@ -325,10 +319,6 @@ class Options:
         return cls(full)
 
     # -- per job
-
-    def rouge_job(self, measure: str) -> RougeJob:
-        return RougeJob(self.rouge.alpha, self.rouge.multiple_references, self.rouge.jackknife_systems,
-                        self.rouge.wlcs_weight if measure == "RW" else None)
 
     def dataset(self, name: str) -> dict[str, Any]:
         return self.datasets[name]

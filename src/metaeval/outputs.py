@@ -50,11 +50,9 @@ STAGES: dict[str, dict[str, str]] = {
     "data": _in("data", DATA_FILES),
     "summary": {"summary": "data/summary.tsv"},
     # scoring
-    "tokens": {"shard{shard}": "scores/tokens/ST{stem}_RS{stop}.shard{shard}.jsonl"},
-    "rouge_part": {"scores": "scores/parts/{measure}_ST{stem}_RS{stop}.shard{shard}.tsv"},
-    "bleu_part": {"scores": "scores/parts/BLEU_ST{stem}_RS{stop}.shard{shard}.tsv",
-                  "stats": "scores/parts/BLEU_stats_ST{stem}_RS{stop}.shard{shard}.tsv",
-                  "signature": "scores/parts/BLEU_signature_ST{stem}_RS{stop}.shard{shard}.txt"},
+    "score": {"scores": "scores/parts/ST{stem}_RS{stop}.shard{shard}.tsv",
+              "bleu_stats": "scores/parts/BLEU_stats_ST{stem}_RS{stop}.shard{shard}.tsv",
+              "bleu_signature": "scores/parts/BLEU_signature_ST{stem}_RS{stop}.shard{shard}.txt"},
     "sera_index": {"index": "scores/sera/index.zip"},
     "sera": {"scores": "scores/sera_scores.tsv", "signature": "scores/sera/signature.txt"},
     "scores": {"summaries": "scores/summary_scores.tsv", "systems": "scores/system_scores.tsv",
@@ -129,6 +127,12 @@ def log(job: str, dataset: str = "{dataset}") -> str:
 
 def setting_tags(settings: Iterable[tuple[int, int]]) -> list[str]:
     return [setting_tag(s, r) for s, r in settings]
+
+
+def part_key(kind: str, stem: int, stop: int, shard: int) -> str:
+    """The gathering job's name for one score job's file (``kind``: a key of the ``score`` stage:
+    ``scores``, ``bleu_stats`` or ``bleu_signature``)."""
+    return f"{kind}__{setting_tag(stem, stop)}__shard{shard}"
 
 
 # ----------------------------------------------------------------------------- the main job

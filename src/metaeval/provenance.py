@@ -76,6 +76,12 @@ def _with_parents(name: str) -> list[str]:
     return [".".join(parts[: i + 1]) for i in range(len(parts))]
 
 
+@lru_cache(maxsize=None)
+def _module_imports(name: str, path: Path, mtime_ns: int) -> frozenset[str]:
+    """The metaeval modules one module imports (parsed once per version of the file)."""
+    return frozenset(_imported(ast.parse(path.read_text(encoding="utf-8")), name, _package_of(name, path)))
+
+
 def import_closure(script: Path | str) -> list[Path]:
     """Every ``metaeval`` module file a script imports, directly or through other modules; sorted."""
     script = Path(script)
@@ -90,7 +96,7 @@ def import_closure(script: Path | str) -> list[Path]:
             if path is None:      # a name imported from a module, not a module
                 continue
             seen[part] = path
-            todo.extend(_imported(ast.parse(path.read_text(encoding="utf-8")), part, _package_of(part, path)))
+            todo.extend(_module_imports(part, path, path.stat().st_mtime_ns))
     return sorted(set(seen.values()))
 
 

@@ -1,7 +1,7 @@
 """Agreement of metric and human verdicts on every pair of summarizers."""
 from metaeval.logs import job_log
-from metaeval.stages import agreement, analysis_inputs
+from metaeval.stages import agreement
 
 with job_log(snakemake.log[0], f"agreement {snakemake.wildcards.dataset}"):
-    inp = analysis_inputs.load_named(dict(snakemake.input.items()), "all")
+    inp = agreement.load(dict(snakemake.input.items()))
     agreement.write(agreement.compute(inp, snakemake.params.options), dict(snakemake.output.items()))

@@ -432,12 +432,16 @@ def load_dataset(folder: Path | str, human_override: Mapping[str, list[str]] | N
         if not (folder / FILES[key]).is_file():
             raise DatasetError(f"{folder / FILES[key]}: missing; a data set folder needs dataset.yaml, summaries.jsonl "
                                "and judgments.tsv")
-    return read_dataset(folder_files(folder), human_override)
+    ds = read_dataset(folder_files(folder), human_override)
+    for message in ds.warnings:
+        warnings.warn(message, stacklevel=2)
+    return ds
 
 
 def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str]] | None = None) -> Dataset:
     """Read and validate a data set given its files by key (:data:`FILES`; ``documents`` and
-    ``pyramids`` optional). Never writes to them."""
+    ``pyramids`` optional). Never writes to them. What is legal but worth a word (empty summaries)
+    is in ``warnings`` (the validation job logs it; :func:`load_dataset` warns)."""
     ypath = Path(paths["dataset"])
     meta, dims, human = parse_dataset_yaml(ypath, ypath.read_text(encoding="utf-8"), human_override)
     spath = Path(paths["summaries"])
@@ -460,10 +464,8 @@ def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str
                  summaries=summaries, judgments=judgments, documents=documents, pyramids=pyramids)
     n_empty = sum(1 for s in summaries if s.is_empty)
     if n_empty:
-        msg = (f"{spath}: {n_empty} empty summar{'y' if n_empty == 1 else 'ies'} "
-               "(legal; they score 0 on every metric)")
-        ds.warnings.append(msg)
-        warnings.warn(msg, stacklevel=2)
+        ds.warnings.append(f"{spath}: {n_empty} empty summar{'y' if n_empty == 1 else 'ies'} "
+                           "(legal; they score 0 on every metric)")
     return ds
 
 

@@ -8,11 +8,17 @@ tokenised text (tests/test_bleu.py holds values multi-bleu.perl printed).
 
 Corpus BLEU is a function of the summed *sufficient statistics* of its sentences (hypothesis
 length, closest reference length, matched and total n-grams of orders 1-4), so the workflow keeps
-every summary's statistics (:func:`summary_statistics`) and computes any corpus BLEU - a
-summarizer's, a shard's sum, a bootstrap sample's - with sacrebleu's ``BLEU.compute_bleu``
-(:func:`bleu_from_statistics`). The smoothed per-summary BLEU (``exp`` by default, effective
-order) for per-topic analyses comes from the same statistics and the same function. Scores are
-on sacrebleu's 0-100 scale.
+every summary's statistics and computes any corpus BLEU - a summarizer's, a shard's sum, a
+bootstrap sample's - with sacrebleu's ``BLEU.compute_bleu`` (:func:`bleu_from_statistics`). The
+smoothed per-summary BLEU (``exp`` by default, effective order) for per-topic analyses comes from
+the same statistics and the same function. Scores are on sacrebleu's 0-100 scale.
+
+The statistics of many summaries at once (:func:`corpus_statistics`) come from the ROUGE engine's
+n-gram counts (:mod:`metaeval.metrics.rouge`), computed as sacrebleu defines them: a hypothesis
+n-gram matches up to its largest count in any one reference, the reference length is the one
+closest to the hypothesis length (the shorter on a tie), and the totals are the hypothesis's
+n-gram counts; ``tests/test_bleu.py`` checks every statistic against sacrebleu's own on SummEval.
+:func:`summary_statistics` asks sacrebleu itself, for one summary.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import functools
 from typing import Sequence
 
+import numpy as np
 from sacrebleu.metrics import BLEU
 
 MAX_ORDER = 4
@@ -85,7 +92,47 @@ def bleu_from_statistics(stats: Sequence[float], smoothing: str = "none") -> flo
     unsmoothed, all four orders - the corpus BLEU of the sentences whose statistics were summed -
     or, with ``smoothing``, the smoothed sentence BLEU with effective order (equal to sacrebleu's
     ``sentence_score``)."""
-    counts = [int(x) for x in stats]
-    return float(BLEU.compute_bleu(correct=counts[2:2 + MAX_ORDER], total=counts[2 + MAX_ORDER:],
-                                   sys_len=counts[0], ref_len=counts[1], smooth_method=smoothing,
-                                   effective_order=smoothing != "none", max_ngram_order=MAX_ORDER).score)
+    return bleu_from_counts([int(x) for x in stats], smoothing)
+
+
+def bleu_from_counts(counts: list[int], smoothing: str = "none") -> float:
+    """:func:`bleu_from_statistics` for statistics that are already a list of Python ints (the
+    bootstrap calls it tens of thousands of times)."""
+    return BLEU.compute_bleu(counts[2:2 + MAX_ORDER], counts[2 + MAX_ORDER:], counts[0], counts[1],
+                             smoothing, None, smoothing != "none", MAX_ORDER).score
+
+
+def corpus_signature(reference_counts: Sequence[int]) -> str:
+    """sacrebleu's signature of the corpus BLEU of hypotheses with these numbers of references (it
+    names the common number, or ``nrefs:var``): computed on a placeholder corpus of one-word
+    segments, since nothing else enters the signature."""
+    counts = sorted(set(reference_counts))
+    return corpus_bleu_signed(["a"] * len(counts), [["a"] * k for k in counts])[1]
+
+
+def corpus_statistics(corpus, peers: Sequence[int], reference_sets: Sequence[Sequence[int]]) -> np.ndarray:
+    """(K, 10) int64 sufficient statistics (:data:`STATISTICS`) of peer ``peers[k]`` against the
+    references ``reference_sets[k]`` (indices into ``corpus``, a :class:`metaeval.metrics.rouge.Corpus`
+    of the tokenised summaries; a summary's text is its tokens joined by spaces)."""
+    from .rouge import clipped_max_matches, ngram_counts
+
+    peers = np.asarray(peers, dtype=np.int64)
+    refs = np.fromiter((r for rs in reference_sets for r in rs), dtype=np.int64)
+    refs_off = np.zeros(len(reference_sets) + 1, dtype=np.int64)
+    refs_off[1:] = np.cumsum([len(rs) for rs in reference_sets])
+    lengths = np.diff(corpus.lump_off)
+    out = np.zeros((len(peers), len(STATISTICS)), dtype=np.int64)
+    hyp = lengths[peers]
+    out[:, 0] = hyp
+    for k, rs in enumerate(reference_sets):          # the closest reference length, the shorter on a tie
+        ref_lens = lengths[np.asarray(rs, dtype=np.int64)]
+        diff = np.abs(ref_lens - hyp[k])
+        out[k, 1] = ref_lens[diff == diff.min()].min() if len(ref_lens) else 0
+    for n in range(1, MAX_ORDER + 1):
+        grams = ngram_counts(corpus, n)
+        best = np.zeros(max(1, int(np.diff(grams.off).max(initial=0))), dtype=np.int64)
+        matched = np.zeros(len(peers), dtype=np.int64)
+        clipped_max_matches(grams.ids, grams.counts, grams.off, peers, refs, refs_off, best, matched)
+        out[:, 1 + n] = matched
+        out[:, 1 + MAX_ORDER + n] = grams.total[peers]
+    return out

@@ -32,7 +32,7 @@ reference sets and P, R, F are averaged over them (DUC/TAC practice).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numba
@@ -81,6 +81,7 @@ class Corpus:
     sent_tok: np.ndarray   # int64, concatenated sentence tokens
     sent_off: np.ndarray   # int64, n_sentences + 1
     summ_sent: np.ndarray  # int64, n_summaries + 1: each summary's sentence range
+    grams: dict = field(default_factory=dict, repr=False, compare=False)   # n -> GramCounts, computed once
 
     @property
     def size(self) -> int:
@@ -146,7 +147,14 @@ def _count(owner: np.ndarray, gram: np.ndarray, n_summaries: int) -> GramCounts:
 
 
 def ngram_counts(corpus: Corpus, n: int) -> GramCounts:
-    """ROUGE-N grams of every summary (1.5.5's createNGram on the lumped text)."""
+    """ROUGE-N grams of every summary (1.5.5's createNGram on the lumped text); counted once per
+    corpus (BLEU's statistics reuse them)."""
+    if n not in corpus.grams:
+        corpus.grams[n] = _ngram_counts(corpus, n)
+    return corpus.grams[n]
+
+
+def _ngram_counts(corpus: Corpus, n: int) -> GramCounts:
     owner, pos = _positions(corpus)
     lengths = np.diff(corpus.lump_off)
     tok = corpus.lump_tok
@@ -205,6 +213,33 @@ def _clipped_hits(ids, counts, off, peers, models, out):  # pragma: no cover - c
             else:
                 b += 1
         out[k] = h
+
+
+@numba.njit(cache=True)
+def clipped_max_matches(ids, counts, off, peers, refs, refs_off, best, out):  # pragma: no cover - compiled
+    """BLEU's clipping (:func:`metaeval.metrics.bleu.corpus_statistics`): for reference set k, the
+    sum over the peer's n-grams of min(peer count, largest count in any one of the set's
+    references). ``best`` is scratch space at least as long as any peer's grams."""
+    for k in range(len(peers)):
+        a0, a1 = off[peers[k]], off[peers[k] + 1]
+        for i in range(a1 - a0):
+            best[i] = 0
+        for r in range(refs_off[k], refs_off[k + 1]):
+            a, b, b1 = a0, off[refs[r]], off[refs[r] + 1]
+            while a < a1 and b < b1:
+                if ids[a] == ids[b]:
+                    if counts[b] > best[a - a0]:
+                        best[a - a0] = counts[b]
+                    a += 1
+                    b += 1
+                elif ids[a] < ids[b]:
+                    a += 1
+                else:
+                    b += 1
+        total = 0
+        for i in range(a1 - a0):
+            total += min(counts[a0 + i], best[i])
+        out[k] = total
 
 
 @numba.njit(cache=True)

@@ -150,16 +150,23 @@ class Setting:
 
 def tokens_of(text: bytes, setting: Setting) -> list[str]:
     """Tokens of already truncated, lower-cased text under a setting (steps 4-6)."""
-    stop = stopwords() if setting.remove_stopwords else frozenset()
+    return list(_tokens_of(text, setting.stem, setting.remove_stopwords))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _tokens_of(text: bytes, stem: bool, remove_stopwords: bool) -> tuple[str, ...]:
+    # a sentence recurs (references scored against many summaries, the same summary under several
+    # length limits): each distinct sentence is tokenised once per setting
+    stop = stopwords() if remove_stopwords else frozenset()
     out = []
     for raw in _TOKEN.findall(text):
         tok = raw.decode("ascii")
         if tok in stop:
             continue
-        if setting.stem and len(tok) > 3:
+        if stem and len(tok) > 3:
             tok = morph_stem(tok)
         out.append(tok)
-    return out
+    return tuple(out)
 
 
 @dataclass(frozen=True)

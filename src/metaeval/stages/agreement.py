@@ -19,6 +19,7 @@ from .. import figures, tables
 from ..options import AgreementOptions
 from ..stats import verdicts as vd
 from ..variants import Variant
+from . import analysis_inputs
 from .analysis_inputs import AnalysisInputs
 from .correlation_tables import main_combination
 
@@ -27,9 +28,6 @@ AGREEMENT_COLUMNS = ("metric", "combination", "pair_type", "pairs", "human_signi
                      "contradictions", "contradiction_share", "correct", "accuracy", "accuracy_lo", "accuracy_hi",
                      "direction", "z_vs_baseline", "p_vs_baseline", "vs_baseline", "safe_difference")
 VERDICT_NAMES = {1.0: "a better", -1.0: "b better", 0.0: "no difference"}
-METHOD = ("paired two-sided Wilcoxon signed-rank test over the topics both summarized; each pair's p-value is "
-          "scipy's for that pair alone: exact distribution for n <= 50 without zeros or tied differences, exact "
-          "permutation distribution for n <= 13 otherwise, else the tie-corrected normal approximation")
 
 
 @dataclass
@@ -68,6 +66,11 @@ def agreement_tables(human: Mapping[str, np.ndarray], metrics: Mapping[str, np.n
                              "z_vs_baseline": z, "p_vs_baseline": p, "vs_baseline": better or "ns",
                              "safe_difference": vd.safe_difference(verdicts[name], h) if pair_type == "all" else np.nan})
     return AgreementResult(list(summarizers), (ii, jj, types), verdicts, rows, list(combinations), baseline, alpha)
+
+
+def load(inputs: Mapping[str, str]) -> AnalysisInputs:
+    """The score and human tables, every judged summarizer (systems and humans)."""
+    return analysis_inputs.load_named(inputs, "all")
 
 
 def compute(inp: AnalysisInputs, options: AgreementOptions) -> AgreementResult:

@@ -21,7 +21,6 @@ import numpy as np
 import pandas as pd
 
 from .. import tables
-from ..metrics.bleu import STATISTICS as BLEU_STATISTICS
 from ..stats.bootstrap import PerSummary
 from ..variants import Variant, summary_metric_id
 
@@ -114,10 +113,11 @@ def load(system_scores: str, summary_scores: str, summary_human: str, system_hum
     for setting, path in bleu_stats.items():
         st = tables.read_tsv(path, integer=("set",))
         n_sets = 1 + int(st["set"].max()) if len(st) else 1
-        arr = np.full((S, T, n_sets, len(BLEU_STATISTICS)), np.nan)
+        names = list(st.columns[3:])                   # the statistics, after topic, summarizer, set
+        arr = np.full((S, T, n_sets, len(names)), np.nan)
         rows, cols = _index(st["summarizer"], s_index), _index(st["topic"], t_index)
         ok = (rows >= 0) & (cols >= 0)
-        values = st[list(BLEU_STATISTICS)].to_numpy(dtype=np.float64)
+        values = st[names].to_numpy(dtype=np.float64)
         arr[rows[ok], cols[ok], st["set"].to_numpy()[ok]] = values[ok]
         stats[setting] = arr
 

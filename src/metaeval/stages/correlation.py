@@ -21,6 +21,7 @@ from ..options import CorrelateOptions
 from ..stats.bootstrap import bootstrap_pearson
 from ..stats.correlation import point_correlations, summary_level
 from ..stats.williams import adjust, assign_clusters, optimal, williams_matrix
+from . import analysis_inputs
 from .analysis_inputs import AnalysisInputs
 
 CORRELATION_COLUMNS = ("variant", "combination", "n", "pearson", "pearson_lo", "pearson_hi", "spearman", "kendall",
@@ -35,6 +36,12 @@ class CorrelationResult:
     williams: dict[str, np.ndarray]          # computed combination -> (V, V) p-values
     summary_level: list[tuple[str, str, int, float, float, float]]
     notes: list[tuple[str, str]]
+
+
+def load(inputs: Mapping[str, str], options: CorrelateOptions) -> tuple[AnalysisInputs, dict[str, str]]:
+    """The score and human tables, and the human combinations that were skipped (with the reason)."""
+    skipped = dict(tables.read_tsv(inputs["skipped"]).itertuples(index=False, name=None))
+    return analysis_inputs.load_named(inputs, options.summarizers), skipped
 
 
 def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str, str] = {}) -> CorrelationResult:
@@ -115,8 +122,7 @@ def write(result: CorrelationResult, combinations, out: Mapping[str, str]) -> No
     rows = [(SUMMARY_LEVEL, *r) for r in result.summary_level]
     tables.write_tsv(tables.frame(rows, ["level", "metric", "combination", "topics", "pearson", "spearman", "kendall"]),
                      out["summary_level"])
-    # the first column holds the kind of note (its header is kept as "topic" for the tables' readers)
-    tables.write_tsv(tables.frame(result.notes, ["topic", "note"]), out["notes"])
+    tables.write_tsv(tables.frame(result.notes, ["kind", "note"]), out["notes"])
 
 
 def read_correlations(path: str):

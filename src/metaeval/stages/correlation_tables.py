@@ -130,33 +130,41 @@ def table5(corr: list[dict[str, str]], combinations: Sequence[str], comb: str) -
     return DisplayTable(caption, ["metric", *combinations], _pearson_rows(by, shown, combinations))
 
 
-def figure3_data(corr: list[dict[str, str]], williams: list[dict[str, str]], comb: str, baselines: Sequence[str],
-                 top: int) -> tuple[list[str], np.ndarray]:
-    """The variants Figure 3 shows (BLEU's best, the top variants, the baselines) and their p-values."""
-    variants = list(williams[0].keys())[1:] if williams else []
+def figure3_data(corr: list[dict[str, str]], williams, comb: str, baselines: Sequence[str], top: int
+                 ) -> tuple[list[str], np.ndarray]:
+    """The variants Figure 3 shows (BLEU's best, the top variants, the baselines) and their
+    p-values, from the main combination's Williams table (a frame: variant, then one column per
+    variant; empty where the tests are undefined)."""
+    variants = list(williams.columns[1:]) if williams is not None and len(williams) else []
     ranked = [r["variant"] for r in _ranked(corr, comb)]
     bleu = [v for v in ranked if _family(v) == "bleu"][:1]
     shown = list(dict.fromkeys([*bleu, *[v for v in ranked if _family(v) != "bleu"][:top],
                                 *[b for b in baselines if b in variants]]))
-    idx = {v: i for i, v in enumerate(variants)}
-    p = np.array([[float(williams[idx[a]][b]) if williams[idx[a]][b] != "NA" else np.nan for b in shown]
-                  for a in shown]) if shown and williams else np.zeros((0, 0))
-    return shown, p
+    if not shown or not variants:
+        return shown, np.zeros((0, 0))
+    rows = williams.set_index("variant")
+    return shown, np.array([tables.to_float(rows.loc[a, shown]) for a in shown])
 
 
-def load(correlations: str, williams: Mapping[str, str], summary_human: str) -> tuple[list, dict, list]:
-    """The correlation rows, every Williams table (combination -> rows) and the per-summary human
-    scores, as text cells."""
-    corr = tables.read_tsv(correlations).to_dict("records")
-    will = {c: tables.read_tsv(p).to_dict("records") for c, p in williams.items()}
-    return corr, will, tables.read_tsv(summary_human).to_dict("records")
-
-
-def compute(corr: list[dict[str, str]], williams: Mapping[str, list[dict[str, str]]],
-            summary_human: list[dict[str, str]], options: CorrelationTablesOptions) -> Tables:
+def main_of(corr: list[dict[str, str]]) -> str:
     combinations = list(dict.fromkeys(r["combination"] for r in corr))
-    comb = main_combination(combinations) if combinations else "arithmetic"
-    shown, p = figure3_data(corr, williams.get(comb, []), comb, options.baselines, options.top)
+    return main_combination(combinations) if combinations else "arithmetic"
+
+
+def load(correlations: str, williams: Mapping[str, str], summary_human: str) -> tuple[list, object, list]:
+    """The correlation rows, the main combination's Williams table (a frame) and the per-summary
+    human scores, as text cells."""
+    corr = tables.read_tsv(correlations).to_dict("records")
+    path = williams.get(main_of(corr))
+    return corr, tables.read_tsv(path) if path else None, tables.read_tsv(summary_human).to_dict("records")
+
+
+def compute(corr: list[dict[str, str]], williams, summary_human: list[dict[str, str]],
+            options: CorrelationTablesOptions) -> Tables:
+    """``williams``: the main combination's Williams table (:func:`load`)."""
+    combinations = list(dict.fromkeys(r["combination"] for r in corr))
+    comb = main_of(corr)
+    shown, p = figure3_data(corr, williams, comb, options.baselines, options.top)
     return Tables(comb, table1(corr, comb), table2(corr, comb), table4(corr, combinations, options.top),
                   table5(corr, combinations, comb), summary_human, shown, p, options.alpha)
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import figures, tables
 from ..options import IntervalOptions
-from ..stats.rouge_bootstrap import Interval, percent, perl_resample_indices, rouge_interval
+from ..stats.rouge_bootstrap import Interval, percent, perl_resample_indices, rouge_intervals
 from ..variants import PRF, Variant
 
 
@@ -40,18 +40,18 @@ def compute(per: Mapping[tuple[str, str, int, int], list], options: IntervalOpti
     """(summarizer, variant, n, interval) for every ROUGE mean variant (``_A_``) of every summarizer.
     A summarizer's summaries are taken in topic order (ROUGE-1.5.5 sorts its evaluation ids as
     strings, so with the topic ids as eval ids its order is the same)."""
-    out = []
-    cache: dict[int, np.ndarray] = {}
+    keys, scores = [], []
     for (summarizer, measure, stem, stop), rows in sorted(per.items()):
         rows = sorted(rows, key=lambda x: x[0])
-        n = len(rows)
-        if n not in cache:
-            cache[n] = perl_resample_indices(n, options.resamples, options.seed)
         for prf in PRF:
-            scores = np.array([r[prf] for _, r in rows])
-            out.append(Row(summarizer, str(Variant.rouge(measure, stem, stop, "A", prf)), n,
-                           rouge_interval(scores, options.resamples, options.confidence, options.seed, cache[n])))
-    return out
+            keys.append((summarizer, str(Variant.rouge(measure, stem, stop, "A", prf)), len(rows)))
+            scores.append(np.array([r[prf] for _, r in rows]))
+    intervals: dict[int, Interval] = {}
+    for n in sorted({k[2] for k in keys}):       # summarizers with as many summaries share ROUGE-1.5.5's draws
+        rows = [i for i, k in enumerate(keys) if k[2] == n]
+        idx = perl_resample_indices(n, options.resamples, options.seed)
+        intervals.update(zip(rows, rouge_intervals(np.stack([scores[i] for i in rows]), idx, options.confidence)))
+    return [Row(*k, intervals[i]) for i, k in enumerate(keys)]
 
 
 def write(rows: list[Row], options: IntervalOptions, out: Mapping[str, str]) -> None:

@@ -17,7 +17,7 @@ from .. import outputs, tables
 from ..files import write_text
 from ..provenance import reported_versions
 from ..stats.rouge_bootstrap import percent
-from .agreement import METHOD as AGREEMENT_METHOD
+from ..stats.verdicts import METHOD as AGREEMENT_METHOD
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}

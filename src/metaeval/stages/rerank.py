@@ -26,6 +26,7 @@ from .. import figures, tables
 from ..options import RerankOptions
 from ..stats import pairwise as pw
 from ..variants import Variant
+from . import analysis_inputs
 from .analysis_inputs import AnalysisInputs
 from .correlation_tables import main_combination
 
@@ -62,6 +63,11 @@ class Reranking:
     beats: np.ndarray
     top_group: list[str]
     alpha: float
+
+
+def load(inputs: Mapping[str, str], options: RerankOptions) -> tuple[AnalysisInputs, list[dict[str, str]]]:
+    """The score and human tables, and correlations.tsv's rows (as text)."""
+    return analysis_inputs.load_named(inputs, options.summarizers), tables.read_tsv(inputs["correlations"]).to_dict("records")
 
 
 def compute(inp: AnalysisInputs, correlations: list[dict[str, str]], options: RerankOptions) -> Reranking:

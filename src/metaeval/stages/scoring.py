@@ -1,5 +1,5 @@
-"""Scoring stage: which summaries are scored against which references, the cached token files, the
-per-(measure, setting, shard) score tables, and the gathered summary- and system-level tables.
+"""Scoring stage: which summaries are scored against which references, the per-(setting, shard)
+score tables, and the gathered summary- and system-level tables.
 
 * Scored ("peer") summaries are the judged ones. Their references are the human summaries of the
   topic in summarizer order; a judged human summary is scored against the *other* references
@@ -10,18 +10,18 @@ per-(measure, setting, shard) score tables, and the gathered summary- and system
   ``BLEU_ST{s}_RS{r}`` is the corpus BLEU of the summarizer's summaries; a per-summary metric such
   as ``SERA5_PL`` gives ``SERA5_PL_A`` and ``SERA5_PL_M``.
 
-Jobs: ``preprocess`` (tokens per setting and shard) -> ``score_rouge`` / ``score_bleu`` (one part per
-measure, setting and shard) -> ``gather`` (summary_scores.tsv, system_scores.tsv, the BLEU
-statistics and the scoring signature). Topics are cut into contiguous shards, and corpus BLEU is
-computed from summed per-summary statistics, so the shard count changes no result.
+Jobs: ``score`` (per preprocessing setting and topic shard: tokenise once, encode once, every ROUGE
+measure and BLEU's statistics from that one corpus) -> ``gather`` (summary_scores.tsv,
+system_scores.tsv, the BLEU statistics and the scoring signature). Topics are cut into contiguous
+shards, and corpus BLEU is computed from summed per-summary statistics, so the shard count changes
+no result.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -31,14 +31,15 @@ import pandas as pd
 from .. import tables
 from ..data.datasets import Dataset
 from ..files import write_text
-from ..metrics.bleu import (STATISTICS as BLEU_STATISTICS, bleu_from_statistics, corpus_bleu_signed,
-                            sentence_signature, summary_statistics)
-from ..metrics.rouge import Measure, Task, encode, plan, reference_sets, score
+from ..metrics.bleu import (STATISTICS as BLEU_STATISTICS, bleu_from_counts, bleu_from_statistics,
+                            corpus_signature, corpus_statistics, sentence_signature)
+from ..metrics.rouge import Measure, Task, encode, parse_measure, plan, reference_sets, score
 from ..metrics.tokenize import Setting, Tokenized, tokenize_summary
-from ..options import RougeOptions
+from ..options import RougeOptions, ScoreJob
+from ..outputs import part_key
 from ..variants import PRF, STATISTICS, Variant, setting_tag
 
-PART_COLUMNS = ("topic", "summarizer", "P", "R", "F")
+PART_COLUMNS = ("topic", "summarizer", "measure", "P", "R", "F")
 SUMMARY_COLUMNS = ("topic", "summarizer", "measure", "stem", "stopwords_removed", "P", "R", "F")
 
 
@@ -61,43 +62,33 @@ def setting_from_tag(stem: int, stop: int, word_limit: int | None = None, byte_l
     return Setting(bool(int(stem)), bool(int(stop)), word_limit, byte_limit)
 
 
-def tokenize_dataset(ds: Dataset, setting: Setting) -> list[TokenRecord]:
-    """Every summary the scoring needs (judged ones, and the human summaries of their topics),
-    tokenized as ROUGE-1.5.5 would, in the canonical order."""
+def tokenize_dataset(ds: Dataset, setting: Setting, topics: set[str] | None = None) -> list[TokenRecord]:
+    """Every summary the scoring needs (judged ones, and the human summaries of their topics; of
+    ``topics`` only, if given), tokenized as ROUGE-1.5.5 would, in the canonical order."""
     judged_topics = {t for t, _ in ds.judgments}
     out = []
     for s in ds.summaries:
+        if topics is not None and s.topic not in topics:
+            continue
         judged = s.key in ds.judgments
         if judged or (s.kind == "human" and s.topic in judged_topics):
             out.append(TokenRecord(s.topic, s.summarizer, s.kind, judged, tokenize_summary(s.sentences, setting)))
     return out
 
 
-def shard_records(records: Sequence[TokenRecord], shard: int, shards: int) -> list[TokenRecord]:
-    """The records of topic shard ``shard`` of ``shards``: the sorted topics cut into contiguous,
-    nearly equal chunks (a topic's summaries and references always share a shard)."""
-    topics = sorted({r.topic for r in records})
+def shard_topics(topics: Sequence[str], shard: int, shards: int) -> set[str]:
+    """Topic shard ``shard`` of ``shards``: the sorted topics cut into contiguous, nearly equal
+    chunks (a topic's summaries and references always share a shard)."""
+    topics = sorted(set(topics))
     size, extra = divmod(len(topics), shards)
     start = shard * size + min(shard, extra)
-    chosen = set(topics[start:start + size + (1 if shard < extra else 0)])
+    return set(topics[start:start + size + (1 if shard < extra else 0)])
+
+
+def shard_records(records: Sequence[TokenRecord], shard: int, shards: int) -> list[TokenRecord]:
+    """The records of topic shard ``shard`` of ``shards`` (:func:`shard_topics`)."""
+    chosen = shard_topics([r.topic for r in records], shard, shards)
     return [r for r in records if r.topic in chosen]
-
-
-def write_tokens(records: Iterable[TokenRecord], path: Path | str) -> None:
-    lines = (json.dumps({"topic": r.topic, "summarizer": r.summarizer, "kind": r.kind, "judged": r.judged,
-                         "tokens": list(r.tokenized.tokens), "sentences": [list(s) for s in r.tokenized.sentences]},
-                        ensure_ascii=True, separators=(",", ":")) for r in records)
-    write_text(path, "".join(l + "\n" for l in lines))
-
-
-def read_tokens(path: Path | str) -> list[TokenRecord]:
-    out = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            d = json.loads(line)
-            out.append(TokenRecord(d["topic"], d["summarizer"], d["kind"], d["judged"],
-                                   Tokenized(tuple(d["tokens"]), tuple(tuple(s) for s in d["sentences"]))))
-    return out
 
 
 # ----------------------------------------------------------------------------- ROUGE and BLEU parts
@@ -142,39 +133,52 @@ class BleuResult:
     signatures: list[str]
 
 
-def bleu_scores(records: Sequence[TokenRecord], jackknife_systems: bool, smoothing: str) -> BleuResult:
+def bleu_scores(records: Sequence[TokenRecord], jackknife_systems: bool, smoothing: str, corpus=None) -> BleuResult:
     """Per-summary smoothed BLEU (sacrebleu's 0-100 scale; the mean over the summary's reference
     sets), the per-summary sufficient statistics of the corpus BLEU (one row per reference set),
-    and the distinct sacrebleu signatures. Both come from one n-gram count per summary and
-    reference set (:func:`metaeval.metrics.bleu.summary_statistics`)."""
-    rows, task = scoring_task(records, jackknife_systems)
-    text = [" ".join(r.tokenized.tokens) for r in records]
-    per_summary, stats = [], []
-    by_summarizer: dict[str, list[int]] = {}
-    for row, ((topic, summarizer), peer, sets) in enumerate(zip(rows, task.peers, task.reference_sets)):
-        scores = []
-        for k, refs in enumerate(sets):
-            st = summary_statistics(text[peer], [text[m] for m in refs])
-            stats.append((topic, summarizer, k, st))
-            scores.append(bleu_from_statistics(st, smoothing))
-        per_summary.append((topic, summarizer, math.fsum(scores) / len(scores)))
-        by_summarizer.setdefault(summarizer, []).append(row)
+    and the distinct sacrebleu signatures. The statistics come from the engine's n-gram counts
+    (:func:`metaeval.metrics.bleu.corpus_statistics`, equal to sacrebleu's), and every score from
+    them through sacrebleu's ``compute_bleu``."""
+    rows, task, stats = _statistics(records, jackknife_systems, corpus)
+    reference_counts: dict[str, set[int]] = {}
+    for (_, summarizer), sets in zip(rows, task.reference_sets):
+        reference_counts.setdefault(summarizer, set()).add(len(sets[0]))
+    return bleu_result(rows, stats, reference_counts, smoothing)
+
+
+def bleu_result(rows: Sequence[tuple[str, str]], stats: Sequence[tuple[str, str, int, list[int]]],
+                reference_counts: Mapping[str, set[int]], smoothing: str) -> BleuResult:
+    """Per-summary BLEU (mean over the summary's reference sets) and the signatures, from the
+    statistics."""
+    scores: dict[tuple[str, str], list[float]] = {}
+    for topic, summarizer, _, st in stats:
+        scores.setdefault((topic, summarizer), []).append(bleu_from_counts(st, smoothing))
+    per_summary = [(*key, math.fsum(scores[key]) / len(scores[key])) for key in rows]
     signatures = {f"per-summary: {sentence_signature(smoothing)}"}
-    for summarizer, idx in by_summarizer.items():
-        # the corpus signature names the number of references (nrefs); computed on this summarizer's corpus
-        _, signature = corpus_bleu_signed([text[task.peers[i]] for i in idx],
-                                          [[text[m] for m in task.reference_sets[i][0]] for i in idx])
-        signatures.add(f"system: {signature}")
-    return BleuResult(per_summary, stats, sorted(signatures))
+    for counts_ in reference_counts.values():
+        # the corpus signature names the number of references (nrefs) of the summarizer's corpus
+        signatures.add(f"system: {corpus_signature(sorted(counts_))}")
+    return BleuResult(per_summary, list(stats), sorted(signatures))
 
 
-def bleu_statistics(records: Sequence[TokenRecord], jackknife_systems: bool) -> list[tuple[str, str, int, list[int]]]:
+def _statistics(records: Sequence[TokenRecord], jackknife_systems: bool, corpus=None, planned=None
+                ) -> tuple[list[tuple[str, str]], Task, list[tuple[str, str, int, list[int]]]]:
+    """Rows, task, and (topic, summarizer, set k, statistics) of every reference set of every row
+    (``corpus``, ``planned``: the records already encoded and their rows and task, if they are)."""
+    rows, task = planned if planned is not None else scoring_task(records, jackknife_systems)
+    corpus = corpus if corpus is not None else encode([r.tokenized for r in records])
+    flat_peers = [p for p, sets in zip(task.peers, task.reference_sets) for _ in sets]
+    flat_sets = [refs for sets in task.reference_sets for refs in sets]
+    matrix = iter(corpus_statistics(corpus, flat_peers, flat_sets).tolist())
+    stats = [(topic, summarizer, k, next(matrix))
+             for (topic, summarizer), sets in zip(rows, task.reference_sets) for k in range(len(sets))]
+    return rows, task, stats
+
+
+def bleu_statistics(records: Sequence[TokenRecord], jackknife_systems: bool, corpus=None
+                    ) -> list[tuple[str, str, int, list[int]]]:
     """Only the per-summary sufficient statistics (all a corpus BLEU needs)."""
-    rows, task = scoring_task(records, jackknife_systems)
-    text = [" ".join(r.tokenized.tokens) for r in records]
-    return [(topic, summarizer, k, summary_statistics(text[peer], [text[m] for m in refs]))
-            for (topic, summarizer), peer, sets in zip(rows, task.peers, task.reference_sets)
-            for k, refs in enumerate(sets)]
+    return _statistics(records, jackknife_systems, corpus)[2]
 
 
 def expand_stats(stats: Sequence[tuple[str, str, int, list]]) -> list[tuple[str, str, int, list]]:
@@ -210,16 +214,102 @@ def corpus_bleu_from_stats(stats: Sequence[tuple[str, str, int, list]]) -> list[
     return out
 
 
+# ----------------------------------------------------------------------------- the score job
+
+@dataclass
+class SettingScores:
+    """One setting and shard: every measure's per-summary P, R, F (BLEU: the smoothed per-summary
+    BLEU as F), BLEU's per-summary statistics and signatures."""
+
+    rows: list[tuple[str, str, str, float | None, float | None, float]]   # topic, summarizer, measure, P, R, F
+    bleu: BleuResult | None
+
+
+CHUNK_SUMMARIES = 20_000   # summaries (judged and references) encoded together: bounds a job's memory
+
+
+def topic_chunks(topics: Sequence[str], sizes: Mapping[str, int], size: int = CHUNK_SUMMARIES) -> list[list[str]]:
+    """Consecutive runs of whole topics (in the given order) of about ``size`` summaries each."""
+    chunks: list[list[str]] = [[]]
+    n = 0
+    for t in topics:
+        if chunks[-1] and n + sizes.get(t, 0) > size:
+            chunks.append([])
+            n = 0
+        chunks[-1].append(t)
+        n += sizes.get(t, 0)
+    return [c for c in chunks if c]
+
+
+@dataclass
+class EngineScores:
+    """Every judged summary's P, R, F per ROUGE measure and BLEU statistics, from chunks of topics."""
+
+    rows: list[tuple[str, str]] = field(default_factory=list)              # (topic, summarizer), in order
+    prf: dict[str, list[tuple[float, float, float]]] = field(default_factory=dict)   # measure id -> per row
+    bleu_stats: list[tuple[str, str, int, list[int]]] = field(default_factory=list)
+    reference_counts: dict[str, set[int]] = field(default_factory=dict)    # summarizer -> its numbers of references
+
+
+def score_chunks(chunks: Iterable[Sequence[TokenRecord]], measures: Sequence[Measure], alpha: float, mode: str,
+                 jackknife_systems: bool, bleu: bool) -> EngineScores:
+    """Score every chunk of records (whole topics: a summary's references are in its chunk) with
+    every measure and BLEU's statistics, each chunk encoded once. The result does not depend on
+    how the topics are chunked: every score is a function of one summary and its references."""
+    out = EngineScores(prf={m.id: [] for m in measures})
+    for records in chunks:
+        rows, task = scoring_task(records, jackknife_systems)
+        corpus, pl = encode([r.tokenized for r in records]), plan(task)
+        out.rows += rows
+        for m in measures:
+            p, r, f = score(corpus, m, pl, alpha, mode)
+            out.prf[m.id] += list(zip(p.tolist(), r.tolist(), f.tolist()))
+        if bleu:
+            out.bleu_stats += _statistics(records, jackknife_systems, corpus, (rows, task))[2]
+        for (_, summarizer), sets in zip(rows, task.reference_sets):
+            out.reference_counts.setdefault(summarizer, set()).add(len(sets[0]))
+    return out
+
+
+def score_setting(ds: Dataset, stem: int, stop: int, shard: int, job: ScoreJob) -> SettingScores:
+    """Tokenise the judged summaries of one topic shard and their references once under one
+    setting, and score every ROUGE measure and BLEU from that one encoded corpus (encoded in chunks
+    of whole topics, so that memory stays bounded whatever the shard's size)."""
+    setting = setting_from_tag(stem, stop, job.word_limit, job.byte_limit)
+    chosen = shard_topics(ds.topics, shard, job.shards)
+    sizes: dict[str, int] = {}
+    for s in ds.summaries:
+        sizes[s.topic] = sizes.get(s.topic, 0) + 1
+    chunks = (tokenize_dataset(ds, setting, set(c)) for c in topic_chunks([t for t in ds.topics if t in chosen], sizes))
+    measures = [parse_measure(m, job.wlcs_weight) for m in job.measures]
+    scored = score_chunks(chunks, measures, job.alpha, job.mode, job.jackknife_systems, job.bleu)
+    rows: list[tuple] = []
+    for m in job.measures:
+        rows += [(t, s, m, p, r, f) for (t, s), (p, r, f) in zip(scored.rows, scored.prf[m])]
+    bleu = None
+    if job.bleu:
+        bleu = bleu_result(scored.rows, scored.bleu_stats, scored.reference_counts, job.smoothing)
+        rows += [(t, s, "BLEU", None, None, f) for t, s, f in bleu.per_summary]
+    return SettingScores(rows, bleu)
+
+
+def write_setting(result: SettingScores, out: Mapping[str, str]) -> None:
+    """The setting's part table, and BLEU's statistics and signatures (empty without BLEU)."""
+    tables.write_tsv(tables.frame(result.rows, PART_COLUMNS), out["scores"], blank=("P", "R", "F"))
+    write_bleu_stats(result.bleu.stats if result.bleu else [], out["bleu_stats"])
+    write_text(out["bleu_signature"], "".join(s + "\n" for s in result.bleu.signatures) if result.bleu else "")
+
+
 # ----------------------------------------------------------------------------- tables
 
-def write_part(rows: Iterable[tuple[str, str, float | None, float | None, float | None]], path: Path | str) -> None:
-    """One job's per-summary table (BLEU fills F only: P and R are left empty)."""
-    tables.write_tsv(tables.frame(rows, PART_COLUMNS), path, blank=("P", "R", "F"))
-
-
-def read_part(path: Path | str) -> list[tuple[str, str, float, float, float]]:
+def read_part(path: Path | str) -> dict[str, list[tuple[str, str, float, float, float]]]:
+    """A score job's part table: {measure: [(topic, summarizer, P, R, F)]}, measures in table order."""
     f = tables.read_tsv(path, numeric=("P", "R", "F"))
-    return list(zip(f["topic"], f["summarizer"], f["P"].tolist(), f["R"].tolist(), f["F"].tolist()))
+    out: dict[str, list] = {}
+    for t, s, m, p, r, fv in zip(f["topic"], f["summarizer"], f["measure"], f["P"].tolist(), f["R"].tolist(),
+                                 f["F"].tolist()):
+        out.setdefault(m, []).append((t, s, p, r, fv))
+    return out
 
 
 def write_bleu_stats(stats: Iterable[tuple[str, str, int, Sequence[float]]], path: Path | str) -> None:
@@ -238,12 +328,12 @@ def read_metric_scores(path: Path | str) -> pd.DataFrame:
     return tables.read_tsv(path, numeric=("score",))
 
 
-def summary_scores_frame(parts: Mapping[tuple[str, int, int], Sequence[tuple[str, str, float, float, float]]]
-                         ) -> pd.DataFrame:
-    """summary_scores.tsv: topic, summarizer, measure, stem, stopwords_removed, P, R, F."""
-    rows = [(t, s, measure, stem, stop, p, r, f) for (measure, stem, stop), part in parts.items()
-            for t, s, p, r, f in part]
-    return tables.frame(rows, SUMMARY_COLUMNS)
+def summary_scores_frames(parts: Mapping[tuple[str, int, int], Sequence[tuple[str, str, float, float, float]]]
+                          ) -> Iterable[pd.DataFrame]:
+    """summary_scores.tsv (topic, summarizer, measure, stem, stopwords_removed, P, R, F), one frame
+    per (measure, setting)."""
+    for (measure, stem, stop), part in parts.items():
+        yield tables.frame([(t, s, measure, stem, stop, p, r, f) for t, s, p, r, f in part], SUMMARY_COLUMNS)
 
 
 def system_scores_frame(parts: Mapping[tuple[str, int, int], Sequence[tuple[str, str, float, float, float]]],
@@ -302,12 +392,6 @@ def rouge_signature(rouge: RougeOptions) -> str:
 
 # ----------------------------------------------------------------------------- gathering
 
-def part_key(kind: str, measure: str, stem: int, stop: int, shard: int) -> str:
-    """The gathering job's name for one part file: ``kind`` is ``rouge``, ``bleu``, ``bleu_stats``
-    or ``bleu_signature`` (``*`` of unlimited skip distances spelled ``_unlimited``)."""
-    return f"{kind}__{measure.replace('*', '_unlimited')}__{setting_tag(stem, stop)}__shard{shard}"
-
-
 @dataclass
 class Gathered:
     parts: dict[tuple[str, int, int], list[tuple[str, str, float, float, float]]]
@@ -320,24 +404,26 @@ class Gathered:
 
 def load_parts(inputs: Mapping[str, str], rouge: RougeOptions, bleu: bool, shards: int,
                other_scores: str | None = None, other_signature: str | None = None) -> Gathered:
-    """Read every part (by :func:`part_key`) and the other metrics' long table (SERA's)."""
+    """Read every score job's files (by :func:`part_key`) and the other metrics' long table (SERA's);
+    the per-summary rows in measure, setting, shard order."""
+    by_setting = {(stem, stop): [read_part(inputs[part_key("scores", stem, stop, k)]) for k in range(shards)]
+                  for stem, stop in rouge.settings}
     parts: dict[tuple[str, int, int], list] = {}
     bleu_stats: dict[tuple[int, int], list] = {}
     bleu_system: dict[tuple[int, int], list] = {}
     signatures: set[str] = set()
     for measure in [*rouge.measures, *(["BLEU"] if bleu else [])]:
         for stem, stop in rouge.settings:
-            kind = "bleu" if measure == "BLEU" else "rouge"
-            parts[(measure, stem, stop)] = [row for k in range(shards)
-                                            for row in read_part(inputs[part_key(kind, measure, stem, stop, k)])]
-            if measure == "BLEU":
-                stats = expand_stats([row for k in range(shards) for row in
-                                      read_bleu_stats(inputs[part_key("bleu_stats", measure, stem, stop, k)])])
-                bleu_stats[(stem, stop)] = stats
-                bleu_system[(stem, stop)] = corpus_bleu_from_stats(stats)
-                for k in range(shards):
-                    path = inputs[part_key("bleu_signature", measure, stem, stop, k)]
-                    signatures.update(Path(path).read_text(encoding="utf-8").splitlines())
+            parts[(measure, stem, stop)] = [row for part in by_setting[(stem, stop)] for row in part.get(measure, [])]
+    if bleu:
+        for stem, stop in rouge.settings:
+            stats = expand_stats([row for k in range(shards)
+                                  for row in read_bleu_stats(inputs[part_key("bleu_stats", stem, stop, k)])])
+            bleu_stats[(stem, stop)] = stats
+            bleu_system[(stem, stop)] = corpus_bleu_from_stats(stats)
+            for k in range(shards):
+                path = inputs[part_key("bleu_signature", stem, stop, k)]
+                signatures.update(Path(path).read_text(encoding="utf-8").splitlines())
     other = read_metric_scores(other_scores) if other_scores else None
     other_signatures = [Path(other_signature).read_text(encoding="utf-8").strip()] if other_signature else []
     return Gathered(parts, bleu_stats, bleu_system, signatures, other, other_signatures)
@@ -346,7 +432,7 @@ def load_parts(inputs: Mapping[str, str], rouge: RougeOptions, bleu: bool, shard
 def write_gathered(g: Gathered, rouge: RougeOptions, out: Mapping[str, str]) -> None:
     """summary_scores.tsv, system_scores.tsv, the merged BLEU statistics per setting
     (``bleu_stats_ST1_RS0``...) and scoring_signature.txt."""
-    tables.write_tsv(summary_scores_frame(g.parts), out["summaries"], blank=("P", "R", "F"))
+    tables.write_tsv_parts(summary_scores_frames(g.parts), SUMMARY_COLUMNS, out["summaries"], blank=("P", "R", "F"))
     tables.write_tsv(system_scores_frame(g.parts, g.bleu_system, g.other), out["systems"])
     for (stem, stop), stats in g.bleu_stats.items():
         write_bleu_stats(stats, out[f"bleu_stats_{setting_tag(stem, stop)}"])

@@ -38,8 +38,7 @@ from ..options import SweepOptions
 from ..stats.correlation import point_correlations
 from ..variants import Variant
 from .human import systems_by_combination
-from .scoring import (TokenRecord, bleu_statistics, corpus_bleu_from_stats, expand_stats, score_measure,
-                      setting_from_tag)
+from .scoring import TokenRecord, corpus_bleu_from_stats, expand_stats, score_chunks, setting_from_tag, topic_chunks
 
 ALL = "all"
 
@@ -75,8 +74,31 @@ def source_words(ds: Dataset) -> dict[str, int]:
     return {t: sum(len(d.split()) for d in docs) for t, docs in (ds.documents or {}).items()}
 
 
-def _records(ds: Dataset, cond: Condition, stem: int, stop: int, words: Mapping[str, int]) -> list[TokenRecord]:
+class Tokens:
+    """Tokenisation shared by the conditions of a sweep: each summary is tokenised once per setting
+    and length limit (the conditions of a reference sweep all share one)."""
+
+    def __init__(self, ds: Dataset):
+        self.ds = ds
+        self.systems: dict[str, list] = {}
+        for s in ds.summaries:
+            if s.kind == "system" and s.key in ds.judgments:
+                self.systems.setdefault(s.topic, []).append(s)
+        self._cache: dict[tuple, object] = {}
+
+    def __call__(self, summary, stem: int, stop: int, limit: int | None):
+        if limit is not None:        # a length limit is one condition's: nothing to share
+            return tokenize_summary(summary.sentences, setting_from_tag(stem, stop, limit))
+        key = (summary.topic, summary.summarizer, stem, stop)
+        if key not in self._cache:
+            self._cache[key] = tokenize_summary(summary.sentences, setting_from_tag(stem, stop))
+        return self._cache[key]
+
+
+def _records(ds: Dataset, cond: Condition, stem: int, stop: int, words: Mapping[str, int],
+             tokens: Tokens | None = None) -> list[TokenRecord]:
     """The judged system summaries and the condition's references, tokenized under its limit."""
+    tokens = tokens or Tokens(ds)
     out = []
     for topic in ds.topics:
         refs = ds.references(topic)
@@ -89,40 +111,47 @@ def _records(ds: Dataset, cond: Condition, stem: int, stop: int, words: Mapping[
             if topic not in words:
                 continue
             limit = max(1, round(words[topic] * cond.compression / 100))
-        setting = setting_from_tag(stem, stop, limit)
-        systems = [s for s in ds.summaries if s.topic == topic and s.kind == "system" and s.key in ds.judgments]
-        for s in systems:
-            out.append(TokenRecord(topic, s.summarizer, s.kind, True, tokenize_summary(s.sentences, setting)))
+        for s in tokens.systems.get(topic, []):
+            out.append(TokenRecord(topic, s.summarizer, s.kind, True, tokens(s, stem, stop, limit)))
         for r in refs:
-            out.append(TokenRecord(topic, r.summarizer, "human", False, tokenize_summary(r.sentences, setting)))
+            out.append(TokenRecord(topic, r.summarizer, "human", False, tokens(r, stem, stop, limit)))
     return out
 
 
 def condition_scores(ds: Dataset, cond: Condition, variants: Sequence[str], alpha: float, mode: str,
-                     words: Mapping[str, int]) -> tuple[dict[str, dict[str, float]], int]:
-    """{variant: {system: score}} under one condition, and the number of topics it used."""
+                     words: Mapping[str, int], tokens: Tokens | None = None
+                     ) -> tuple[dict[str, dict[str, float]], int]:
+    """{variant: {system: score}} under one condition, and the number of topics it used: per
+    preprocessing setting one tokenised corpus, every measure scored from it."""
     out: dict[str, dict[str, float]] = {v: {} for v in variants}
-    cache: dict[tuple[int, int], list[TokenRecord]] = {}
+    parsed = {v: Variant.parse(v) for v in variants}
     topics = 0
-    for v in variants:
-        variant = Variant.parse(v)
-        stem, stop = variant.setting
-        if (stem, stop) not in cache:
-            cache[(stem, stop)] = _records(ds, cond, stem, stop, words)
-        records = cache[(stem, stop)]
+    for stem, stop in dict.fromkeys(p.setting for p in parsed.values()):
+        records = _records(ds, cond, stem, stop, words, tokens)
         topics = len({r.topic for r in records})
         if not records:
             continue
-        if variant.family == "bleu":
-            out[v] = dict(corpus_bleu_from_stats(expand_stats(bleu_statistics(records, False))))
-            continue
-        rows = score_measure(records, parse_measure(variant.measure), alpha, mode, False)
-        k = "PRF".index(variant.prf)
-        per: dict[str, list[float]] = {}
-        for r in rows:
-            per.setdefault(r[1], []).append(r[2 + k])
-        out[v] = {s: (math.fsum(x) / len(x) if variant.statistic == "A" else statistics.median(x))
-                  for s, x in per.items()}
+        mine = [v for v, p in parsed.items() if p.setting == (stem, stop)]
+        measures = [parse_measure(m) for m in dict.fromkeys(parsed[v].measure for v in mine if parsed[v].family == "rouge")]
+        sizes: dict[str, int] = {}
+        for r in records:
+            sizes[r.topic] = sizes.get(r.topic, 0) + 1
+        by_topic: dict[str, list[TokenRecord]] = {}
+        for r in records:
+            by_topic.setdefault(r.topic, []).append(r)
+        chunks = ([r for t in chunk for r in by_topic[t]] for chunk in topic_chunks(list(by_topic), sizes))
+        scored = score_chunks(chunks, measures, alpha, mode, False, any(parsed[v].family == "bleu" for v in mine))
+        for v in mine:
+            variant = parsed[v]
+            if variant.family == "bleu":
+                out[v] = dict(corpus_bleu_from_stats(expand_stats(scored.bleu_stats)))
+                continue
+            k = "PRF".index(variant.prf)
+            per: dict[str, list[float]] = {}
+            for (_, summarizer), prf in zip(scored.rows, scored.prf[variant.measure]):
+                per.setdefault(summarizer, []).append(prf[k])
+            out[v] = {s: (math.fsum(x) / len(x) if variant.statistic == "A" else statistics.median(x))
+                      for s, x in per.items()}
     return out, topics
 
 
@@ -156,9 +185,10 @@ class Sweep:
 def run_sweep(ds: Dataset, conditions: Sequence[Condition], variants: Sequence[str], alpha: float, mode: str,
               aggregate: bool, log=None) -> Sweep:
     words = source_words(ds)
+    tokens = Tokens(ds)
     scores, topics = {}, {}
     for cond in conditions:
-        scores[cond.name], topics[cond.name] = condition_scores(ds, cond, variants, alpha, mode, words)
+        scores[cond.name], topics[cond.name] = condition_scores(ds, cond, variants, alpha, mode, words, tokens)
         if log:
             log.info("condition %s: %d topics", cond.name, topics[cond.name])
     aggregates: dict[str, dict[str, dict[str, float]]] = {}
@@ -286,6 +316,13 @@ def _figure(sw: Sweep, corr, main: str, prefix: str, png: str, svg: str) -> None
     ax.legend(fontsize=7, loc="best")
     ax.grid(alpha=0.3)
     figures.save(fig, png, svg)
+
+
+def load(inputs: Mapping[str, str]) -> tuple[Dataset, str]:
+    """The data set (its named files) and the path of system_human.tsv."""
+    from ..data.datasets import read_dataset
+
+    return read_dataset({k: v for k, v in inputs.items() if k != "system_human"}), inputs["system_human"]
 
 
 def compute(ds: Dataset, system_human: str, prefix: str, options: SweepOptions, log=None

@@ -2,24 +2,35 @@
 "A Statistical Analysis of Summarization Evaluation Metrics using Resampling Methods", TACL).
 
 Percentile bootstrap, seeded (``numpy.random.default_rng(seed)``): each sample draws systems,
-topics or both with replacement (``resample``). When topics are resampled every system score is
-recomputed from the drawn topics exactly as it is defined - the mean (``_A``) or median (``_M``)
-of a per-summary metric, the corpus BLEU of the summed sufficient statistics (sacrebleu's
-``compute_bleu``, mean over a summarizer's reference sets), the mean human score. A system whose
-score is undefined in a sample (none of its summaries drawn) is left out of that sample. The
-interval is the (1 - confidence)/2 and (1 + confidence)/2 percentiles of the sample
-correlations; a correlation undefined on the full data gets no interval (NaN).
+topics or both with replacement (``resample``; per sample the systems first, then the topics).
+When topics are resampled every system score is recomputed from the drawn topics exactly as it is
+defined - the mean (``_A``) or median (``_M``) of a per-summary metric, the corpus BLEU of the
+summed sufficient statistics (sacrebleu's ``compute_bleu``, mean over a summarizer's reference
+sets), the mean human score; a system with no summary among the drawn topics has no score in that
+sample and is left out of it. A sample's correlation is Pearson's r over the drawn systems (a
+system drawn twice counts twice); it is undefined (left out) with fewer than 3 drawn systems or
+when the drawn scores of either side are all equal. The interval is the (1 - confidence)/2 and
+(1 + confidence)/2 percentiles (numpy's linear interpolation) of the defined sample correlations;
+a correlation undefined on the full data gets no interval (NaN; the caller's rule).
+
+Computation (all samples at once, linear in topics): the draws become a (samples x topics) count
+matrix C; means are one matrix product with C; medians walk each summarizer's sorted per-summary
+values with C's counts (a compiled kernel); summed BLEU statistics are a product with C; Pearson's
+r of every variant and combination over the drawn systems is a weighted Pearson with the systems'
+draw counts as weights (a system without a score in a sample gets weight 0 for that variant).
+``tests/reference_bootstrap.py`` keeps the sample-by-sample implementation
+this replaced; the two agree to 1e-12 (tested).
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
-from ..metrics.bleu import bleu_from_statistics
 from ..variants import Variant, is_sentence_bleu
 from .correlation import pearson_columns
 
@@ -42,65 +53,156 @@ class PerSummary:
     human: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-class _Stacked:
-    """The per-summary grids the mean and median variants aggregate, stacked into one (K, S, T)
-    array, so a sample's means and medians are two vectorised reductions."""
+# ----------------------------------------------------------------------------- draws
 
-    def __init__(self, ps: PerSummary, variants: Sequence[Variant]):
-        keys = [k for k in ps.metrics if not is_sentence_bleu(k)]   # sentence BLEU is not aggregated
-        self.x = np.stack([ps.metrics[k] for k in keys]) if keys else np.zeros((0, len(ps.summarizers), len(ps.topics)))
-        self.has_nan = bool(np.isnan(self.x).any())
-        index = {k: i for i, k in enumerate(keys)}
-        self.mean_cols, self.rows, self.is_median, self.bleu_cols, self.bleu_keys = [], [], [], [], []
-        for v, variant in enumerate(variants):
-            if variant.family == "bleu":
-                self.bleu_cols.append(v)
-                self.bleu_keys.append(variant.setting)
-            else:
-                self.mean_cols.append(v)
-                self.rows.append(index[variant.summary_metric])
-                self.is_median.append(variant.statistic == "M")
-        self.mean_cols = np.array(self.mean_cols, dtype=int)
-        self.rows = np.array(self.rows, dtype=int)
-        self.is_median = np.array(self.is_median, dtype=bool)
+def draws(seed: int, samples: int, n_sys: int, n_top: int, resample: str
+          ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(system indices (B, S) or None, topic indices (B, T) or None), drawn sample by sample from
+    ``default_rng(seed)``: the systems, then the topics."""
+    if resample not in RESAMPLING:
+        raise ValueError(f"unknown resampling {resample!r}; expected one of {RESAMPLING}")
+    rng = np.random.default_rng(seed)
+    sys_idx = np.empty((samples, n_sys), dtype=np.int64) if resample in ("systems", "both") else None
+    top_idx = np.empty((samples, n_top), dtype=np.int64) if resample in ("topics", "both") else None
+    for b in range(samples):
+        if sys_idx is not None:
+            sys_idx[b] = rng.integers(0, n_sys, n_sys)
+        if top_idx is not None:
+            top_idx[b] = rng.integers(0, n_top, n_top)
+    return sys_idx, top_idx
 
 
-def corpus_bleu_per_summarizer(stats: np.ndarray) -> np.ndarray:
-    """Corpus BLEU of every summarizer from its per-topic statistics (S, T, sets, 10), NaN where a
-    summarizer has none: BLEU of the summed statistics per reference set, averaged over the sets
-    the summarizer has."""
-    summed = np.nansum(stats, axis=1)                                  # (S, sets, 10)
-    has = ~np.all(np.isnan(stats[..., 0]), axis=1)                      # (S, sets)
-    out = np.full(stats.shape[0], np.nan)
-    for s in range(stats.shape[0]):
-        values = [bleu_from_statistics(summed[s, k]) for k in np.flatnonzero(has[s])]
-        if values:
-            out[s] = np.mean(values)
+def counts(idx: np.ndarray, n: int) -> np.ndarray:
+    """(B, n) float64: how often each item is drawn in each sample."""
+    out = np.zeros((idx.shape[0], n))
+    np.add.at(out, (np.repeat(np.arange(idx.shape[0]), idx.shape[1]), idx.ravel()), 1.0)
     return out
 
 
-def variant_scores(ps: PerSummary, topic_idx: np.ndarray, variants: Sequence[Variant],
-                   stacked: _Stacked | None = None) -> np.ndarray:
-    """System scores (S, V) of the variants, from the topics ``topic_idx`` (with repetition)."""
-    st = stacked or _Stacked(ps, variants)
-    out = np.full((len(ps.summarizers), len(variants)), np.nan)
-    if len(st.mean_cols):
-        x = st.x[:, :, topic_idx]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            mean = np.nanmean(x, axis=2) if st.has_nan else x.mean(axis=2)
-            median = np.nanmedian(x, axis=2) if st.has_nan else np.median(x, axis=2)
-        out[:, st.mean_cols] = np.where(st.is_median[:, None], median[st.rows], mean[st.rows]).T
-    for v, key in zip(st.bleu_cols, st.bleu_keys):
-        out[:, v] = corpus_bleu_per_summarizer(ps.bleu_stats[key][:, topic_idx])
+# ----------------------------------------------------------------------------- resampled system scores
+
+def resampled_means(x: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Means of every row of x (R, T; NaN = no value) over the drawn topics of every sample
+    (c: (B, T) counts): (R, B), NaN where no drawn topic has a value."""
+    valid = ~np.isnan(x)
+    sums = np.where(valid, x, 0.0) @ c.T
+    n = valid.astype(np.float64) @ c.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, sums / np.where(n > 0, n, 1.0), np.nan)
+
+
+def resampled_medians(x: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Medians (numpy's: the mean of the two middle values for an even count) of every row of x
+    (R, T; NaN = no value) over the drawn topics of every sample (c: (B, T) counts): (R, B)."""
+    valid = ~np.isnan(x)
+    order = np.argsort(np.where(valid, x, np.inf), axis=1, kind="stable")
+    values = np.take_along_axis(x, order, axis=1)
+    total = np.rint(valid.astype(np.float64) @ c.T).astype(np.int64)
+    out = np.empty((x.shape[0], c.shape[0]))
+    from .kernels import resampled_medians as kernel   # compiled; imported where needed only
+
+    kernel(values, order, valid.sum(axis=1), np.rint(c).astype(np.int64), total, out)
     return out
 
 
-def human_scores(ps: PerSummary, topic_idx: np.ndarray, combinations: Sequence[str]) -> np.ndarray:
-    """Mean human score (S, C) of every combination over the topics ``topic_idx``."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.stack([np.nanmean(ps.human[c][:, topic_idx], axis=1) for c in combinations], axis=1)
+def resampled_corpus_bleu(stats: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Corpus BLEU (B, S) of every summarizer in every sample from its per-topic statistics
+    (S, T, sets, 10): the summed statistics of the drawn topics per reference set, BLEU by
+    sacrebleu's ``compute_bleu``, averaged over the sets the summarizer has; NaN without any."""
+    from ..metrics.bleu import bleu_from_counts
+
+    valid = ~np.isnan(stats[..., 0])                                      # (S, T, sets)
+    summed = np.einsum("bt,stkx->bskx", c, np.nan_to_num(stats))         # integers, exact in float64
+    has = (np.einsum("bt,stk->bsk", c, valid.astype(np.float64)) > 0).tolist()
+    counts_ = np.rint(summed).astype(np.int64).tolist()
+    out = np.full(summed.shape[:2], np.nan)
+    for b, per_system in enumerate(counts_):
+        for s, sets in enumerate(per_system):
+            values = [bleu_from_counts(sets[k]) for k, ok in enumerate(has[b][s]) if ok]
+            if values:
+                out[b, s] = values[0] if len(values) == 1 else math.fsum(values) / len(values)
+    return out
+
+
+def variant_scores(ps: PerSummary, variants: Sequence[Variant], c: np.ndarray) -> np.ndarray:
+    """System scores (B, S, V) of the variants in every sample (c: (B, T) topic counts)."""
+    n_sys = len(ps.summarizers)
+    out = np.full((c.shape[0], n_sys, len(variants)), np.nan)
+    by_metric: dict[str, list[int]] = {}
+    for v, variant in enumerate(variants):
+        if variant.family != "bleu":
+            by_metric.setdefault(variant.summary_metric, []).append(v)
+    for stat, reduce in (("A", resampled_means), ("M", resampled_medians)):
+        cols = [(v, m) for m, vs in by_metric.items() for v in vs if variants[v].statistic == stat]
+        metrics = list(dict.fromkeys(m for _, m in cols))
+        if not metrics:
+            continue
+        x = np.concatenate([ps.metrics[m] for m in metrics])             # (M * S, T)
+        scores = reduce(x, c).reshape(len(metrics), n_sys, -1)            # (M, S, B)
+        row = {m: i for i, m in enumerate(metrics)}
+        for v, m in cols:
+            out[:, :, v] = scores[row[m]].T
+    for v, variant in enumerate(variants):
+        if variant.family == "bleu":
+            out[:, :, v] = resampled_corpus_bleu(ps.bleu_stats[variant.setting], c)
+    return out
+
+
+def human_scores(ps: PerSummary, combinations: Sequence[str], c: np.ndarray) -> np.ndarray:
+    """Mean human score (B, S, C) of every combination in every sample."""
+    return np.stack([resampled_means(ps.human[k], c).T for k in combinations], axis=2)
+
+
+# ----------------------------------------------------------------------------- correlations
+
+def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Pearson r (B, V) of every column of x (B, S, V) with y (B, S) over the systems, system s
+    counted w[b, s] times, over the systems where both have a value (NaN = none): as Pearson's r of
+    the drawn rows. NaN with fewer than 3 such rows or when either side's values are all equal."""
+    if not np.isnan(x).any() and not np.isnan(y).any():
+        return _weighted_pearson_complete(x, y, w)
+    weights = w[:, :, None] * (~np.isnan(x) & ~np.isnan(y)[:, :, None])          # (B, S, V)
+    x0, y0 = np.nan_to_num(x), np.nan_to_num(y)[:, :, None]
+    n = weights.sum(axis=1)                                                       # (B, V)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx = (weights * x0).sum(axis=1) / n
+        my = (weights * y0).sum(axis=1) / n
+        xc, yc = x0 - mx[:, None, :], y0 - my[:, None, :]
+        cov = (weights * xc * yc).sum(axis=1)
+        r = np.clip(cov / np.sqrt((weights * xc ** 2).sum(axis=1) * (weights * yc ** 2).sum(axis=1)), -1, 1)
+    used = weights > 0
+    constant_x = np.where(used, x0, -np.inf).max(axis=1) == np.where(used, x0, np.inf).min(axis=1)
+    yb = np.broadcast_to(y0, x0.shape)
+    constant_y = np.where(used, yb, -np.inf).max(axis=1) == np.where(used, yb, np.inf).min(axis=1)
+    r[constant_x | constant_y | (n < 3)] = np.nan
+    return r
+
+
+def _weighted_pearson_complete(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """:func:`weighted_pearson` when no value is missing (every system keeps its draw count)."""
+    n = w.sum(axis=1)                                                             # (B,)
+    mx = np.einsum("bs,bsv->bv", w, x) / n[:, None]
+    my = np.einsum("bs,bs->b", w, y) / n
+    xc = x - mx[:, None, :]
+    wyc = w * (y - my[:, None])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.einsum("bsv,bs->bv", xc, wyc) / np.sqrt(np.einsum("bsv,bs->bv", xc * xc, w)
+                                                        * np.einsum("bs,bs->b", wyc, y - my[:, None])[:, None])
+    r = np.clip(r, -1, 1)
+    drawn = (w > 0)[:, :, None]
+    constant_x = np.where(drawn, x, -np.inf).max(axis=1) == np.where(drawn, x, np.inf).min(axis=1)
+    y_drawn = np.where(w > 0, y, np.nan)
+    constant_y = np.nanmax(y_drawn, axis=1) == np.nanmin(y_drawn, axis=1)
+    r[constant_x | constant_y[:, None] | (n < 3)[:, None]] = np.nan
+    return r
+
+
+def sample_correlations(m: np.ndarray, h: np.ndarray, sys_idx: np.ndarray | None) -> np.ndarray:
+    """Pearson r (B, V, C) of every sample from its system scores m (B, S, V), human scores
+    h (B, S, C) and drawn systems (B, S indices, or None = every system once)."""
+    n_samples, n_sys = m.shape[:2]
+    w = counts(sys_idx, n_sys) if sys_idx is not None else np.ones((n_samples, n_sys))
+    return np.stack([weighted_pearson(m, h[:, :, c], w) for c in range(h.shape[2])], axis=2)
 
 
 def bootstrap_pearson(ps: PerSummary, variants: Sequence[Variant], combinations: Sequence[str],
@@ -109,32 +211,19 @@ def bootstrap_pearson(ps: PerSummary, variants: Sequence[Variant], combinations:
     """Percentile bootstrap interval of Pearson r for every (variant, combination): (lo, hi), each
     (V, C). ``system_metric`` (S, V) and ``system_human`` (S, C) are the full-data system scores,
     used as they are when only systems are resampled."""
-    if resample not in RESAMPLING:
-        raise ValueError(f"unknown resampling {resample!r}; expected one of {RESAMPLING}")
-    rng = np.random.default_rng(seed)
     n_sys, n_top = len(ps.summarizers), len(ps.topics)
-    rs = np.full((samples, len(variants), len(combinations)), np.nan)
-    all_topics = np.arange(n_top)
-    stacked = _Stacked(ps, variants)
-    for b in range(samples):
-        sys_idx = rng.integers(0, n_sys, n_sys) if resample in ("systems", "both") else np.arange(n_sys)
-        top_idx = rng.integers(0, n_top, n_top) if resample in ("topics", "both") else all_topics
-        if resample == "systems":
-            m, h = system_metric, system_human
+    sys_idx, top_idx = draws(seed, samples, n_sys, n_top, resample)
+    chunk = max(1, int(4e6 // max(1, n_sys * len(variants) + n_top)))    # bounds the memory of a batch
+    rs = np.empty((samples, len(variants), len(combinations)))
+    for start in range(0, samples, chunk):
+        stop = min(samples, start + chunk)
+        if top_idx is None:
+            m = np.broadcast_to(system_metric, (stop - start, *system_metric.shape))
+            h = np.broadcast_to(system_human, (stop - start, *system_human.shape))
         else:
-            m, h = variant_scores(ps, top_idx, variants, stacked), human_scores(ps, top_idx, combinations)
-        m, h = m[sys_idx], h[sys_idx]
-        for c in range(len(combinations)):
-            ok = ~np.isnan(h[:, c])
-            mm = m[ok]
-            complete = ~np.isnan(mm).any(axis=0)
-            if ok.sum() >= 3:
-                rs[b, complete, c] = pearson_columns(mm[:, complete], h[ok][:, [c]])[:, 0]
-                # variants with a missing system in this sample: their own complete cases
-                for v in np.flatnonzero(~complete):
-                    sel = ~np.isnan(mm[:, v])
-                    if sel.sum() >= 3:
-                        rs[b, v, c] = pearson_columns(mm[sel][:, [v]], h[ok][sel][:, [c]])[0, 0]
+            c = counts(top_idx[start:stop], n_top)
+            m, h = variant_scores(ps, variants, c), human_scores(ps, combinations, c)
+        rs[start:stop] = sample_correlations(m, h, None if sys_idx is None else sys_idx[start:stop])
     tail = (1 - confidence) / 2 * 100  # percentile bootstrap
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

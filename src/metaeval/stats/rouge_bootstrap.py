@@ -58,14 +58,27 @@ def rouge_interval(scores: np.ndarray, resamples: int, confidence: float, seed: 
     evaluation order), as ROUGE-1.5.5 ``-c 100·confidence -r resamples`` (ROUGE-1.5.5's own run:
     resamples 1000, confidence 0.95, seed 0)."""
     scores = np.asarray(scores, dtype=float)
-    n = len(scores)
-    if n == 0:
+    if len(scores) == 0:
         return Interval(math.nan, math.nan, math.nan, math.nan)
-    idx = perl_resample_indices(n, resamples, seed) if indices is None else indices
+    idx = perl_resample_indices(len(scores), resamples, seed) if indices is None else indices
+    return rouge_intervals(scores[None, :], idx, confidence)[0]
+
+
+def rouge_intervals(scores: np.ndarray, idx: np.ndarray, confidence: float) -> list[Interval]:
+    """:func:`rouge_interval` of every row of ``scores`` (G, n), all resampled with the same
+    indices ``idx`` (resamples, n) - the same draws, as ROUGE-1.5.5 makes for systems with as many
+    summaries."""
+    from .kernels import draw_order_sums
+
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    resamples, n = idx.shape
+    sums = np.empty((scores.shape[0], resamples))
     # ROUGE-1.5.5 adds the scores in draw order, then divides: the same summation order here
-    sums = np.zeros(resamples)
-    for j in range(n):
-        sums += scores[idx[:, j]]
+    draw_order_sums(scores, np.ascontiguousarray(idx), sums)
+    return [_interval(row, s, n, resamples, confidence) for row, s in zip(scores, sums)]
+
+
+def _interval(scores: np.ndarray, sums: np.ndarray, n: int, resamples: int, confidence: float) -> Interval:
     means = np.sort(sums / n)
     c = percent(confidence)
     delta = resamples * ((100 - c) / 2.0) / 100.0

@@ -23,10 +23,13 @@ Per metric x human combination (Owczarzak's Tables 2 and 3), over the testable p
 * ``no_diff``: share of the human-non-significant pairs the metric also finds non-significant;
 * ``contradictions``: pairs where both are significant in opposite directions (count and share);
 * ``accuracy``: share of pairs with the same three-way verdict, with a 95 % Clopper-Pearson
-  interval; ``direction``: share of pairs whose mean differences have the same sign.
+  interval (:func:`clopper_pearson`); ``direction``: share of pairs whose mean differences have the
+  same sign.
 
-A two-proportion z-test (statsmodels ``proportions_ztest``) compares a metric's accuracy with a
-baseline metric's.
+A pooled two-proportion z-test (:func:`two_proportion_z`) compares a metric's accuracy with a
+baseline metric's. Both are statsmodels' ``proportion_confint(method='beta')`` and
+``proportions_ztest`` computed the same way with scipy (equal to the last bit, tested), which
+spares the agreement job statsmodels' 2-second import.
 """
 
 from __future__ import annotations
@@ -36,10 +39,12 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
 
 EXACT_MAX_N = 50          # scipy: exact distribution up to 50 differences without zeros or ties
 PERMUTATION_MAX_N = 13    # scipy: 2^13 sign flips < its 9999 resamples, so the permutation test is exact
+METHOD = ("paired two-sided Wilcoxon signed-rank test over the topics both summarized; each pair's p-value is "
+          "scipy's for that pair alone: exact distribution for n <= 50 without zeros or tied differences, exact "
+          "permutation distribution for n <= 13 otherwise, else the tie-corrected normal approximation")
 
 
 def wilcoxon_method(d: np.ndarray) -> str:
@@ -61,6 +66,8 @@ def wilcoxon_pvalues(d: np.ndarray) -> np.ndarray:
     p = np.full(d.shape[0], np.nan)
     if d.shape[0] == 0:
         return p
+    from scipy import stats
+
     methods = np.array([wilcoxon_method(row) for row in d])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -100,6 +107,8 @@ def paired_verdicts(a: np.ndarray, b: np.ndarray, alpha: float, min_topics: int)
     p[testable & ~nonzero] = 1.0  # identical scores on every common topic: no difference
     complete = testable & nonzero & ok.all(axis=1)
     p[complete] = wilcoxon_pvalues(d[complete])
+    from scipy import stats
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for i in np.flatnonzero(testable & nonzero & ~ok.all(axis=1)):
@@ -125,10 +134,30 @@ class Agreement:
     direction: float
 
 
+def clopper_pearson(k: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
+    """Clopper & Pearson's (1934) exact interval of a binomial proportion k / n: the alpha/2 quantile
+    of Beta(k, n - k + 1) and the 1 - alpha/2 quantile of Beta(k + 1, n - k); 0 and 1 at the edges."""
+    from scipy import stats
+
+    lo = 0.0 if k == 0 else float(stats.beta.ppf(alpha / 2.0, k, n - k + 1))
+    hi = 1.0 if k == n else float(stats.beta.isf(alpha / 2.0, k + 1, n - k))
+    return lo, hi
+
+
+def two_proportion_z(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float]:
+    """Pooled two-proportion z-test of k1/n1 against k2/n2: z = (p1 - p2) / sqrt(p (1 - p) (1/n1 + 1/n2))
+    with p = (k1 + k2) / (n1 + n2); two-sided p-value from the standard normal."""
+    from scipy import stats
+
+    count, nobs = np.asarray([k1, k2]), np.asarray([n1, n2])
+    prop = count * 1.0 / nobs
+    pooled = np.sum(count) * 1.0 / np.sum(nobs)
+    z = (prop[0] - prop[1] - 0) / np.sqrt(pooled * (1 - pooled) * np.sum(1.0 / nobs))
+    return float(z), float(stats.norm.sf(np.abs(z)) * 2)
+
+
 def agreement(metric: Verdicts, human: Verdicts, mask: np.ndarray | None = None) -> Agreement:
     """Agreement of a metric's verdicts with the human verdicts over the testable pairs (in ``mask``)."""
-    from statsmodels.stats.proportion import proportion_confint
-
     sel = ~np.isnan(metric.verdict) & ~np.isnan(human.verdict)
     if mask is not None:
         sel &= mask
@@ -138,7 +167,7 @@ def agreement(metric: Verdicts, human: Verdicts, mask: np.ndarray | None = None)
     share = lambda k, total: k / total if total else np.nan  # noqa: E731
     contradictions = int(np.sum(hs & (m != 0) & (m == -h)))
     correct = int(np.sum(m == h))
-    lo, hi = proportion_confint(correct, n, alpha=0.05, method="beta") if n else (np.nan, np.nan)
+    lo, hi = clopper_pearson(correct, n) if n else (np.nan, np.nan)
     md, hd = metric.mean_diff[sel], human.mean_diff[sel]
     return Agreement(n, int(hs.sum()), share(int(np.sum(hs & (m == h))), int(hs.sum())),
                      share(int(np.sum(~hs & (m == 0))), int((~hs).sum())), contradictions, share(contradictions, n),
@@ -147,12 +176,9 @@ def agreement(metric: Verdicts, human: Verdicts, mask: np.ndarray | None = None)
 
 def compare_to_baseline(correct: int, n: int, base_correct: int, base_n: int) -> tuple[float, float]:
     """Two-proportion z-test of a metric's accuracy against the baseline's: (z, two-sided p)."""
-    from statsmodels.stats.proportion import proportions_ztest
-
     if not n or not base_n or (correct + base_correct) in (0, n + base_n):
         return np.nan, np.nan
-    z, p = proportions_ztest([correct, base_correct], [n, base_n])
-    return float(z), float(p)
+    return two_proportion_z(correct, n, base_correct, base_n)
 
 
 def safe_difference(metric: Verdicts, human: Verdicts) -> float:

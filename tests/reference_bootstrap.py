@@ -1,0 +1,147 @@
+"""The bootstrap as it was before it was vectorised (issue 12): one sample at a time, with numpy
+reductions over the gathered topics and systems. Kept as the reference the vectorised
+metaeval.stats.bootstrap is tested against (tests/test_correlation.py); not used by the workflow.
+
+Bootstrap confidence intervals of system-level Pearson r (Deutsch, Dror & Roth 2021,
+"A Statistical Analysis of Summarization Evaluation Metrics using Resampling Methods", TACL).
+
+Percentile bootstrap, seeded (``numpy.random.default_rng(seed)``): each sample draws systems,
+topics or both with replacement (``resample``). When topics are resampled every system score is
+recomputed from the drawn topics exactly as it is defined - the mean (``_A``) or median (``_M``)
+of a per-summary metric, the corpus BLEU of the summed sufficient statistics (sacrebleu's
+``compute_bleu``, mean over a summarizer's reference sets), the mean human score. A system whose
+score is undefined in a sample (none of its summaries drawn) is left out of that sample. The
+interval is the (1 - confidence)/2 and (1 + confidence)/2 percentiles of the sample
+correlations; a correlation undefined on the full data gets no interval (NaN).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from metaeval.metrics.bleu import bleu_from_statistics
+from metaeval.stats.correlation import pearson_columns
+from metaeval.variants import Variant, is_sentence_bleu
+
+RESAMPLING = ("systems", "topics", "both")
+
+
+@dataclass
+class PerSummary:
+    """Per-summary scores on a (summarizer, topic) grid, NaN where a summarizer has no summary.
+
+    ``metrics``: per-summary metric id (:attr:`metaeval.variants.Variant.summary_metric`) -> (S, T);
+    ``bleu_stats``: (stem, stop) -> (S, T, reference sets, 10) sufficient statistics
+    (:data:`metaeval.metrics.bleu.STATISTICS`); ``human``: combination -> (S, T).
+    """
+
+    summarizers: list[str]
+    topics: list[str]
+    metrics: dict[str, np.ndarray]
+    bleu_stats: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    human: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+class _Stacked:
+    """The per-summary grids the mean and median variants aggregate, stacked into one (K, S, T)
+    array, so a sample's means and medians are two vectorised reductions."""
+
+    def __init__(self, ps: PerSummary, variants: Sequence[Variant]):
+        keys = [k for k in ps.metrics if not is_sentence_bleu(k)]   # sentence BLEU is not aggregated
+        self.x = np.stack([ps.metrics[k] for k in keys]) if keys else np.zeros((0, len(ps.summarizers), len(ps.topics)))
+        self.has_nan = bool(np.isnan(self.x).any())
+        index = {k: i for i, k in enumerate(keys)}
+        self.mean_cols, self.rows, self.is_median, self.bleu_cols, self.bleu_keys = [], [], [], [], []
+        for v, variant in enumerate(variants):
+            if variant.family == "bleu":
+                self.bleu_cols.append(v)
+                self.bleu_keys.append(variant.setting)
+            else:
+                self.mean_cols.append(v)
+                self.rows.append(index[variant.summary_metric])
+                self.is_median.append(variant.statistic == "M")
+        self.mean_cols = np.array(self.mean_cols, dtype=int)
+        self.rows = np.array(self.rows, dtype=int)
+        self.is_median = np.array(self.is_median, dtype=bool)
+
+
+def corpus_bleu_per_summarizer(stats: np.ndarray) -> np.ndarray:
+    """Corpus BLEU of every summarizer from its per-topic statistics (S, T, sets, 10), NaN where a
+    summarizer has none: BLEU of the summed statistics per reference set, averaged over the sets
+    the summarizer has."""
+    summed = np.nansum(stats, axis=1)                                  # (S, sets, 10)
+    has = ~np.all(np.isnan(stats[..., 0]), axis=1)                      # (S, sets)
+    out = np.full(stats.shape[0], np.nan)
+    for s in range(stats.shape[0]):
+        values = [bleu_from_statistics(summed[s, k]) for k in np.flatnonzero(has[s])]
+        if values:
+            out[s] = np.mean(values)
+    return out
+
+
+def variant_scores(ps: PerSummary, topic_idx: np.ndarray, variants: Sequence[Variant],
+                   stacked: _Stacked | None = None) -> np.ndarray:
+    """System scores (S, V) of the variants, from the topics ``topic_idx`` (with repetition)."""
+    st = stacked or _Stacked(ps, variants)
+    out = np.full((len(ps.summarizers), len(variants)), np.nan)
+    if len(st.mean_cols):
+        x = st.x[:, :, topic_idx]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean = np.nanmean(x, axis=2) if st.has_nan else x.mean(axis=2)
+            median = np.nanmedian(x, axis=2) if st.has_nan else np.median(x, axis=2)
+        out[:, st.mean_cols] = np.where(st.is_median[:, None], median[st.rows], mean[st.rows]).T
+    for v, key in zip(st.bleu_cols, st.bleu_keys):
+        out[:, v] = corpus_bleu_per_summarizer(ps.bleu_stats[key][:, topic_idx])
+    return out
+
+
+def human_scores(ps: PerSummary, topic_idx: np.ndarray, combinations: Sequence[str]) -> np.ndarray:
+    """Mean human score (S, C) of every combination over the topics ``topic_idx``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.stack([np.nanmean(ps.human[c][:, topic_idx], axis=1) for c in combinations], axis=1)
+
+
+def bootstrap_pearson(ps: PerSummary, variants: Sequence[Variant], combinations: Sequence[str],
+                      system_metric: np.ndarray, system_human: np.ndarray, samples: int, resample: str, seed: int,
+                      confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap interval of Pearson r for every (variant, combination): (lo, hi), each
+    (V, C). ``system_metric`` (S, V) and ``system_human`` (S, C) are the full-data system scores,
+    used as they are when only systems are resampled."""
+    if resample not in RESAMPLING:
+        raise ValueError(f"unknown resampling {resample!r}; expected one of {RESAMPLING}")
+    rng = np.random.default_rng(seed)
+    n_sys, n_top = len(ps.summarizers), len(ps.topics)
+    rs = np.full((samples, len(variants), len(combinations)), np.nan)
+    all_topics = np.arange(n_top)
+    stacked = _Stacked(ps, variants)
+    for b in range(samples):
+        sys_idx = rng.integers(0, n_sys, n_sys) if resample in ("systems", "both") else np.arange(n_sys)
+        top_idx = rng.integers(0, n_top, n_top) if resample in ("topics", "both") else all_topics
+        if resample == "systems":
+            m, h = system_metric, system_human
+        else:
+            m, h = variant_scores(ps, top_idx, variants, stacked), human_scores(ps, top_idx, combinations)
+        m, h = m[sys_idx], h[sys_idx]
+        for c in range(len(combinations)):
+            ok = ~np.isnan(h[:, c])
+            mm = m[ok]
+            complete = ~np.isnan(mm).any(axis=0)
+            if ok.sum() >= 3:
+                rs[b, complete, c] = pearson_columns(mm[:, complete], h[ok][:, [c]])[:, 0]
+                # variants with a missing system in this sample: their own complete cases
+                for v in np.flatnonzero(~complete):
+                    sel = ~np.isnan(mm[:, v])
+                    if sel.sum() >= 3:
+                        rs[b, v, c] = pearson_columns(mm[sel][:, [v]], h[ok][sel][:, [c]])[0, 0]
+    tail = (1 - confidence) / 2 * 100  # percentile bootstrap
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo = np.nanpercentile(rs, tail, axis=0)
+        hi = np.nanpercentile(rs, 100 - tail, axis=0)
+    return lo, hi
