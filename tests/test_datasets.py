@@ -120,7 +120,7 @@ def test_non_numeric_score(tmp_path):
     assert "judgments.tsv, line 4, field 'relevance'" in msg and "'high' is not a number" in msg
 
 
-@pytest.mark.parametrize("value", ["0", "5.01", "-1", "inf"])
+@pytest.mark.parametrize("value", ["0", "5.01", "-1"])
 def test_score_outside_declared_range(tmp_path, value):
     folder = write_tiny(tmp_path / "d", judgments=TINY_JUDGMENTS.replace("4.5", value))
     msg = _error(folder)
@@ -217,3 +217,41 @@ def test_real_summeval_validates():
 def test_other_real_datasets_validate(name):
     ds = load_dataset(shared_dataset(name))
     assert ds.judgments and ds.documents
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-Infinity", "\u0663", "4,5", "1_0"])
+def test_only_ascii_decimal_numbers_are_judgments(tmp_path, value):
+    """float() takes 'nan', 'inf', '1_0' and other scripts' digits ('\u0663' = 3); a judgment may not."""
+    folder = write_tiny(tmp_path / "d", judgments=TINY_JUDGMENTS.replace("4.5", value))
+    assert _error(folder) == (f"{folder / 'judgments.tsv'}, line 4, field 'relevance': {value!r} is not a number; "
+                              "expected a number or an empty cell")
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path):
+    """Excel writes UTF-8 with a BOM; the data set reads as without it."""
+    plain = load_dataset(write_tiny(tmp_path / "plain"))
+    folder = write_tiny(tmp_path / "bom")
+    for name in ("judgments.tsv", "dataset.yaml", "summaries.jsonl"):
+        (folder / name).write_bytes(b"\xef\xbb\xbf" + (folder / name).read_bytes())
+    with_bom = load_dataset(folder)
+    assert with_bom.judgments == plain.judgments and with_bom.summaries == plain.summaries
+
+
+@pytest.mark.parametrize("name,code", [("a\rb", "U+000D (CARRIAGE RETURN)"), ("a\u2029b", "U+2029 (PARAGRAPH SEPARATOR)"),
+                                       ("a\x85b", "U+0085 (CONTROL CHARACTER)"), ("a\tb", "U+0009 (TAB)")])
+def test_names_that_cannot_round_trip_are_refused(tmp_path, name, code):
+    records = tiny_records()
+    records[2]["summarizer"] = name
+    folder = write_tiny(tmp_path / "d", records=records)
+    assert _error(folder) == (f"{folder / 'summaries.jsonl'}, line 3, field 'summarizer': {name!r} contains {code}; "
+                              "expected a name without tabs, line breaks or other control characters")
+
+
+def test_a_pipe_in_a_name_is_legal(tmp_path):
+    records = tiny_records()
+    for r in records:
+        if r["summarizer"] == "1":
+            r["summarizer"] = "a|b"
+    judgments = TINY_JUDGMENTS.replace("T1\t1\t", "T1\ta|b\t").replace("T2\t1\t", "T2\ta|b\t")
+    ds = load_dataset(write_tiny(tmp_path / "d", records=records, judgments=judgments))
+    assert ("T1", "a|b") in ds.judgments

@@ -3,6 +3,7 @@ defaults, the output contract, and code versions from a script's import closure.
 from __future__ import annotations
 
 import math
+import shutil
 import subprocess
 import sys
 
@@ -78,6 +79,48 @@ def test_markdown_tables_read_back(tmp_path):
     assert tables.read_markdown(path) == ("Caption.", ["a", "b"], [["1", "x"], ["2", "y"]])
 
 
+def test_markdown_cells_with_pipes_and_backslashes_keep_their_columns(tmp_path):
+    """A summarizer named ``a|b`` used to add a column; GitHub Markdown escapes it as ``a\\|b``."""
+    path = tmp_path / "t.md"
+    rows = [["a|b", "x \\"], ["c\\", "|"]]
+    tables.write_markdown(path, "C.", ["name", "v|w"], rows)
+    assert path.read_text() == "C.\n\n| name | v\\|w |\n|---|---|\n| a\\|b | x \\\\ |\n| c\\\\ | \\| |\n"
+    assert tables.read_markdown(path) == ("C.", ["name", "v|w"], rows)
+
+
+def test_a_write_removes_temporary_files_that_killed_jobs_left(tmp_path):
+    from metaeval.files import write_text
+
+    stale = [tmp_path / ".t.tsv.tmp123", tmp_path / ".t.tsv.tmp9"]
+    for p in stale:
+        p.write_text("half")
+    other = tmp_path / ".u.tsv.tmp5"
+    other.write_text("another file's")
+    write_text(tmp_path / "t.tsv", "whole\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".u.tsv.tmp5", "t.tsv"]
+
+
+def test_archives_never_hold_temporary_files(tmp_path):
+    import tarfile
+
+    from metaeval.data.datasets import FILES
+    from metaeval.stages.archive import write_archive
+
+    res = tmp_path / "results/d"
+    (res / "data").mkdir(parents=True)
+    for name in FILES.values():
+        (res / "data" / name).write_text("x")
+    (res / "analysis").mkdir()
+    (res / "analysis/t.tsv").write_text("t")
+    (res / "analysis/.t.tsv.tmp42").write_text("half")     # left by a job that died of a full disk
+    out = tmp_path / "a.tar.gz"
+    write_archive("d", res, {"datasets": {"d": {"format": "canonical", "path": "x"}}}, "0" * 12,
+                  {"commit": "c", "dirty": False}, out)
+    names = tarfile.open(out).getnames()
+    assert "d-000000000000/archived_results/d/analysis/t.tsv" in names
+    assert not [n for n in names if ".tmp" in n]
+
+
 # --------------------------------------------------------------------------- options
 
 def test_config_yaml_states_the_schema_defaults():
@@ -110,6 +153,23 @@ def test_bad_config_names_the_key(config, message):
     with pytest.raises(ConfigError) as info:
         Options.from_config({**base, **config})
     assert message in str(info.value)
+
+
+def test_data_set_folders_are_checked_when_the_run_starts(tmp_path, monkeypatch):
+    """An empty folder, a file, or a folder inside results/ used to fail late, or lose the user's files."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "file.tsv").write_text("x")
+    inside = tmp_path / "results/other/data"
+    shutil.copytree(REPO / ".test/input/tiny", inside)
+    expected = "expected a data set folder with dataset.yaml, summaries.jsonl and judgments.tsv (docs/DATASET_FORMAT.md)"
+    for path, message in [("empty", f"config key datasets.d.path: 'empty' has no dataset.yaml; {expected}"),
+                          ("file.tsv", f"config key datasets.d.path: 'file.tsv' is a file; {expected}"),
+                          ("results/other/data", "config key datasets.d.path: 'results/other/data' is inside the "
+                                                 "workflow's output folder results/")]:
+        with pytest.raises(ConfigError) as info:
+            Options.from_config({"datasets": {"d": {"format": "canonical", "path": path}}})
+        assert str(info.value).startswith(message)
 
 
 def test_each_job_gets_only_what_it_uses():

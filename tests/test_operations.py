@@ -91,7 +91,11 @@ def test_sera_sweep_and_interval_options_rerun_only_their_jobs(run):
 
 
 def test_stemming_and_wlcs_weight_rescore_only_affected_jobs(run):
-    counts = job_counts(dry_run(run, {"rouge": {**SMALL["rouge"], "stemming": [0]}}))
+    # the variant ids the analyses name must be computed (checked at start), so they follow the setting
+    unstemmed = {"rouge": {**SMALL["rouge"], "stemming": [0]},
+                 "correlation": {**SMALL["correlation"], "baselines": ["R1_ST0_RS0_M_R", "R2_ST0_RS0_M_R"]},
+                 "agreement": {"baseline": "R2_ST0_RS0_A_R"}, "rerank": {"original": "R2_ST0_RS0_M_R"}}
+    counts = job_counts(dry_run(run, unstemmed))
     assert "score" not in counts and counts["gather_scores"] == 2         # a setting dropped: nothing re-scored
     out = dry_run(run, {"rouge": {**SMALL["rouge"], "wlcs_weight": 1.4}})
     assert job_counts(out)["score"] == 4        # one job per setting (2) and data set (2) scores every measure

@@ -4,6 +4,7 @@ folder, then rename (atomic on POSIX). A failed write removes its temporary file
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 from pathlib import Path
 from typing import Iterator
@@ -19,6 +20,11 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
     """Yield a temporary path to write; on success it replaces ``path``, on failure it is removed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    # A job killed outright (SIGKILL, power loss) cannot remove its temporary file; the next
+    # write of the same output removes what earlier processes left.
+    for stale in path.parent.glob(f".{glob.escape(path.name)}.tmp*"):
+        with contextlib.suppress(FileNotFoundError):
+            stale.unlink()
     tmp = temporary_name(path)
     try:
         yield tmp

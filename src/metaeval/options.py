@@ -21,7 +21,9 @@ import re
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
+from .data.datasets import FILES, REQUIRED
 from .data.simulate import SimulationParams
+from .outputs import RESULTS
 from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
@@ -99,6 +101,19 @@ def check(config: Mapping[str, Any]) -> None:
             if not Path(p).exists():
                 raise ConfigError(f"config key {key}.{k}: {p!r} does not exist (relative paths are "
                                   "relative to the working directory)")
+            if k == "path" and entry["format"] == "canonical":
+                expected = ("expected a data set folder with dataset.yaml, summaries.jsonl and judgments.tsv "
+                            "(docs/DATASET_FORMAT.md)")
+                if not Path(p).is_dir():
+                    raise ConfigError(f"config key {key}.path: {p!r} is a file; {expected}")
+                for required in REQUIRED:
+                    if not (Path(p) / FILES[required]).is_file():
+                        raise ConfigError(f"config key {key}.path: {p!r} has no {FILES[required]}; {expected}")
+            if Path(p).resolve().is_relative_to(Path(RESULTS).resolve()):
+                # The workflow owns results/: a job would overwrite or delete the user's files there.
+                raise ConfigError(f"config key {key}.{k}: {p!r} is inside the workflow's output folder "
+                                  f"{RESULTS}/, whose files the workflow writes and deletes; expected a data set "
+                                  "folder outside it (copy the files elsewhere, e.g. data/<name>/)")
         if entry["format"] == "duc_tac" and not (entry.get("see_table") or entry.get("manual_peer")):
             raise ConfigError(f"config key {key}: a duc_tac data set needs see_table and/or manual_peer")
         if entry["format"] == "simulated" and entry["sentences"] > entry["units"]:
@@ -124,6 +139,14 @@ def check(config: Mapping[str, Any]) -> None:
             parsed = parse_all(ids, key)
         except ValueError as e:
             raise ConfigError(str(e)) from None
+        # The analyses read these from the scores (the sweeps and intervals score on their own).
+        for i, v in enumerate(parsed if key in ("correlation.baselines", "agreement.baseline", "rerank.original")
+                              else []):
+            problem = not_computed(v, config)
+            if problem:
+                where = f"{key}[{i}]" if key == "correlation.baselines" else key
+                raise ConfigError(f"config key {where}: {v} is not computed by this configuration ({problem}); "
+                                  "expected a variant of the configured measures and settings")
         if key in ("sweeps.variants", "intervals.shown"):
             for i, v in enumerate(parsed):
                 allowed = ("rouge", "bleu") if key == "sweeps.variants" else ("rouge",)
@@ -133,9 +156,29 @@ def check(config: Mapping[str, Any]) -> None:
     best = config["rerank"]["best"]
     if best != "auto":
         try:
-            Variant.parse(best)
+            variant = Variant.parse(best)
         except ValueError as e:
             raise ConfigError(f"config key rerank.best: 'auto' or a variant id: {e}") from None
+        problem = not_computed(variant, config)
+        if problem:
+            raise ConfigError(f"config key rerank.best: {variant} is not computed by this configuration ({problem}); "
+                              "expected 'auto' or a variant of the configured measures and settings")
+
+
+def not_computed(variant: Variant, config: Mapping[str, Any]) -> str | None:
+    """Why the validated ``config`` computes no ``variant`` (None when it does). Metrics that are
+    not ROUGE or BLEU (SERA) are checked where their scores are read."""
+    rouge = config["rouge"]
+    if variant.family == "bleu" and not config["bleu"]["enabled"]:
+        return "bleu.enabled is false"
+    if variant.family == "rouge" and variant.measure not in rouge["measures"]:
+        return f"rouge.measures is {list(rouge['measures'])}"
+    if variant.family in ("rouge", "bleu"):
+        if variant.stem not in rouge["stemming"]:
+            return f"rouge.stemming is {list(rouge['stemming'])}"
+        if variant.stop not in rouge["stopwords_removed"]:
+            return f"rouge.stopwords_removed is {list(rouge['stopwords_removed'])}"
+    return None
 
 
 # ----------------------------------------------------------------------------- what each job uses

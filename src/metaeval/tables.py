@@ -114,9 +114,28 @@ def to_float(values: Iterable[str]) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- Markdown
 
+def _md_cell(text: str) -> str:
+    """A cell's text with ``|`` escaped (GitHub Markdown's ``\\|``), so a name holding one keeps its column."""
+    return str(text).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def _md_cells(line: str) -> list[str]:
+    """The cells of one Markdown table row written by :func:`markdown_table` (escapes undone)."""
+    cells, current, chars = [], [], iter(line.strip()[1:-1])
+    for c in chars:
+        if c == "\\":
+            current.append(next(chars, ""))
+        elif c == "|":
+            cells.append("".join(current).strip())
+            current = []
+        else:
+            current.append(c)
+    return cells + ["".join(current).strip()]
+
+
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
+    out = ["| " + " | ".join(map(_md_cell, header)) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(map(_md_cell, r)) + " |" for r in rows]
     return "\n".join(out) + "\n"
 
 
@@ -141,10 +160,9 @@ def read_markdown(path: Path | str) -> tuple[str, list[str], list[list[str]]]:
     text = Path(path).read_text(encoding="utf-8")
     caption, _, table = text.partition("\n\n")
     lines = [l for l in table.splitlines() if l.startswith("|")]
-    cells = [[c.strip() for c in l.strip().strip("|").split("|")] for l in lines]
-    if len(cells) < 2:
+    if len(lines) < 2:
         return caption, [], []
-    return caption, cells[0], cells[2:]
+    return caption, _md_cells(lines[0]), [_md_cells(l) for l in lines[2:]]
 
 
 def fixed(value: object, digits: int = 3) -> str:

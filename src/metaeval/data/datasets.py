@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,8 @@ HUMAN_COMPONENTS = ("coverage", "linguistic_quality")
 FILES = {"dataset": "dataset.yaml", "summaries": "summaries.jsonl", "judgments": "judgments.tsv",
          "documents": "documents.jsonl", "pyramids": "pyramids.jsonl"}
 REQUIRED = ("dataset", "summaries", "judgments")
+ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
+NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 class DatasetError(ValueError):
@@ -60,6 +63,11 @@ class Summary:
     @property
     def key(self) -> tuple[str, str]:
         return (self.topic, self.summarizer)
+
+    @property
+    def has_ascii_alphanumeric(self) -> bool:
+        """Whether ROUGE-1.5.5 can see any token in it: it keeps only A-Z, a-z and 0-9."""
+        return any(ASCII_ALNUM.search(sentence) for sentence in self.sentences)
 
     @property
     def is_empty(self) -> bool:
@@ -143,6 +151,53 @@ def _yaml_lines(text: str) -> dict[tuple[str, ...], int]:
     return lines
 
 
+def read_text(path: Path | str) -> str:
+    """A data set file's text. Not UTF-8 is an error naming the file, the line and the column of
+    the first bad byte; a leading byte-order mark (as Excel writes) is dropped."""
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise fail(path, line, None, f"not valid UTF-8 (byte 0x{data[e.start]:02x} at column {column}); "
+                   "expected UTF-8 text") from None
+    return text.removeprefix("\ufeff")
+
+
+# Characters a name may not contain: the tables are tab-separated lines (and Python's splitlines
+# also breaks at U+2028/U+2029, U+0085, \x1c-\x1e), so such a name could not round-trip.
+_BAD_NAME_CHARS = {c for c in map(chr, range(32))} | {"\x7f", "\x85", "\u2028", "\u2029"}
+
+
+def check_name(path: Path | str, line: int, field_name: str, name: str) -> None:
+    """A topic or summarizer name must survive the line-based TSV tables unchanged."""
+    import unicodedata
+
+    for c in name:
+        if c in _BAD_NAME_CHARS:
+            label = unicodedata.name(c, "") or {"\t": "TAB", "\r": "CARRIAGE RETURN", "\n": "LINE FEED"}.get(
+                c, "CONTROL CHARACTER")
+            raise fail(path, line, field_name, f"{name!r} contains U+{ord(c):04X} ({label}); expected a name "
+                       "without tabs, line breaks or other control characters")
+
+
+# The longest sentence the scoring accepts, in whitespace-separated words: ROUGE-L/W hold
+# matrices of (longest sentence + 1)^2 cells (17 bytes each; 425 MB at this limit).
+MAX_SENTENCE_WORDS = 5000
+
+
+def _unique_keys(path: Path | str, line_no: int):
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in pairs:
+            if k in out:
+                raise fail(path, line_no, k, "the key appears twice in this object; expected each key once")
+            out[k] = v
+        return out
+    return hook
+
+
 def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
@@ -224,16 +279,12 @@ def split_text(text: str) -> tuple[str, ...]:
 def json_objects(path: Path | str, expected: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line of a JSON-lines file; a line that is not
     valid JSON, or not an object, is an error naming the file and line."""
-    with open(path, encoding="utf-8", newline="") as fh:
-        try:
-            text = fh.read()
-        except UnicodeDecodeError as e:
-            raise fail(path, None, None, f"not valid UTF-8 ({e.reason} at byte {e.start})") from None
+    text = read_text(path)
     for line_no, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = json.loads(line, object_pairs_hook=_unique_keys(path, line_no))
         except json.JSONDecodeError as e:
             raise fail(path, line_no, None, f"malformed JSON ({e.msg} at column {e.colno}); expected {expected}") from None
         if not isinstance(rec, dict):
@@ -247,6 +298,8 @@ def parse_summary_record(path: Path, line_no: int, rec: Mapping[str, Any]) -> Su
             raise fail(path, line_no, key, "missing; every record needs topic, summarizer, kind and sentences (or text)")
         if not isinstance(rec[key], str) or not rec[key]:
             raise fail(path, line_no, key, f"expected a non-empty string, got {rec[key]!r}")
+    for key in ("topic", "summarizer"):
+        check_name(path, line_no, key, rec[key])
     if rec["kind"] not in SUMMARY_KINDS:
         raise fail(path, line_no, "kind", f"expected 'system' or 'human', got {rec['kind']!r}")
     has_sent, has_text = "sentences" in rec, "text" in rec
@@ -265,6 +318,12 @@ def parse_summary_record(path: Path, line_no: int, rec: Mapping[str, Any]) -> Su
         if not isinstance(rec["text"], str):
             raise fail(path, line_no, "text", f"expected a string, got {type(rec['text']).__name__}")
         sentences = split_text(rec["text"])
+    for i, sentence in enumerate(sentences):
+        words = len(sentence.split())
+        if words > MAX_SENTENCE_WORDS:
+            where = f"sentences[{i}]" if has_sent else "text"
+            raise fail(path, line_no, where, f"{words} words; expected at most {MAX_SENTENCE_WORDS} words per sentence "
+                       "(ROUGE-L/W's memory grows with the square of the longest sentence; split it into sentences)")
     return Summary(rec["topic"], rec["summarizer"], rec["kind"], sentences, line_no)
 
 
@@ -288,8 +347,7 @@ def read_summaries(path: Path) -> list[Summary]:
 def read_judgments(path: Path, dims: Mapping[str, Dimension], summary_keys: Mapping[tuple[str, str], int]
                    ) -> tuple[dict[tuple[str, str], dict[str, float]], dict[tuple[str, str], int]]:
     """Parse judgments.tsv; return ({(topic, summarizer): {dim: value}}, {key: line number})."""
-    with open(path, encoding="utf-8", newline="") as fh:
-        lines = fh.read().split("\n")
+    lines = read_text(path).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     if not lines:
@@ -328,16 +386,22 @@ def read_judgments(path: Path, dims: Mapping[str, Dimension], summary_keys: Mapp
             if cell == "":
                 scores[col] = math.nan
                 continue
-            try:
-                v = float(cell)
-            except ValueError:
-                raise fail(path, line_no, col, f"{cell!r} is not a number; expected a number or an empty cell") from None
+            # ASCII decimal numbers only: float() would also take 'nan', 'inf' and other scripts' digits
+            if not NUMBER.fullmatch(cell):
+                raise fail(path, line_no, col, f"{cell!r} is not a number; expected a number or an empty cell")
+            v = float(cell)
             d = dims[col]
-            if not math.isfinite(v) or v < d.min or v > d.max:
+            if v < d.min or v > d.max:
                 raise fail(path, line_no, col, f"{cell} is outside the declared range [{d.min:g}, {d.max:g}]")
             scores[col] = v
         out[key] = scores
         where[key] = line_no
+    if not out:
+        raise fail(path, None, None, "no judgment rows after the header; expected one row per judged summary")
+    for col in columns:
+        if all(math.isnan(scores[col]) for scores in out.values()):
+            raise fail(path, None, col, "every cell of this dimension is empty; expected at least one judgment "
+                       "(fill it, or remove the column and its entry in dataset.yaml)")
     return out, where
 
 
@@ -443,7 +507,7 @@ def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str
     ``pyramids`` optional). Never writes to them. What is legal but worth a word (empty summaries)
     is in ``warnings`` (the validation job logs it; :func:`load_dataset` warns)."""
     ypath = Path(paths["dataset"])
-    meta, dims, human = parse_dataset_yaml(ypath, ypath.read_text(encoding="utf-8"), human_override)
+    meta, dims, human = parse_dataset_yaml(ypath, read_text(ypath), human_override)
     spath = Path(paths["summaries"])
     summaries = read_summaries(spath)
     lines = {s.key: s.line for s in summaries}
@@ -466,6 +530,13 @@ def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str
     if n_empty:
         ds.warnings.append(f"{spath}: {n_empty} empty summar{'y' if n_empty == 1 else 'ies'} "
                            "(legal; they score 0 on every metric)")
+    unscorable = [s for s in summaries if not s.is_empty and not s.has_ascii_alphanumeric]
+    if unscorable:
+        first = unscorable[0]
+        ds.warnings.append(f"{spath}: {len(unscorable)} of {len(summaries)} summaries have no ASCII letter or digit "
+                           f"(first: line {first.line}, ({first.topic!r}, {first.summarizer!r})); ROUGE-1.5.5, which "
+                           "this workflow reproduces, keeps only a-z and 0-9, so they score 0 on every ROUGE and BLEU "
+                           "measure (transliterate such text, or judge it with a metric of your own)")
     return ds
 
 
@@ -530,6 +601,8 @@ def summary_table(ds: Dataset) -> list[tuple[str, str]]:
         ("judged_system_summaries", str(sum(1 for s in judged if s.kind == "system"))),
         ("judged_human_summaries", str(sum(1 for s in judged if s.kind == "human"))),
         ("empty_summaries", str(sum(1 for s in ds.summaries if s.is_empty))),
+        ("summaries_without_ascii_letters_or_digits",
+         str(sum(1 for s in ds.summaries if not s.is_empty and not s.has_ascii_alphanumeric))),
         ("has_documents", "yes" if ds.documents is not None else "no"),
         ("has_pyramids", "yes" if ds.pyramids is not None else "no"),
         ("coverage_dimensions", ",".join(ds.human["coverage"]) or "-"),

@@ -44,6 +44,33 @@ def load(inputs: Mapping[str, str], options: CorrelateOptions) -> tuple[Analysis
     return analysis_inputs.load_named(inputs, options.summarizers), skipped
 
 
+def _constant(values: np.ndarray) -> bool:
+    return bool(np.all(np.isnan(values)) or np.nanmax(values) == np.nanmin(values))
+
+
+def constancy_notes(inp: AnalysisInputs) -> list[tuple[str, str]]:
+    """Why correlations are undefined, naming the cause once: one summarizer, a human combination
+    with the same score for every summarizer, every metric constant, or single constant metrics."""
+    n_sys = len(inp.summarizers)
+    if n_sys < 2:
+        return [("one_summarizer", f"only {n_sys} summarizer: a correlation across summarizers needs at least 3, so "
+                                   "every correlation is NA and there are no tests")]
+    notes = [("constant_human", f"{comb}: the same human score for every summarizer, so every correlation with it "
+                                "is undefined (NA)")
+             for c, comb in enumerate(inp.combinations) if _constant(inp.system_human[:, c])]
+    constant = [name for v, name in enumerate(inp.variant_ids) if _constant(inp.system_metric[:, v])]
+    if constant and len(constant) == len(inp.variant_ids):
+        notes.append(("constant_metric", f"all {len(constant)} metric variants give every summarizer the same score, "
+                                         "so every correlation is undefined (NA); see the data set's warnings in "
+                                         "logs/validate_dataset.log (e.g. text without ASCII letters or digits, "
+                                         "which ROUGE-1.5.5 ignores)"))
+    else:
+        notes += [("constant_metric", f"{name}: the same score for every system, so its correlation is "
+                                      "undefined; it is reported as NA and left out of the Williams tests")
+                  for name in constant]
+    return notes
+
+
 def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str, str] = {}) -> CorrelationResult:
     """Everything the stage reports; ``skipped`` = the human combinations the human-scores stage
     could not compute, with the reason (reported in the notes)."""
@@ -56,11 +83,7 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
         for c in range(C):
             pear[v, c], spear[v, c], kend[v, c], ns[v, c] = point_correlations(inp.system_metric[:, v],
                                                                                inp.system_human[:, c])
-    for v, name in enumerate(inp.variant_ids):
-        col = inp.system_metric[:, v]
-        if np.all(np.isnan(col)) or np.nanmax(col) == np.nanmin(col):
-            notes.append(("constant_metric", f"{name}: the same score for every system, so its correlation is "
-                                             "undefined; it is reported as NA and left out of the Williams tests"))
+    notes += constancy_notes(inp)
     if options.samples > 0 and n_sys >= 3:
         lo, hi = bootstrap_pearson(inp.per_summary, inp.variants, inp.combinations, inp.system_metric,
                                    inp.system_human, options.samples, options.resample, options.seed,
@@ -72,7 +95,7 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
     hi[undefined] = np.nan
     williams: dict[str, np.ndarray] = {}
     rows: list[dict[str, object]] = []
-    if n_sys < 4:
+    if 2 <= n_sys < 4:
         notes.append(("williams_undefined", f"only {n_sys} summarizers: the Williams test needs at least 4 "
                                             "(n - 3 degrees of freedom); no significance tests, optimal or clusters"))
     for c, comb in enumerate(inp.combinations):
