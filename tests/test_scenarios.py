@@ -32,6 +32,8 @@ def test_bad_input_fails_early_with_its_message(case, tmp_path):
             target = tmp_path / f.relative_to(case)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(f, target)
+    for source, target in spec.get("copy", {}).items():
+        shutil.copytree(tmp_path / source, tmp_path / target)
     expect = spec["expect"]
     users = ["input", *expect.get("unchanged", [])]
     before = checksums(tmp_path, users)
