@@ -26,7 +26,8 @@ each expected change is checked cell by cell (any other difference in such a fil
   per preprocessing setting (one job scores every measure), so those caches are expected to differ;
 * analysis/notes.tsv: its first column, the kind of each note, is headed ``kind`` (was ``topic``);
 * the simulated data set's dataset.yaml names its generator ``metaeval.data.simulate`` (the module
-  moved); nothing else in it changes.
+  moved); nothing else in it changes;
+* data/summary.tsv (issue 16): one added row, ``summaries_without_ascii_letters_or_digits``.
 
 Prints one line per differing file with its verdict, and exits 1 on any unexplained difference.
 """
@@ -59,7 +60,7 @@ def run_main_job(code: Path, workdir: Path, dataset: str) -> float:
     env = {**os.environ, "PYTHONPATH": str(code / "src")}
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "snakemake", "-s", str(code / "Snakefile"), "-d", str(workdir),
-                    "--cores", "2", "--quiet", "all"], env=env, check=True, capture_output=True)
+                    "--cores", "2", "all", "--quiet"], env=env, check=True, capture_output=True)
     return time.perf_counter() - t
 
 
@@ -171,6 +172,12 @@ def compare(old: Path, new: Path) -> list[tuple[str, str]]:
             text = a.read_text().replace("metaeval.simulate", "metaeval.data.simulate")
             problem = None if text == b.read_text() else "more than the generator's module name changed"
             why = "the generator's module name"
+        elif f == "data/summary.tsv":
+            tb = tsv(b)
+            added = tb.statistic == "summaries_without_ascii_letters_or_digits"
+            problem = None if added.sum() == 1 and tb[~added].values.tolist() == tsv(a).values.tolist() \
+                else "more than the added row changed"
+            why = "issue 16: a row counting summaries without ASCII letters or digits"
         elif f == "report.html":
             why = "report: configuration (confidence as a fraction) and methods text"
         else:

@@ -18,32 +18,26 @@ correlations; a correlation undefined on the full data gets no interval (NaN).
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
 from metaeval.metrics.bleu import bleu_from_statistics
-from metaeval.stats.correlation import pearson_columns
+from metaeval.stats.bootstrap import RESAMPLING, PerSummary
 from metaeval.variants import Variant, is_sentence_bleu
 
-RESAMPLING = ("systems", "topics", "both")
 
-
-@dataclass
-class PerSummary:
-    """Per-summary scores on a (summarizer, topic) grid, NaN where a summarizer has no summary.
-
-    ``metrics``: per-summary metric id (:attr:`metaeval.variants.Variant.summary_metric`) -> (S, T);
-    ``bleu_stats``: (stem, stop) -> (S, T, reference sets, 10) sufficient statistics
-    (:data:`metaeval.metrics.bleu.STATISTICS`); ``human``: combination -> (S, T).
-    """
-
-    summarizers: list[str]
-    topics: list[str]
-    metrics: dict[str, np.ndarray]
-    bleu_stats: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
-    human: dict[str, np.ndarray] = field(default_factory=dict)
+def pearson_columns(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r between every column of x (n, a) and every column of y (n, b): (a, b); NaN where
+    a column is constant (the library's until the bootstrap was vectorised)."""
+    xc = x - x.mean(axis=0)
+    yc = y - y.mean(axis=0)
+    sx = np.sqrt((xc ** 2).sum(axis=0))
+    sy = np.sqrt((yc ** 2).sum(axis=0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (xc.T @ yc) / np.outer(sx, sy)
+    r[np.outer(sx == 0, sy == 0) | (sx == 0)[:, None] | (sy == 0)[None, :]] = np.nan
+    return np.clip(r, -1, 1)
 
 
 class _Stacked:

@@ -142,11 +142,7 @@ def check(config: Mapping[str, Any]) -> None:
         # The analyses read these from the scores (the sweeps and intervals score on their own).
         for i, v in enumerate(parsed if key in ("correlation.baselines", "agreement.baseline", "rerank.original")
                               else []):
-            problem = not_computed(v, config)
-            if problem:
-                where = f"{key}[{i}]" if key == "correlation.baselines" else key
-                raise ConfigError(f"config key {where}: {v} is not computed by this configuration ({problem}); "
-                                  "expected a variant of the configured measures and settings")
+            require_computed(v, f"{key}[{i}]" if key == "correlation.baselines" else key, config)
         if key in ("sweeps.variants", "intervals.shown"):
             for i, v in enumerate(parsed):
                 allowed = ("rouge", "bleu") if key == "sweeps.variants" else ("rouge",)
@@ -159,26 +155,25 @@ def check(config: Mapping[str, Any]) -> None:
             variant = Variant.parse(best)
         except ValueError as e:
             raise ConfigError(f"config key rerank.best: 'auto' or a variant id: {e}") from None
-        problem = not_computed(variant, config)
-        if problem:
-            raise ConfigError(f"config key rerank.best: {variant} is not computed by this configuration ({problem}); "
-                              "expected 'auto' or a variant of the configured measures and settings")
+        require_computed(variant, "rerank.best", config, "'auto' or ")
 
 
-def not_computed(variant: Variant, config: Mapping[str, Any]) -> str | None:
-    """Why the validated ``config`` computes no ``variant`` (None when it does). Metrics that are
-    not ROUGE or BLEU (SERA) are checked where their scores are read."""
+def require_computed(variant: Variant, key: str, config: Mapping[str, Any], alternative: str = "") -> None:
+    """Refuse a ROUGE or BLEU ``variant`` named by config ``key`` that the validated ``config``
+    does not compute. Metrics that are not ROUGE or BLEU (SERA) are checked where their scores are read."""
     rouge = config["rouge"]
+    problem = None
     if variant.family == "bleu" and not config["bleu"]["enabled"]:
-        return "bleu.enabled is false"
-    if variant.family == "rouge" and variant.measure not in rouge["measures"]:
-        return f"rouge.measures is {list(rouge['measures'])}"
-    if variant.family in ("rouge", "bleu"):
-        if variant.stem not in rouge["stemming"]:
-            return f"rouge.stemming is {list(rouge['stemming'])}"
-        if variant.stop not in rouge["stopwords_removed"]:
-            return f"rouge.stopwords_removed is {list(rouge['stopwords_removed'])}"
-    return None
+        problem = "bleu.enabled is false"
+    elif variant.family == "rouge" and variant.measure not in rouge["measures"]:
+        problem = f"rouge.measures is {list(rouge['measures'])}"
+    elif variant.family in ("rouge", "bleu") and variant.stem not in rouge["stemming"]:
+        problem = f"rouge.stemming is {list(rouge['stemming'])}"
+    elif variant.family in ("rouge", "bleu") and variant.stop not in rouge["stopwords_removed"]:
+        problem = f"rouge.stopwords_removed is {list(rouge['stopwords_removed'])}"
+    if problem:
+        raise ConfigError(f"config key {key}: {variant} is not computed by this configuration ({problem}); "
+                          f"expected {alternative}a variant of the configured measures and settings")
 
 
 # ----------------------------------------------------------------------------- what each job uses

@@ -13,6 +13,7 @@ import functools
 import json
 import math
 import re
+import unicodedata
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,6 +124,11 @@ class Dataset:
     def topics(self) -> list[str]:
         return sorted({s.topic for s in self.summaries})
 
+    @functools.cached_property
+    def unscorable(self) -> list[Summary]:
+        """Summaries with text but no ASCII letter or digit: ROUGE-1.5.5 sees no token in them."""
+        return [s for s in self.summaries if not s.is_empty and not s.has_ascii_alphanumeric]
+
     def judged(self) -> list[Summary]:
         return [s for s in self.summaries if s.key in self.judgments]
 
@@ -172,8 +178,6 @@ _BAD_NAME_CHARS = {c for c in map(chr, range(32))} | {"\x7f", "\x85", "\u2028", 
 
 def check_name(path: Path | str, line: int, field_name: str, name: str) -> None:
     """A topic or summarizer name must survive the line-based TSV tables unchanged."""
-    import unicodedata
-
     for c in name:
         if c in _BAD_NAME_CHARS:
             label = unicodedata.name(c, "") or {"\t": "TAB", "\r": "CARRIAGE RETURN", "\n": "LINE FEED"}.get(
@@ -319,7 +323,8 @@ def parse_summary_record(path: Path, line_no: int, rec: Mapping[str, Any]) -> Su
             raise fail(path, line_no, "text", f"expected a string, got {type(rec['text']).__name__}")
         sentences = split_text(rec["text"])
     for i, sentence in enumerate(sentences):
-        words = len(sentence.split())
+        # a sentence of n characters has at most n words: only long ones are split and counted
+        words = len(sentence.split()) if len(sentence) > MAX_SENTENCE_WORDS else 0
         if words > MAX_SENTENCE_WORDS:
             where = f"sentences[{i}]" if has_sent else "text"
             raise fail(path, line_no, where, f"{words} words; expected at most {MAX_SENTENCE_WORDS} words per sentence "
@@ -530,10 +535,9 @@ def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str
     if n_empty:
         ds.warnings.append(f"{spath}: {n_empty} empty summar{'y' if n_empty == 1 else 'ies'} "
                            "(legal; they score 0 on every metric)")
-    unscorable = [s for s in summaries if not s.is_empty and not s.has_ascii_alphanumeric]
-    if unscorable:
-        first = unscorable[0]
-        ds.warnings.append(f"{spath}: {len(unscorable)} of {len(summaries)} summaries have no ASCII letter or digit "
+    if ds.unscorable:
+        first = ds.unscorable[0]
+        ds.warnings.append(f"{spath}: {len(ds.unscorable)} of {len(summaries)} summaries have no ASCII letter or digit "
                            f"(first: line {first.line}, ({first.topic!r}, {first.summarizer!r})); ROUGE-1.5.5, which "
                            "this workflow reproduces, keeps only a-z and 0-9, so they score 0 on every ROUGE and BLEU "
                            "measure (transliterate such text, or judge it with a metric of your own)")
@@ -601,8 +605,7 @@ def summary_table(ds: Dataset) -> list[tuple[str, str]]:
         ("judged_system_summaries", str(sum(1 for s in judged if s.kind == "system"))),
         ("judged_human_summaries", str(sum(1 for s in judged if s.kind == "human"))),
         ("empty_summaries", str(sum(1 for s in ds.summaries if s.is_empty))),
-        ("summaries_without_ascii_letters_or_digits",
-         str(sum(1 for s in ds.summaries if not s.is_empty and not s.has_ascii_alphanumeric))),
+        ("summaries_without_ascii_letters_or_digits", str(len(ds.unscorable))),
         ("has_documents", "yes" if ds.documents is not None else "no"),
         ("has_pyramids", "yes" if ds.pyramids is not None else "no"),
         ("coverage_dimensions", ",".join(ds.human["coverage"]) or "-"),

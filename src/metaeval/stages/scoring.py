@@ -20,6 +20,7 @@ no result.
 from __future__ import annotations
 
 import math
+from collections import Counter
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,11 +86,6 @@ def shard_topics(topics: Sequence[str], shard: int, shards: int) -> set[str]:
     return set(topics[start:start + size + (1 if shard < extra else 0)])
 
 
-def shard_records(records: Sequence[TokenRecord], shard: int, shards: int) -> list[TokenRecord]:
-    """The records of topic shard ``shard`` of ``shards`` (:func:`shard_topics`)."""
-    chosen = shard_topics([r.topic for r in records], shard, shards)
-    return [r for r in records if r.topic in chosen]
-
 
 # ----------------------------------------------------------------------------- ROUGE and BLEU parts
 
@@ -120,10 +116,8 @@ def scoring_task(records: Sequence[TokenRecord], jackknife_systems: bool) -> tup
 def score_measure(records: Sequence[TokenRecord], measure: Measure, alpha: float, mode: str,
                   jackknife_systems: bool) -> list[tuple[str, str, float, float, float]]:
     """P, R, F of every judged summary under one measure."""
-    rows, task = scoring_task(records, jackknife_systems)
-    corpus = encode([r.tokenized for r in records])
-    p, r, f = score(corpus, measure, plan(task), alpha, mode)
-    return [(t, s, float(p[i]), float(r[i]), float(f[i])) for i, (t, s) in enumerate(rows)]
+    scored = score_chunks([records], [measure], alpha, mode, jackknife_systems, bleu=False)
+    return [(t, s, p, r, f) for (t, s), (p, r, f) in zip(scored.rows, scored.prf[measure.id])]
 
 
 @dataclass
@@ -133,17 +127,14 @@ class BleuResult:
     signatures: list[str]
 
 
-def bleu_scores(records: Sequence[TokenRecord], jackknife_systems: bool, smoothing: str, corpus=None) -> BleuResult:
+def bleu_scores(records: Sequence[TokenRecord], jackknife_systems: bool, smoothing: str) -> BleuResult:
     """Per-summary smoothed BLEU (sacrebleu's 0-100 scale; the mean over the summary's reference
     sets), the per-summary sufficient statistics of the corpus BLEU (one row per reference set),
     and the distinct sacrebleu signatures. The statistics come from the engine's n-gram counts
     (:func:`metaeval.metrics.bleu.corpus_statistics`, equal to sacrebleu's), and every score from
     them through sacrebleu's ``compute_bleu``."""
-    rows, task, stats = _statistics(records, jackknife_systems, corpus)
-    reference_counts: dict[str, set[int]] = {}
-    for (_, summarizer), sets in zip(rows, task.reference_sets):
-        reference_counts.setdefault(summarizer, set()).add(len(sets[0]))
-    return bleu_result(rows, stats, reference_counts, smoothing)
+    scored = score_chunks([records], [], 0.5, "A", jackknife_systems, bleu=True)
+    return bleu_result(scored.rows, scored.bleu_stats, scored.reference_counts, smoothing)
 
 
 def bleu_result(rows: Sequence[tuple[str, str]], stats: Sequence[tuple[str, str, int, list[int]]],
@@ -161,24 +152,14 @@ def bleu_result(rows: Sequence[tuple[str, str]], stats: Sequence[tuple[str, str,
     return BleuResult(per_summary, list(stats), sorted(signatures))
 
 
-def _statistics(records: Sequence[TokenRecord], jackknife_systems: bool, corpus=None, planned=None
-                ) -> tuple[list[tuple[str, str]], Task, list[tuple[str, str, int, list[int]]]]:
-    """Rows, task, and (topic, summarizer, set k, statistics) of every reference set of every row
-    (``corpus``, ``planned``: the records already encoded and their rows and task, if they are)."""
-    rows, task = planned if planned is not None else scoring_task(records, jackknife_systems)
-    corpus = corpus if corpus is not None else encode([r.tokenized for r in records])
+def _bleu_statistics(corpus, rows: Sequence[tuple[str, str]], task: Task) -> list[tuple[str, str, int, list[int]]]:
+    """(topic, summarizer, set k, statistics) of every reference set of every row of ``task``,
+    whose summaries are encoded in ``corpus``."""
     flat_peers = [p for p, sets in zip(task.peers, task.reference_sets) for _ in sets]
     flat_sets = [refs for sets in task.reference_sets for refs in sets]
     matrix = iter(corpus_statistics(corpus, flat_peers, flat_sets).tolist())
-    stats = [(topic, summarizer, k, next(matrix))
-             for (topic, summarizer), sets in zip(rows, task.reference_sets) for k in range(len(sets))]
-    return rows, task, stats
-
-
-def bleu_statistics(records: Sequence[TokenRecord], jackknife_systems: bool, corpus=None
-                    ) -> list[tuple[str, str, int, list[int]]]:
-    """Only the per-summary sufficient statistics (all a corpus BLEU needs)."""
-    return _statistics(records, jackknife_systems, corpus)[2]
+    return [(topic, summarizer, k, next(matrix))
+            for (topic, summarizer), sets in zip(rows, task.reference_sets) for k in range(len(sets))]
 
 
 def expand_stats(stats: Sequence[tuple[str, str, int, list]]) -> list[tuple[str, str, int, list]]:
@@ -259,13 +240,14 @@ def score_chunks(chunks: Iterable[Sequence[TokenRecord]], measures: Sequence[Mea
     out = EngineScores(prf={m.id: [] for m in measures})
     for records in chunks:
         rows, task = scoring_task(records, jackknife_systems)
-        corpus, pl = encode([r.tokenized for r in records]), plan(task)
+        corpus = encode([r.tokenized for r in records])
+        pl = plan(task) if measures else None
         out.rows += rows
         for m in measures:
             p, r, f = score(corpus, m, pl, alpha, mode)
             out.prf[m.id] += list(zip(p.tolist(), r.tolist(), f.tolist()))
         if bleu:
-            out.bleu_stats += _statistics(records, jackknife_systems, corpus, (rows, task))[2]
+            out.bleu_stats += _bleu_statistics(corpus, rows, task)
         for (_, summarizer), sets in zip(rows, task.reference_sets):
             out.reference_counts.setdefault(summarizer, set()).add(len(sets[0]))
     return out
@@ -277,9 +259,7 @@ def score_setting(ds: Dataset, stem: int, stop: int, shard: int, job: ScoreJob) 
     of whole topics, so that memory stays bounded whatever the shard's size)."""
     setting = setting_from_tag(stem, stop, job.word_limit, job.byte_limit)
     chosen = shard_topics(ds.topics, shard, job.shards)
-    sizes: dict[str, int] = {}
-    for s in ds.summaries:
-        sizes[s.topic] = sizes.get(s.topic, 0) + 1
+    sizes = Counter(s.topic for s in ds.summaries)
     chunks = (tokenize_dataset(ds, setting, set(c)) for c in topic_chunks([t for t in ds.topics if t in chosen], sizes))
     measures = [parse_measure(m, job.wlcs_weight) for m in job.measures]
     scored = score_chunks(chunks, measures, job.alpha, job.mode, job.jackknife_systems, job.bleu)
@@ -448,12 +428,8 @@ def score_dataset(ds: Dataset, measures: Sequence[Measure], settings: Sequence[S
     """Every measure under every setting, in one process (what the workflow does job by job)."""
     out = {}
     for setting in settings:
-        records = tokenize_dataset(ds, setting)
-        rows, task = scoring_task(records, jackknife_systems)
-        corpus = encode([r.tokenized for r in records])
-        pl = plan(task)
+        scored = score_chunks([tokenize_dataset(ds, setting)], measures, alpha, mode, jackknife_systems, bleu=False)
         for m in measures:
-            p, r, f = score(corpus, m, pl, alpha, mode)
             out[(m.id, int(setting.stem), int(setting.remove_stopwords))] = [
-                (t, s, float(p[i]), float(r[i]), float(f[i])) for i, (t, s) in enumerate(rows)]
+                (t, s, p, r, f) for (t, s), (p, r, f) in zip(scored.rows, scored.prf[m.id])]
     return out

@@ -133,12 +133,10 @@ def condition_scores(ds: Dataset, cond: Condition, variants: Sequence[str], alph
             continue
         mine = [v for v, p in parsed.items() if p.setting == (stem, stop)]
         measures = [parse_measure(m) for m in dict.fromkeys(parsed[v].measure for v in mine if parsed[v].family == "rouge")]
-        sizes: dict[str, int] = {}
-        for r in records:
-            sizes[r.topic] = sizes.get(r.topic, 0) + 1
         by_topic: dict[str, list[TokenRecord]] = {}
         for r in records:
             by_topic.setdefault(r.topic, []).append(r)
+        sizes = {t: len(rs) for t, rs in by_topic.items()}
         chunks = ([r for t in chunk for r in by_topic[t]] for chunk in topic_chunks(list(by_topic), sizes))
         scored = score_chunks(chunks, measures, alpha, mode, False, any(parsed[v].family == "bleu" for v in mine))
         for v in mine:

@@ -32,7 +32,6 @@ from typing import Sequence
 import numpy as np
 
 from ..variants import Variant, is_sentence_bleu
-from .correlation import pearson_columns
 
 RESAMPLING = ("systems", "topics", "both")
 

@@ -8,7 +8,6 @@
   rho = Pearson's r of the average ranks; Kendall's tau-b = (C - D) / sqrt((P - T_x)(P - T_y))
   over the P pairs of items, C / D concordant / discordant, T_x / T_y tied in x / y (scipy's
   ``kendalltau(variant='b')``). Agrees with scipy to about 1e-15 (tested).
-* :func:`pearson_columns`: Pearson r between every column of two matrices (the bootstrap's).
 * :func:`summary_level`: the summary-level correlation - within each topic, across summarizers,
   averaged over the topics where it is defined (a different question from the system level: does
   the metric rank the summaries of one input correctly?).
@@ -20,19 +19,6 @@ from typing import Mapping, Sequence
 
 import numpy as np
 from scipy import stats
-
-
-def pearson_columns(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r between every column of x (n, a) and every column of y (n, b): (a, b); NaN where
-    a column is constant."""
-    xc = x - x.mean(axis=0)
-    yc = y - y.mean(axis=0)
-    sx = np.sqrt((xc ** 2).sum(axis=0))
-    sy = np.sqrt((yc ** 2).sum(axis=0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = (xc.T @ yc) / np.outer(sx, sy)
-    r[np.outer(sx == 0, sy == 0) | (sx == 0)[:, None] | (sy == 0)[None, :]] = np.nan
-    return np.clip(r, -1, 1)
 
 
 def point_correlations(metric: np.ndarray, human: np.ndarray) -> tuple[float, float, float, int]:

@@ -31,8 +31,6 @@ def resampled_medians(values, order, n_valid, c, total, out):  # pragma: no cove
                     break
 
 
-
-
 @numba.njit(cache=True)
 def draw_order_sums(x, idx, out):  # pragma: no cover - compiled
     """out[g, r] = x[g, idx[r, 0]] + x[g, idx[r, 1]] + ... added left to right, as ROUGE-1.5.5 adds a
