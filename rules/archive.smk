@@ -9,7 +9,8 @@ rule archive:
 
 rule archive_dataset:
     input:
-        lambda wc: OUT.final(wc.dataset, COMBINATIONS),
+        results=lambda wc: OUT.final(wc.dataset, COMBINATIONS),
+        score_files=file_metric_sources,
     output:
         OUT.ARCHIVE,
     params:

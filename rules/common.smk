@@ -55,14 +55,19 @@ def data_files(*keys):
     return {k: files[k] for k in (keys or files)}
 
 
-def score_parts(wildcards):
-    """Every score job's files the gathering job reads, named by part_key."""
-    parts = {}
-    for stem, stop in SETTINGS:
-        for k in SHARDS:
-            files = OUT.files("score", wildcards.dataset, stem=stem, stop=stop, shard=k)
-            parts.update({OUT.part_key(kind, stem, stop, k): path for kind, path in files.items()})
-    return parts
+def score_parts(*kinds):
+    """An input function: the score jobs' files of the given kinds (keys of the ``score`` stage),
+    named by part_key, for the jobs that read the parts (the gathering, the intervals)."""
+
+    def inputs(wildcards):
+        parts = {}
+        for stem, stop in SETTINGS:
+            for k in SHARDS:
+                files = OUT.files("score", wildcards.dataset, stem=stem, stop=stop, shard=k)
+                parts.update({OUT.part_key(kind, stem, stop, k): files[kind] for kind in kinds})
+        return parts
+
+    return inputs
 
 
 def sera_corpus(wildcards):
@@ -76,6 +81,25 @@ def sera_scores(wildcards):
         return {}
     files = OUT.files("sera", wildcards.dataset)
     return {"sera": files["scores"], "sera_signature": files["signature"]}
+
+
+def file_metric_sources(wildcards):
+    """The score files of metrics computed elsewhere (a canonical folder's metric_scores.tsv, the
+    entry's metric_scores)."""
+    return OPTIONS.file_metric_sources(wildcards.dataset)
+
+
+def file_metric_files(**names):
+    """An input function: the file metrics job's files under the given input names
+    (``file_metric_files(file_metrics="scores")``); none when the data set has no score file."""
+
+    def inputs(wildcards):
+        if not OPTIONS.file_metric_sources(wildcards.dataset):
+            return {}
+        files = OUT.files("file_metrics", wildcards.dataset)
+        return {name: files[key] for name, key in names.items()}
+
+    return inputs
 
 
 def scores_outputs(dataset="{dataset}"):
@@ -95,6 +119,7 @@ def analysis_inputs(wildcards):
     return {
         **bleu_stats(wildcards),
         **{k: v for k, v in sera_scores(wildcards).items() if k == "sera"},
+        **file_metric_files(file_metrics="scores")(wildcards),
         "system_scores": OUT.file("scores", "systems", d),
         "summary_scores": OUT.file("scores", "summaries", d),
         "summary_human": OUT.file("human", "summaries", d),

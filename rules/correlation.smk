@@ -1,6 +1,7 @@
 # Stage 4 - correlation: system-level correlations with bootstrap intervals, Williams tests,
 # optimal variants and significance clusters, the summary-level table; the correlation tables
-# and figures (Graham 2015's Tables 1, 2, 4 and Figures 1-3; Table 5 for SERA).
+# and figures (Graham 2015's Tables 1, 2, 4 and Figures 1-3; Table 5 for SERA, Table 6 for the metrics
+# read from score files).
 
 
 rule correlate:
@@ -25,6 +26,7 @@ rule correlate:
 
 rule correlation_tables:
     input:
+        unpack(file_metric_files(file_metrics="metrics")),
         **{k: v for k, v in OUT.files("correlation", combination=COMBINATIONS).items()
            if k == "correlations" or k.startswith("williams_")},
         summary_human=OUT.file("human", "summaries"),

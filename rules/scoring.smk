@@ -1,5 +1,7 @@
 # Stage 2 - scoring: ROUGE exactly as ROUGE-1.5.5 computes it, BLEU through sacrebleu, SERA
-# (retrieval-based, over an index built once per data set), and ROUGE-1.5.5's bootstrap intervals.
+# (retrieval-based, over an index built once per data set), the scores of metrics computed elsewhere
+# (score files, checked and oriented by the file_metrics job; editing one re-runs that job, the
+# gathering and the analyses, never the ROUGE scoring), and ROUGE-1.5.5's bootstrap intervals.
 # One job per preprocessing setting (stemming x stop words) and topic shard tokenises once and
 # scores every measure and BLEU from that one corpus; the parts are gathered into
 # summary_scores.tsv and system_scores.tsv. A changed ROUGE or BLEU option re-scores every setting
@@ -64,10 +66,30 @@ rule score_sera:
         "../workflow/scripts/score_sera.py"
 
 
+rule file_metrics:
+    input:
+        sources=file_metric_sources,
+        **data_files("dataset", "summaries", "judgments"),
+    output:
+        **OUT.files("file_metrics"),
+    params:
+        code=code("file_metrics"),
+        options=lambda wc: OPTIONS.file_metrics(wc.dataset),
+    log:
+        OUT.log("file_metrics"),
+    resources:
+        **ANALYSIS,
+    conda:
+        METAEVAL_ENV
+    script:
+        "../workflow/scripts/file_metrics.py"
+
+
 rule gather_scores:
     input:
         unpack(sera_scores),
-        unpack(score_parts),
+        unpack(file_metric_files(file_metrics="scores", file_metrics_signature="signature")),
+        unpack(score_parts("scores", "bleu_stats", "bleu_signature")),
     output:
         **scores_outputs(),
     params:
@@ -85,7 +107,9 @@ rule gather_scores:
 
 rule system_intervals:
     input:
-        summary_scores=OUT.file("scores", "summaries"),
+        # the score jobs' parts, not the gathered table: another metric's change re-runs the
+        # gathering but not these ROUGE-only intervals
+        unpack(score_parts("scores")),
     output:
         **reported(OUT.files("intervals"), "Confidence intervals"),
     params:

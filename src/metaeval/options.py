@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
-from .data.datasets import FILES, REQUIRED
+from .data.datasets import FILES, METRIC_SCORES, REQUIRED
 from .data.simulate import SimulationParams
 from .outputs import RESULTS
 from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
@@ -97,6 +97,7 @@ def check(config: Mapping[str, Any]) -> None:
         for k in ("see_table", "manual_peer"):
             if entry.get(k):
                 paths.append((k, entry[k]))
+        paths.extend((f"metric_scores[{i}]", p) for i, p in enumerate(entry.get("metric_scores", [])))
         for k, p in paths:
             if not Path(p).exists():
                 raise ConfigError(f"config key {key}.{k}: {p!r} does not exist (relative paths are "
@@ -109,6 +110,9 @@ def check(config: Mapping[str, Any]) -> None:
                 for required in REQUIRED:
                     if not (Path(p) / FILES[required]).is_file():
                         raise ConfigError(f"config key {key}.path: {p!r} has no {FILES[required]}; {expected}")
+            if k.startswith("metric_scores") and not Path(p).is_file():
+                raise ConfigError(f"config key {key}.{k}: {p!r} is not a file; expected a score file "
+                                  "(topic, summarizer, metric, score; docs/DATASET_FORMAT.md)")
             if Path(p).resolve().is_relative_to(Path(RESULTS).resolve()):
                 # The workflow owns results/: a job would overwrite or delete the user's files there.
                 raise ConfigError(f"config key {key}.{k}: {p!r} is inside the workflow's output folder "
@@ -298,6 +302,14 @@ class DucTacOptions(NamedTuple):
     citation: str
 
 
+class FileMetricsOptions(NamedTuple):
+    """The file metrics job: the config entry's declarations (metric, name, higher_is_better,
+    description; they win over dataset.yaml's) and whether partial coverage is allowed."""
+    declarations: tuple[tuple[str, str | None, bool | None, str | None], ...]
+    partial_coverage: bool
+    key: str                   # the config key of the entry, for messages
+
+
 class ScaleOptions(NamedTuple):
     shards: int
     scoring_mem_mb: int
@@ -370,6 +382,19 @@ class Options:
                              e["one_sentence_per_line"], tuple(sorted(e["tac_columns"].items())),
                              tuple((k, tuple(v)) for k, v in sorted(e["tac_scales"].items())), e["description"],
                              e["source"], e["license"], e["citation"])
+
+    def file_metric_sources(self, name: str) -> list[str]:
+        """The score files of a data set: a canonical folder's metric_scores.tsv (read when it
+        exists), then the entry's ``metric_scores`` in the given order."""
+        e = self.datasets[name]
+        folder = [str(Path(e["path"]) / METRIC_SCORES)] if e["format"] == "canonical" else []
+        return [p for p in folder if Path(p).is_file()] + list(e.get("metric_scores", []))
+
+    def file_metrics(self, name: str) -> FileMetricsOptions:
+        e = self.datasets[name]
+        decl = tuple((m, d.get("name"), d.get("higher_is_better"), d.get("description"))
+                     for m, d in sorted(e.get("metrics", {}).items()))
+        return FileMetricsOptions(decl, bool(e.get("partial_coverage", False)), f"config key datasets.{name}.metrics")
 
     def resolved(self, dataset: str) -> dict[str, Any]:
         """Everything that determines one data set's results: its entry and every analysis section

@@ -55,6 +55,8 @@ STAGES: dict[str, dict[str, str]] = {
               "bleu_signature": "scores/parts/BLEU_signature_ST{stem}_RS{stop}.shard{shard}.txt"},
     "sera_index": {"index": "scores/sera/index.zip"},
     "sera": {"scores": "scores/sera_scores.tsv", "signature": "scores/sera/signature.txt"},
+    "file_metrics": {"scores": "scores/file_metrics/scores.tsv", "metrics": "scores/file_metrics/metrics.tsv",
+                     "signature": "scores/file_metrics/signature.txt"},
     "scores": {"summaries": "scores/summary_scores.tsv", "systems": "scores/system_scores.tsv",
                "signature": "scores/scoring_signature.txt", "bleu_stats_{setting}": "scores/bleu_stats_{setting}.tsv"},
     "intervals": {"table": "intervals/system_intervals.tsv", "markdown": "intervals/intervals.md",
@@ -67,6 +69,7 @@ STAGES: dict[str, dict[str, str]] = {
                     "summary_level": "analysis/summary_level_correlations.tsv", "notes": "analysis/notes.tsv"},
     "correlation_tables": {**_table("analysis", "table1", "table1"), **_table("analysis", "table2", "table2"),
                            **_table("analysis", "table4", "table4"), **_table("analysis", "table5", "table5"),
+                           **_table("analysis", "table6", "table6_file_metrics"),
                            **_figure("analysis", "figure1", "figure1_coverage_vs_lq"),
                            **_figure("analysis", "figure2", "figure2_densities"),
                            **_figure("analysis", "figure3", "figure3_williams")},
@@ -135,6 +138,19 @@ def part_key(kind: str, stem: int, stop: int, shard: int) -> str:
     return f"{kind}__{setting_tag(stem, stop)}__shard{shard}"
 
 
+def parts_by_setting(inputs: Mapping[str, str], kind: str) -> dict[tuple[int, int], list[str]]:
+    """A job's named inputs of one kind of score-job file (:func:`part_key`), by (stem, stop), in shard order."""
+    found = {}
+    for key, path in inputs.items():
+        m = re.fullmatch(rf"{kind}__ST([01])_RS([01])__shard([0-9]+)", key)
+        if m:
+            found[(int(m[1]), int(m[2]), int(m[3]))] = path
+    out: dict[tuple[int, int], list[str]] = {}
+    for (stem, stop, _), path in sorted(found.items()):
+        out.setdefault((stem, stop), []).append(path)
+    return out
+
+
 # ----------------------------------------------------------------------------- the main job
 
 def final(dataset: str, combinations: Sequence[str]) -> list[str]:
@@ -181,6 +197,7 @@ REPORT_SECTIONS: tuple[ReportSection, ...] = (
         ReportItem("correlation", "notes", "Notes: skipped combinations, undefined tests and the settings of the tests."),
     )),
     ReportSection("SERA and pyramid scores (Cohan & Goharian 2016)", (ReportItem("correlation_tables", "table5_md"),)),
+    ReportSection("Metrics from score files", (ReportItem("correlation_tables", "table6_md"),)),
     ReportSection("Confidence intervals of system scores (ROUGE-1.5.5 -c 95 -r 1000)", (
         ReportItem("intervals", "markdown"),
         ReportItem("intervals", "figure_png",

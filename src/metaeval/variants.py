@@ -130,6 +130,29 @@ def _looks_like_rouge(metric: str) -> bool:
     return bool(re.match(rf"^{MEASURE_PATTERN}_ST[01]_RS[01]", metric))
 
 
+# The per-summary metrics the workflow computes itself, beside ROUGE and BLEU (SERA's ids:
+# metaeval.metrics.sera.metric_id).
+_BUILTIN_OTHER = re.compile(r"^SERA(?:DIS)?[0-9]+_(?:PL|KW)$")
+
+
+def metric_id_problem(metric: str) -> str | None:
+    """Why ``metric`` cannot name a metric read from a score file, or None: its variants
+    ``<metric>_A`` / ``<metric>_M`` must read back as that metric, and it must not be (or look like)
+    the id of a metric the workflow computes (ROUGE, BLEU, SERA), whose scores it would shadow."""
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.+-]*", metric):
+        return ("expected a letter followed by letters, digits and '_', '.', '+', '-' "
+                "(it becomes the variant ids <metric>_A and <metric>_M)")
+    if _looks_like_rouge(metric) or _BLEU.match(metric) or _BUILTIN_OTHER.match(metric) or metric == "BLEU":
+        return "collides with a metric the workflow computes (ROUGE, BLEU or SERA ids); rename it"
+    try:
+        parsed = Variant.parse(f"{metric}_A")
+    except ValueError:
+        parsed = None
+    if parsed is None or parsed.measure != metric:
+        return "its variant ids <metric>_A / <metric>_M would not read back as this metric; rename it"
+    return None
+
+
 def summary_metric_id(measure: str, stem: int, stop: int, prf: str | None = None) -> str:
     """Id of a per-summary score column: R2_ST1_RS0_R (ROUGE-2 recall), BLEU_ST1_RS0 (``prf`` None)."""
     return f"{measure}_{setting_tag(stem, stop)}" + ("" if prf is None else f"_{prf}")

@@ -4,4 +4,5 @@ from metaeval.stages.archive import write_archive
 
 w, p = snakemake.wildcards, snakemake.params
 with job_log(snakemake.log[0], f"archive {w.dataset}"):
-    write_archive(w.dataset, p.results, p.config, w.confighash, p.git, snakemake.output[0])
+    write_archive(w.dataset, p.results, p.config, w.confighash, p.git, snakemake.output[0],
+                  list(snakemake.input.score_files))

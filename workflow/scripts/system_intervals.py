@@ -1,8 +1,9 @@
 """Bootstrap confidence intervals of every system's ROUGE scores (as ROUGE-1.5.5 -c 95 -r 1000)."""
 from metaeval.logs import job_log
+from metaeval.outputs import parts_by_setting
 from metaeval.stages import intervals
 
 with job_log(snakemake.log[0], f"intervals {snakemake.wildcards.dataset}"):
     o = snakemake.params.options
-    rows = intervals.compute(intervals.load(snakemake.input.summary_scores), o)
+    rows = intervals.compute(intervals.load(parts_by_setting(dict(snakemake.input.items()), "scores")), o)
     intervals.write(rows, o, dict(snakemake.output.items()))

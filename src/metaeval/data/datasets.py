@@ -30,6 +30,8 @@ HUMAN_COMPONENTS = ("coverage", "linguistic_quality")
 FILES = {"dataset": "dataset.yaml", "summaries": "summaries.jsonl", "judgments": "judgments.tsv",
          "documents": "documents.jsonl", "pyramids": "pyramids.jsonl"}
 REQUIRED = ("dataset", "summaries", "judgments")
+# Scores of metrics computed elsewhere, read from a canonical folder when present (metaeval.data.metric_scores).
+METRIC_SCORES = "metric_scores.tsv"
 ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
 NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
@@ -267,7 +269,51 @@ def parse_dataset_yaml(path: Path, text: str, human_override: Mapping[str, list[
     if not human["coverage"] and not human["linguistic_quality"]:
         raise fail(source or path, None if source else lines.get(("human",)), "human",
                    "both components are empty; at least one must list a dimension")
+    parse_metric_declarations(meta.get("metrics"), path, lines)
     return meta, dims, human
+
+
+@dataclass(frozen=True)
+class MetricDeclaration:
+    """What dataset.yaml's ``metrics:`` (or a config entry's) says of a metric in metric_scores.tsv."""
+
+    name: str = ""                 # display name ("" = the metric's id)
+    higher_is_better: bool = True
+    description: str = ""
+
+
+DECLARATION_KEYS = ("name", "higher_is_better", "description")
+
+
+def parse_metric_declarations(raw: Any, where: Path | str, lines: Mapping[tuple[str, ...], int] | None = None
+                              ) -> dict[str, MetricDeclaration]:
+    """Validate a ``metrics:`` mapping (metric id -> {name, higher_is_better, description}) of
+    dataset.yaml (``lines`` from its text) or of a config entry (``where`` names the config key)."""
+    lines = lines or {}
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise fail(where, lines.get(("metrics",)), "metrics",
+                   "expected a mapping of metric ids (as in metric_scores.tsv) to {name, higher_is_better, description}")
+    out: dict[str, MetricDeclaration] = {}
+    for metric, spec in raw.items():
+        line, fname = lines.get(("metrics", str(metric))), f"metrics.{metric}"
+        spec = {} if spec is None else spec
+        if not isinstance(spec, dict):
+            raise fail(where, line, fname, "expected a mapping {name: text, higher_is_better: true|false, description: text}")
+        unknown = sorted(set(map(str, spec)) - set(DECLARATION_KEYS))
+        if unknown:
+            raise fail(where, lines.get(("metrics", str(metric), unknown[0]), line), f"{fname}.{unknown[0]}",
+                       f"unknown key; expected only {', '.join(DECLARATION_KEYS)}")
+        hib = spec.get("higher_is_better", True)
+        if not isinstance(hib, bool):
+            raise fail(where, lines.get(("metrics", str(metric), "higher_is_better"), line), f"{fname}.higher_is_better",
+                       f"{hib!r} is not true or false")
+        for key in ("name", "description"):
+            if not isinstance(spec.get(key, ""), str):
+                raise fail(where, lines.get(("metrics", str(metric), key), line), f"{fname}.{key}", "expected text")
+        out[str(metric)] = MetricDeclaration(spec.get("name", ""), hib, spec.get("description", ""))
+    return out
 
 
 # ----------------------------------------------------------------------------- summaries.jsonl

@@ -140,6 +140,6 @@ def load(system_scores: str, summary_scores: str, summary_human: str, system_hum
 
 def load_named(inputs: Mapping[str, str], summarizers: str) -> AnalysisInputs:
     """:func:`load` from a job's named inputs (``system_scores``, ``summary_scores``,
-    ``summary_human``, ``system_human``, ``bleu_stats_ST..``, optional ``sera``)."""
+    ``summary_human``, ``system_human``, ``bleu_stats_ST..``, optional ``sera`` and ``file_metrics``)."""
     return load(inputs["system_scores"], inputs["summary_scores"], inputs["summary_human"], inputs["system_human"],
-                summarizers, bleu_stats_paths(inputs), [inputs["sera"]] if inputs.get("sera") else [])
+                summarizers, bleu_stats_paths(inputs), [inputs[k] for k in ("sera", "file_metrics") if inputs.get(k)])

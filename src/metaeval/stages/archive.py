@@ -4,8 +4,9 @@
 
 * ``config/config.yaml``: the resolved configuration, with the data set entry pointing at the
   archived canonical copy, so that running the workflow in the unpacked folder redoes everything;
-* ``data/{dataset}/``: the canonical data set (the validated copy every stage read) and
-  ``SHA256SUMS``;
+* ``data/{dataset}/``: the canonical data set (the validated copy every stage read), the score
+  files of metrics computed elsewhere as they were read (a folder's ``metric_scores.tsv`` as
+  ``metric_scores.tsv``, the files the entry names under ``metric_scores/``) and ``SHA256SUMS``;
 * ``archived_results/{dataset}/``: every result of the data set as it was produced;
 * ``provenance.yaml``: the original configuration entry, the config hash, the workflow's git commit
   and whether its tree was dirty, and the exact package versions; ``README.md``: how to reproduce.
@@ -20,11 +21,11 @@ import hashlib
 import io
 import tarfile
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import yaml
 
-from ..data.datasets import FILES
+from ..data.datasets import FILES, METRIC_SCORES
 from ..files import atomic_path
 from ..provenance import package_versions
 
@@ -68,23 +69,40 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     tar.addfile(info, io.BytesIO(data))
 
 
+def archived_score_files(dataset: str, entry: Mapping[str, Any], sources: Sequence[str]) -> list[tuple[str, str]]:
+    """(source, name under data/{dataset}/) of every score file: a canonical folder's own
+    metric_scores.tsv keeps its name (the rerun reads it from the folder), the entry's files go to
+    ``metric_scores/`` under their names (numbered when two share a name)."""
+    folder = str(Path(entry["path"]) / METRIC_SCORES) if entry["format"] == "canonical" else None
+    named = [s for s in sources if s != folder]
+    names = [Path(s).name for s in named]
+    out = [(folder, METRIC_SCORES)] if folder in sources else []
+    out += [(s, f"metric_scores/{n if names.count(n) == 1 else f'{i}-{n}'}") for i, (s, n) in enumerate(zip(named, names))]
+    return out
+
+
 def write_archive(dataset: str, results_dir: str | Path, resolved_config: Mapping[str, Any], config_hash: str,
-                  git: Mapping[str, Any], out: str | Path) -> None:
+                  git: Mapping[str, Any], out: str | Path, score_files: Sequence[str] = ()) -> None:
     """Archive one data set's results folder; ``git`` = the workflow's commit and dirty flag
-    (:func:`metaeval.provenance.git_state`)."""
+    (:func:`metaeval.provenance.git_state`); ``score_files``: the data set's score files of metrics
+    computed elsewhere (:meth:`metaeval.options.Options.file_metric_sources`)."""
     results_dir = Path(results_dir)
     root = f"{dataset}-{config_hash}"
     original = dict(resolved_config["datasets"][dataset])
+    scores = archived_score_files(dataset, original, score_files)
+    entry: dict[str, Any] = {"format": "canonical", "path": f"data/{dataset}"}
+    named = [f"data/{dataset}/{name}" for _, name in scores if name != METRIC_SCORES]
+    entry.update({"metric_scores": named} if named else {})
+    entry.update({k: original[k] for k in ("human", "metrics", "partial_coverage") if k in original})
     rerun_config = {k: v for k, v in resolved_config.items() if k != "datasets"}
-    rerun_config = {"datasets": {dataset: {"format": "canonical", "path": f"data/{dataset}"}}, **rerun_config}
+    rerun_config = {"datasets": {dataset: entry}, **rerun_config}
     members: dict[str, bytes] = {}
     # hidden files are temporary names of interrupted writes (metaeval.files): never archived
     for path in sorted(p for p in results_dir.rglob("*") if p.is_file() and not p.name.startswith(".")):
         members[f"{root}/archived_results/{dataset}/{path.relative_to(results_dir).as_posix()}"] = path.read_bytes()
     sums = []
-    for name in FILES.values():
-        path = results_dir / "data" / name
-        members[f"{root}/data/{dataset}/{name}"] = path.read_bytes()
+    for path, name in [*((results_dir / "data" / n, n) for n in FILES.values()), *scores]:
+        members[f"{root}/data/{dataset}/{name}"] = Path(path).read_bytes()
         sums.append(f"{sha256(path)}  {name}\n")
     members[f"{root}/data/{dataset}/SHA256SUMS"] = "".join(sums).encode()
     members[f"{root}/config/config.yaml"] = yaml.safe_dump(rerun_config, sort_keys=False).encode()

@@ -7,6 +7,8 @@ stage's tables.
   stemming, stop words, mean/median, P/R/F).
 * Table 4: the top variants of every combination, r per combination, optimal ones marked.
 * Table 5: the metrics that are neither ROUGE nor BLEU (SERA) next to BLEU and the best ROUGE variant.
+* Table 6: the metrics read from score files (:mod:`metaeval.data.metric_scores`) with their rank
+  among all variants, next to BLEU and the three best ROUGE variants.
 * Figure 1: coverage vs linguistic quality of every judged summary.
 * Figure 2: densities of coverage, linguistic quality and their arithmetic mean.
 * Figure 3: pairwise Williams test results for BLEU, the top variants and the baselines: a
@@ -52,6 +54,7 @@ class Tables:
     table2: DisplayTable
     table4: DisplayTable
     table5: DisplayTable
+    table6: DisplayTable
     summary_human: list[dict[str, str]]     # Figures 1 and 2
     williams_variants: list[str]            # Figure 3: shown variants (rows and columns)
     williams_p: np.ndarray
@@ -115,11 +118,13 @@ def table4(corr: list[dict[str, str]], combinations: Sequence[str], top: int) ->
                         "that combination.", ["variant", *combinations], _pearson_rows(by, chosen, combinations))
 
 
-def table5(corr: list[dict[str, str]], combinations: Sequence[str], comb: str) -> DisplayTable:
-    """The metrics that are neither ROUGE nor BLEU (SERA), next to BLEU and the best ROUGE variant."""
+def table5(corr: list[dict[str, str]], combinations: Sequence[str], comb: str, file_metrics: Sequence[str] = ()
+           ) -> DisplayTable:
+    """The metrics that are neither ROUGE nor BLEU nor read from files (SERA), next to BLEU and the
+    best ROUGE variant."""
     by = {(r["variant"], r["combination"]): r for r in corr}
     variants = list(dict.fromkeys(r["variant"] for r in corr))
-    others = [v for v in variants if _family(v) == "metric"]
+    others = [v for v in variants if _family(v) == "metric" and Variant.parse(v).measure not in file_metrics]
     ranked = [r for r in _ranked(corr, comb) if _family(r["variant"]) == "rouge"]
     shown = others + [v for v in variants if _family(v) == "bleu"] + [r["variant"] for r in ranked[:1]]
     caption = ("Table 5. SERA (Cohan & Goharian 2016; SERA<n> / SERADIS<n> = simple / rank-discounted overlap of the "
@@ -128,6 +133,36 @@ def table5(corr: list[dict[str, str]], combinations: Sequence[str], comb: str) -
                "all metrics)." + ("" if others else " SERA was not computed (disabled, or the data set has no documents "
                                                     "and no corpus is configured)."))
     return DisplayTable(caption, ["metric", *combinations], _pearson_rows(by, shown, combinations))
+
+
+def table6(corr: list[dict[str, str]], comb: str, file_metrics: Sequence[Mapping[str, str]]) -> DisplayTable:
+    """The metrics read from score files (``file_metrics``: metrics.tsv's rows), each variant
+    with its r, 95% interval, Spearman rho, Kendall tau and rank among all variants (main
+    combination), next to BLEU and the three best ROUGE variants."""
+    ranked = _ranked(corr, comb)
+    rank = {r["variant"]: i + 1 for i, r in enumerate(ranked)}
+    info = {m["metric"]: m for m in file_metrics}
+    files = [r for r in ranked if _family(r["variant"]) == "metric" and Variant.parse(r["variant"]).measure in info]
+    undefined = [r for r in corr if r["combination"] == comb and r["pearson"] == "NA"
+                 and _family(r["variant"]) == "metric" and Variant.parse(r["variant"]).measure in info]
+    bleu = [r for r in ranked if _family(r["variant"]) == "bleu"]
+    rouge = [r for r in ranked if _family(r["variant"]) == "rouge"][:3]
+    rows = []
+    for r in sorted([*files, *undefined, *bleu, *rouge], key=lambda r: rank.get(r["variant"], math.inf)):
+        m = info.get(Variant.parse(r["variant"]).measure) if _family(r["variant"]) == "metric" else None
+        rows.append([str(rank.get(r["variant"], "NA")), r["variant"], m["name"] if m else "",
+                     m["orientation"] if m else "", tables.fixed(r["pearson"]),
+                     f"[{tables.fixed(r['pearson_lo'])}, {tables.fixed(r['pearson_hi'])}]",
+                     tables.fixed(r["spearman"]), tables.fixed(r["kendall"]), "*" if r["optimal"] == "yes" else ""])
+    caption = (f"Table 6. Metrics read from score files ({comb}): Pearson r with its 95% interval, Spearman rho, "
+               f"Kendall tau and rank among all {len(ranked)} variants with a defined r, next to BLEU and the three "
+               "best ROUGE variants; _A mean, _M median over a summarizer's summaries; a metric whose lower scores "
+               "are better is negated; * = optimal (Williams tests among all metrics).")
+    if not file_metrics:
+        caption += (" No score file: put a metric_scores.tsv in the data set folder or name files in the config "
+                    "(datasets.<name>.metric_scores; docs/DATASET_FORMAT.md).")
+    return DisplayTable(caption, ["rank", "variant", "metric", "orientation", "r", "95% CI", "rho", "tau", "optimal"],
+                        rows)
 
 
 def figure3_data(corr: list[dict[str, str]], williams, comb: str, baselines: Sequence[str], top: int
@@ -151,28 +186,33 @@ def main_of(corr: list[dict[str, str]]) -> str:
     return main_combination(combinations) if combinations else "arithmetic"
 
 
-def load(correlations: str, williams: Mapping[str, str], summary_human: str) -> tuple[list, object, list]:
-    """The correlation rows, the main combination's Williams table (a frame) and the per-summary
-    human scores, as text cells."""
+def load(correlations: str, williams: Mapping[str, str], summary_human: str, file_metrics: str | None = None
+         ) -> tuple[list, object, list, list]:
+    """The correlation rows, the main combination's Williams table (a frame), the per-summary
+    human scores and the file metrics' metrics.tsv rows (none without score files), as text cells."""
     corr = tables.read_tsv(correlations).to_dict("records")
     path = williams.get(main_of(corr))
-    return corr, tables.read_tsv(path) if path else None, tables.read_tsv(summary_human).to_dict("records")
+    metrics = tables.read_tsv(file_metrics).to_dict("records") if file_metrics else []
+    return (corr, tables.read_tsv(path) if path else None, tables.read_tsv(summary_human).to_dict("records"),
+            metrics)
 
 
 def compute(corr: list[dict[str, str]], williams, summary_human: list[dict[str, str]],
-            options: CorrelationTablesOptions) -> Tables:
+            file_metrics: list[dict[str, str]], options: CorrelationTablesOptions) -> Tables:
     """``williams``: the main combination's Williams table (:func:`load`)."""
     combinations = list(dict.fromkeys(r["combination"] for r in corr))
     comb = main_of(corr)
     shown, p = figure3_data(corr, williams, comb, options.baselines, options.top)
+    ids = [m["metric"] for m in file_metrics]
     return Tables(comb, table1(corr, comb), table2(corr, comb), table4(corr, combinations, options.top),
-                  table5(corr, combinations, comb), summary_human, shown, p, options.alpha)
+                  table5(corr, combinations, comb, ids), table6(corr, comb, file_metrics), summary_human, shown, p,
+                  options.alpha)
 
 
 # ----------------------------------------------------------------------------- writing
 
 def write(t: Tables, out: Mapping[str, str]) -> None:
-    for name in ("table1", "table2", "table4", "table5"):
+    for name in ("table1", "table2", "table4", "table5", "table6"):
         d: DisplayTable = getattr(t, name)
         tables.write_table(out[f"{name}_tsv"], out[f"{name}_md"], d.caption, d.header, d.rows)
     figure1(t.summary_human, out["figure1_png"], out["figure1_svg"])

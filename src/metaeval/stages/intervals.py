@@ -1,7 +1,7 @@
 """Intervals stage: every summarizer's ROUGE mean variants with the bootstrap interval ROUGE-1.5.5
 prints for ``-c 95 -r 1000`` (computed as it does: :mod:`metaeval.stats.rouge_bootstrap`).
 
-load (summary_scores.tsv) -> :func:`compute` (a list of :class:`Row`) -> :func:`write`
+load (the score jobs' parts) -> :func:`compute` (a list of :class:`Row`) -> :func:`write`
 (system_intervals.tsv, intervals.md, the figure of the shown variants).
 """
 
@@ -16,6 +16,7 @@ from .. import figures, tables
 from ..options import IntervalOptions
 from ..stats.rouge_bootstrap import Interval, percent, perl_resample_indices, rouge_intervals
 from ..variants import PRF, Variant
+from .scoring import read_part
 
 
 class Row(NamedTuple):
@@ -25,14 +26,17 @@ class Row(NamedTuple):
     interval: Interval
 
 
-def load(summary_scores: str) -> dict[tuple[str, str, int, int], list[tuple[str, dict[str, float]]]]:
-    """Per (summarizer, measure, stem, stop): its (topic, {P, R, F}) rows, ROUGE only."""
-    f = tables.read_tsv(summary_scores, numeric=("P", "R", "F"))
+def load(parts: Mapping[tuple[int, int], list[str]]) -> dict[tuple[str, str, int, int], list[tuple[str, dict[str, float]]]]:
+    """Per (summarizer, measure, stem, stop): its (topic, {P, R, F}) rows, ROUGE only, from the
+    score jobs' parts (:func:`metaeval.outputs.parts_by_setting`)."""
     per: dict[tuple[str, str, int, int], list] = {}
-    for t, s, m, st, rs, p, r, fv in zip(f["topic"], f["summarizer"], f["measure"], f["stem"], f["stopwords_removed"],
-                                         f["P"].tolist(), f["R"].tolist(), f["F"].tolist()):
-        if m != "BLEU":
-            per.setdefault((s, m, int(st), int(rs)), []).append((t, {"P": p, "R": r, "F": fv}))
+    for (stem, stop), paths in parts.items():
+        for path in paths:
+            for measure, rows in read_part(path).items():
+                if measure == "BLEU":
+                    continue
+                for t, s, p, r, fv in rows:
+                    per.setdefault((s, measure, stem, stop), []).append((t, {"P": p, "R": r, "F": fv}))
     return per
 
 

@@ -73,6 +73,10 @@ def methods(config: Mapping) -> str:
          f"{se.get('corpus') or 'the data set documents'} with {se.get('model')}; SERA-n and rank-discounted SERA-DIS-n "
          f"at n = {', '.join(map(str, se.get('cutoffs', [])))} against each reference, averaged; mean (_A) and median "
          "(_M) per system." if se.get("enabled") else "SERA: disabled."),
+        "Metrics read from score files (metric_scores.tsv; Table 6 lists them, the scoring signature names each "
+        "file with its checksum): per-summary scores as given, negated where the data set or the config declares "
+        "lower scores better; mean (_A) and median (_M) per system over the summaries that have a score; they take "
+        "part in every analysis as the computed metrics do.",
         f"Bootstrap intervals of system ROUGE scores exactly as ROUGE-1.5.5 -c {percent(iv.get('confidence', 0.95)):g} -r "
         f"{iv.get('resamples')} (seed {iv.get('seed')}).",
         f"Sweeps of {', '.join(sw.get('variants', []))}: systems scored against all references and against each single "

@@ -379,12 +379,23 @@ class Gathered:
     bleu_system: dict[tuple[int, int], list[tuple[str, float]]]
     bleu_signatures: set[str]
     other: pd.DataFrame | None
-    other_signatures: list[str]
+    other_signatures: list[tuple[str, str]]     # (kind, signature line)
+
+
+# The long per-summary tables of metrics that are neither ROUGE nor BLEU, by the gathering job's
+# input names: kind in the scoring signature -> (table, signature).
+OTHER_TABLES = {"sera": ("sera", "sera_signature"), "file": ("file_metrics", "file_metrics_signature")}
+
+
+def other_tables(inputs: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+    """The other metrics' tables and signatures among a job's named inputs (:data:`OTHER_TABLES`)."""
+    return {kind: (inputs[table], inputs[sig]) for kind, (table, sig) in OTHER_TABLES.items() if inputs.get(table)}
 
 
 def load_parts(inputs: Mapping[str, str], rouge: RougeOptions, bleu: bool, shards: int,
-               other_scores: str | None = None, other_signature: str | None = None) -> Gathered:
-    """Read every score job's files (by :func:`part_key`) and the other metrics' long table (SERA's);
+               others: Mapping[str, tuple[str, str]] = {}) -> Gathered:
+    """Read every score job's files (by :func:`part_key`) and the other metrics' long tables
+    (``others``: kind -> (table, signature file), :func:`other_tables`: SERA's, the file metrics');
     the per-summary rows in measure, setting, shard order."""
     by_setting = {(stem, stop): [read_part(inputs[part_key("scores", stem, stop, k)]) for k in range(shards)]
                   for stem, stop in rouge.settings}
@@ -404,8 +415,10 @@ def load_parts(inputs: Mapping[str, str], rouge: RougeOptions, bleu: bool, shard
             for k in range(shards):
                 path = inputs[part_key("bleu_signature", stem, stop, k)]
                 signatures.update(Path(path).read_text(encoding="utf-8").splitlines())
-    other = read_metric_scores(other_scores) if other_scores else None
-    other_signatures = [Path(other_signature).read_text(encoding="utf-8").strip()] if other_signature else []
+    frames = [read_metric_scores(table) for table, _ in others.values()]
+    other = pd.concat(frames, ignore_index=True) if frames else None
+    other_signatures = [(kind, line) for kind, (_, sig) in others.items()
+                        for line in Path(sig).read_text(encoding="utf-8").splitlines() if line.strip()]
     return Gathered(parts, bleu_stats, bleu_system, signatures, other, other_signatures)
 
 
@@ -418,7 +431,7 @@ def write_gathered(g: Gathered, rouge: RougeOptions, out: Mapping[str, str]) -> 
         write_bleu_stats(stats, out[f"bleu_stats_{setting_tag(stem, stop)}"])
     lines = [f"rouge\t{rouge_signature(rouge)}"]
     lines.extend(f"bleu\t{s}" for s in sorted(g.bleu_signatures))
-    lines.extend(f"sera\t{s}" for s in g.other_signatures)
+    lines.extend(f"{kind}\t{s}" for kind, s in g.other_signatures)
     write_text(out["signature"], "\n".join(lines) + "\n")
 
 

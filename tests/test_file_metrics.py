@@ -1,0 +1,255 @@
+"""Metrics read from score files (metaeval.data.metric_scores): the contract's checks, and the
+whole workflow on REALSumm's released BERTScore / MoverScore / JS-2 scores, checked against scipy
+on the raw file."""
+from __future__ import annotations
+
+import hashlib
+import shutil
+import statistics
+import tarfile
+from pathlib import Path
+
+import pytest
+import scipy.stats
+import yaml
+
+from conftest import SHARED_DATA, TINY_YAML, job_counts, snakemake, write_tiny
+from metaeval import tables
+from metaeval.data import metric_scores as ms
+from metaeval.data.datasets import DatasetError, MetricDeclaration, read_dataset
+from metaeval.options import ConfigError, Options
+from reference import require
+
+HEADER = "topic\tsummarizer\tmetric\tscore\n"
+# The tiny data set's judged summaries: (T1, 1), (T1, 2), (T2, 1), (T2, 2), (T1, B).
+FULL = "T1\t1\tM\t0.5\nT1\t2\tM\t0.125\nT2\t1\tM\t0.75\nT2\t2\tM\t0.25\nT1\tB\tM\t1.5\nT1\tA\tM\t2\n"
+
+
+def score_file(folder: Path, text: str, name: str = "metric_scores.tsv") -> str:
+    path = folder / name
+    path.write_text(HEADER + text)
+    return str(path)
+
+
+def check(folder: Path, paths, declared=None, overrides=None, partial=False) -> ms.FileMetrics:
+    ds = read_dataset({k: str(folder / f) for k, f in
+                       (("dataset", "dataset.yaml"), ("summaries", "summaries.jsonl"), ("judgments", "judgments.tsv"))})
+    return ms.compute(paths, {s.key for s in ds.summaries}, ds.judgments, declared or {}, overrides or {}, partial,
+                      "config key datasets.tiny.metrics")
+
+
+# ----------------------------------------------------------------------------- the contract
+
+@pytest.mark.parametrize("text, message", [
+    ("T1\t1\tM\n", "line 2: 3 tab-separated cells; expected 4 (topic, summarizer, metric, score)"),
+    ("T1\t1\tM\tnan\n", "line 2, field 'score': 'nan' is not a number; expected a finite decimal number"),
+    ("T1\t1\tM\t0.5\nT1\t1\tM\t0.6\n", "line 3, field 'metric': second score of 'M' for ('T1', '1'); first in"),
+    ("T1\t1\tM\t1e999\n", "line 2, field 'score': '1e999' overflows a double; expected a finite number"),
+    ("T1\t1\tBLEU_ST1_RS0\t0.5\n", "line 2, field 'metric': 'BLEU_ST1_RS0': collides with a metric the workflow"),
+    ("T1\t1\tSERADIS10_KW\t0.5\n", "line 2, field 'metric': 'SERADIS10_KW': collides with a metric the workflow"),
+    ("T1\t1\tmy score\t0.5\n", "line 2, field 'metric': 'my score': expected a letter followed by"),
+    ("T9\t1\tM\t0.5\n", "line 2, field 'summarizer': scores ('T9', '1'), which has no summary in summaries.jsonl"),
+])
+def test_score_file_errors_name_the_line_and_field(tiny, text, message):
+    path = score_file(tiny, text)
+    with pytest.raises(DatasetError) as e:
+        check(tiny, [path])
+    assert str(e.value).startswith(f"{path}, ") and message in str(e.value), str(e.value)
+
+
+def test_wrong_header_and_empty_file(tiny):
+    (tiny / "s.tsv").write_text("topic\tsummarizer\tscore\n")
+    with pytest.raises(DatasetError, match=r"s.tsv, line 1: header is \['topic', 'summarizer', 'score'\]; expected"):
+        check(tiny, [str(tiny / "s.tsv")])
+    with pytest.raises(DatasetError, match="no score rows after the header"):
+        check(tiny, [score_file(tiny, "")])
+
+
+def test_coverage_partial_only_when_allowed(tiny):
+    path = score_file(tiny, "T1\t1\tM\t0.5\nT2\t1\tM\t0.75\nT2\t2\tM\t0.25\n")
+    with pytest.raises(DatasetError, match=r"metric 'M' has no score for 2 of the 5 judged summaries \(first: topic "
+                                           r"'T1', summarizer '2'\).*datasets.tiny.partial_coverage: true"):
+        check(tiny, [path])
+    result = check(tiny, [path], partial=True)
+    (m,) = result.metrics
+    assert (m.summaries, m.judged, m.judged_missing) == (3, 3, 2)
+    assert result.notes == ["M: no score for 2 of 5 judged summaries (partial coverage allowed); its system scores "
+                            "are means and medians of the scores that exist"]
+    with pytest.raises(DatasetError, match="metric 'X' scores none of the 5 judged summaries"):
+        check(tiny, [score_file(tiny, "T1\tA\tX\t0.5\n")], partial=True)
+
+
+def test_declarations_orient_and_the_config_wins_key_by_key(tiny):
+    path = score_file(tiny, FULL)
+    declared = {"M": MetricDeclaration("Metric M", False, "a distance")}
+    result = check(tiny, [path], declared)
+    raw = {(t, s): v for t, s, _, v in [l.split("\t") for l in FULL.splitlines()]}
+    assert [(t, s, v) for t, s, _, v in result.oriented()] == sorted((t, s, -float(v)) for (t, s), v in raw.items())
+    assert result.metrics[0].orientation == "negated (lower is better)"
+    # the config sets only higher_is_better: the name and description stay dataset.yaml's
+    result = check(tiny, [path], declared, {"M": {"name": None, "higher_is_better": True, "description": None}})
+    assert result.metrics[0].declaration == MetricDeclaration("Metric M", True, "a distance")
+    assert [v for *_, v in result.oriented()] == [float(v) for _, v in sorted(raw.items())]
+    with pytest.raises(DatasetError, match=r"config key datasets.tiny.metrics: metrics.Q declares a metric that no "
+                                           r"score file has \(metrics in the files: M\)"):
+        check(tiny, [path], overrides={"Q": {"higher_is_better": False}})
+
+
+def test_dataset_yaml_declarations_are_checked_with_their_line(tmp_path):
+    folder = write_tiny(tmp_path / "t", yaml_text=TINY_YAML + "metrics:\n  M:\n    higher_is_better: maybe\n")
+    with pytest.raises(DatasetError) as e:
+        read_dataset({k: str(folder / f) for k, f in (("dataset", "dataset.yaml"), ("summaries", "summaries.jsonl"),
+                                                      ("judgments", "judgments.tsv"))})
+    line = TINY_YAML.count("\n") + 3
+    assert str(e.value) == f"{folder / 'dataset.yaml'}, line {line}, field 'metrics.M.higher_is_better': 'maybe' is not true or false"
+
+
+def test_config_names_score_files_that_must_exist(tiny):
+    with pytest.raises(ConfigError, match=r"config key datasets.t.metric_scores\[0\]: 'nowhere.tsv' does not exist"):
+        Options.from_config({"datasets": {"t": {"format": "canonical", "path": str(tiny),
+                                                "metric_scores": ["nowhere.tsv"]}}})
+    score_file(tiny, FULL)
+    opts = Options.from_config({"datasets": {"t": {"format": "canonical", "path": str(tiny),
+                                                   "metric_scores": [str(tiny / "judgments.tsv")]}}})
+    assert opts.file_metric_sources("t") == [str(tiny / "metric_scores.tsv"), str(tiny / "judgments.tsv")]
+
+
+def test_system_scores_of_file_metrics_are_means_and_medians(tiny):
+    """gather_scores's system table from the oriented scores, against statistics.mean/median."""
+    from metaeval.stages.scoring import system_scores_frame
+
+    result = check(tiny, [score_file(tiny, FULL)], {"M": MetricDeclaration(higher_is_better=False)})
+    other = tables.frame(result.oriented(), ms.HEADER)
+    frame = system_scores_frame({}, {}, other)
+    got = {(s, v): x for s, v, x in zip(frame["summarizer"], frame["variant"], frame["score"])}
+    rows = [l.split("\t") for l in FULL.splitlines()]
+    for who in ("1", "2"):
+        xs = [-float(v) for _, s, _, v in rows if s == who]
+        assert got[(who, "M_A")] == pytest.approx(statistics.mean(xs), abs=1e-15)
+        assert got[(who, "M_M")] == statistics.median(xs)
+
+
+# ----------------------------------------------------------------------------- the workflow on REALSumm
+
+METRICS = ("BERTScore_P", "BERTScore_R", "BERTScore_F", "MoverScore", "JS2")
+
+
+def raw_system_correlations(folder: Path, negate: tuple[str, ...] = ()) -> dict[str, tuple[float, float, float]]:
+    """Pearson, Spearman, Kendall tau-b of each metric's system means with the mean LitePyramid
+    recall, straight from the data set's files with scipy (the test's independent computation)."""
+    import pandas as pd
+
+    scores = pd.read_csv(folder / "metric_scores.tsv", sep="\t", dtype={"topic": str})
+    human = pd.read_csv(folder / "judgments.tsv", sep="\t", dtype={"topic": str})
+    h = human.groupby("summarizer")["litepyramid_recall"].mean().sort_index()
+    out = {}
+    for m in METRICS:
+        x = scores[scores.metric == m].groupby("summarizer")["score"].mean().reindex(h.index)
+        x = -x if m in negate else x
+        out[m] = (scipy.stats.pearsonr(x, h)[0], scipy.stats.spearmanr(x, h)[0], scipy.stats.kendalltau(x, h)[0])
+    return out
+
+
+def correlations(workdir: Path) -> dict[str, dict[str, str]]:
+    rows = tables.read_tsv(workdir / "results/realsumm/analysis/correlations.tsv").to_dict("records")
+    return {r["variant"]: r for r in rows if r["combination"] == "coverage"}
+
+
+@pytest.fixture(scope="module")
+def realsumm_run(tmp_path_factory) -> Path:
+    source = SHARED_DATA / "realsumm"
+    if not (source / "metric_scores.tsv").exists():
+        require(f"{source} is not available", "REALSumm with metric_scores.tsv")
+    workdir = tmp_path_factory.mktemp("realsumm")
+    shutil.copytree(source, workdir / "data/realsumm")     # a copy: the tests edit it
+    config = {"datasets": {"realsumm": {"format": "canonical", "path": "data/realsumm"}},
+              "rouge": {"measures": ["R1", "R2", "RSU4"], "stemming": [1], "stopwords_removed": [0]},
+              "sera": {"enabled": False},
+              "correlation": {"bootstrap_samples": 200, "baselines": ["R1_ST1_RS0_M_R", "R2_ST1_RS0_M_R"]},
+              "sweeps": {"variants": ["R2_ST1_RS0_A_R"], "word_limits": [50], "compression": [20]},
+              "intervals": {"shown": ["R2_ST1_RS0_A_R"], "resamples": 100}}
+    (workdir / "config").mkdir()
+    (workdir / "config/config.yaml").write_text(yaml.safe_dump(config))
+    snakemake(workdir, "--cores", "2")
+    return workdir
+
+
+def test_realsumm_file_metrics_correlate_as_scipy_computes_from_the_raw_file(realsumm_run):
+    corr = correlations(realsumm_run)
+    expected = raw_system_correlations(realsumm_run / "data/realsumm")
+    for m in METRICS:
+        row = corr[f"{m}_A"]
+        assert int(row["n"]) == 24
+        for key, value in zip(("pearson", "spearman", "kendall"), expected[m]):
+            assert float(row[key]) == pytest.approx(value, abs=1e-12), (m, key)
+    # the reference README's value of BERTScore_P (system-level Pearson, negative)
+    assert round(float(corr["BERTScore_P_A"]["pearson"]), 3) == -0.071
+
+
+def test_realsumm_file_metrics_take_part_in_every_analysis(realsumm_run):
+    res = realsumm_run / "results/realsumm"
+    williams = tables.read_tsv(res / "analysis/williams_coverage.tsv")
+    for m in ("BERTScore_R", "JS2", "MoverScore"):
+        assert f"{m}_A" in williams.columns and f"{m}_M" in set(williams["variant"])
+    agreement = tables.read_tsv(res / "agreement/agreement.tsv")
+    assert {"BERTScore_R", "JS2", "MoverScore"} <= set(agreement["metric"])
+    system = tables.read_tsv(res / "scores/system_scores.tsv")
+    assert {"JS2_A", "JS2_M"} <= set(system["variant"])
+    caption, header, rows = tables.read_markdown(res / "analysis/table6_file_metrics.md")
+    shown = {r[1]: r for r in rows}
+    corr = correlations(realsumm_run)
+    ranked = sorted((v for v in corr if corr[v]["pearson"] != "NA"), key=lambda v: -float(corr[v]["pearson"]))
+    assert shown["JS2_A"][0] == str(ranked.index("JS2_A") + 1) and shown["JS2_A"][3] == "as given"
+    assert any(r[1].startswith("BLEU_") for r in rows) and "Table 6" in caption
+    signature = (res / "scores/scoring_signature.txt").read_text()
+    digest = hashlib.sha256((realsumm_run / "data/realsumm/metric_scores.tsv").read_bytes()).hexdigest()[:16]
+    assert f"file\tJS2|file:metric_scores.tsv@sha256:{digest}|higher_is_better:yes" in signature
+    assert "Metrics from score files" in (res / "report.html").read_text()
+
+
+def test_editing_a_score_file_reruns_from_the_analyses_on(realsumm_run):
+    path = realsumm_run / "data/realsumm/metric_scores.tsv"
+    header, first, *rest = path.read_text().split("\n")
+    t, s, m, v = first.split("\t")
+    # an edit (Snakemake compares checksums, so touching alone would not count); later tests
+    # compute their expected values from the edited file
+    path.write_text("\n".join([header, "\t".join([t, s, m, repr(float(v) + 0.01)]), *rest]))
+    counts = job_counts(snakemake(realsumm_run, "-n").stdout)
+    assert "file_metrics" in counts and "gather_scores" in counts and "correlate" in counts
+    assert not {"score", "validate_dataset", "sweeps", "system_intervals", "human_scores"} & set(counts), counts
+    snakemake(realsumm_run, "--cores", "2")
+
+
+def test_a_lower_is_better_declaration_negates_the_metric_everywhere(realsumm_run, tmp_path):
+    extra = tmp_path / "lower.yaml"
+    extra.write_text(yaml.safe_dump({"datasets": {"realsumm": {"format": "canonical", "path": "data/realsumm",
+                                                               "metrics": {"JS2": {"higher_is_better": False,
+                                                                                   "name": "JS-2 (negated)"}}}}}))
+    args = ("--configfile", str(realsumm_run / "config/config.yaml"), str(extra))
+    counts = job_counts(snakemake(realsumm_run, "-n", *args).stdout)
+    assert "file_metrics" in counts and "score" not in counts
+    snakemake(realsumm_run, "--cores", "2", *args)
+    expected = raw_system_correlations(realsumm_run / "data/realsumm", negate=("JS2",))["JS2"]
+    assert float(correlations(realsumm_run)["JS2_A"]["pearson"]) == pytest.approx(expected[0], abs=1e-12)
+    assert expected[0] < 0
+    metrics = tables.read_tsv(realsumm_run / "results/realsumm/scores/file_metrics/metrics.tsv")
+    js2 = metrics[metrics["metric"] == "JS2"].iloc[0]
+    assert (js2["name"], js2["orientation"]) == ("JS-2 (negated)", "negated (lower is better)")
+    snakemake(realsumm_run, "--cores", "2")     # back to the module's configuration
+
+
+def test_the_archive_holds_the_score_file_and_reruns_with_it(realsumm_run, tmp_path):
+    snakemake(realsumm_run, "--cores", "2", "archive")
+    (archive,) = sorted((realsumm_run / "results/archive").glob("realsumm-*.tar.gz"))
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp_path, filter="data")
+    root = tmp_path / archive.name[: -len(".tar.gz")]
+    source = realsumm_run / "data/realsumm/metric_scores.tsv"
+    assert (root / "data/realsumm/metric_scores.tsv").read_bytes() == source.read_bytes()
+    sums = (root / "data/realsumm/SHA256SUMS").read_text()
+    assert f"{hashlib.sha256(source.read_bytes()).hexdigest()}  metric_scores.tsv" in sums
+    target = "results/realsumm/scores/file_metrics/metrics.tsv"
+    snakemake(root, "--cores", "2", target)
+    for name in ("metrics.tsv", "scores.tsv", "signature.txt"):
+        archived = root / "archived_results/realsumm/scores/file_metrics" / name
+        assert (root / "results/realsumm/scores/file_metrics" / name).read_bytes() == archived.read_bytes()
