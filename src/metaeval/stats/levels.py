@@ -1,0 +1,213 @@
+"""Correlations of metric with human scores at the three levels of Deutsch, Dror & Roth (2021,
+TACL, "A Statistical Analysis of Summarization Evaluation Metrics using Resampling Methods", §2;
+nlpstats 0.0.1 ``nlpstats.correlations.correlate``), vectorised over metrics and resamples.
+
+Scores are (systems S x inputs T) grids, NaN = no summary; a metric array may carry leading axes
+(metrics, resamples): X (..., S, T) against the human Z (..., S, T), broadcast.
+
+* ``system``: each system's mean over its inputs (NaN ignored, as ``np.nanmean``), then one
+  correlation over the systems;
+* ``input`` (our "summary level"): for each input, the correlation over the systems that have a
+  summary with both scores, then the mean over the inputs where it is defined (undefined inputs
+  dropped, as nlpstats does);
+* ``global``: one correlation over all (system, input) summaries pooled.
+
+Coefficients: Pearson's r; Spearman's rho = Pearson's r of average ranks (scipy ``spearmanr``);
+Kendall's tau-b (scipy ``kendalltau``'s default, also nlpstats'): (C - D) / sqrt((P - T_x)(P - T_y)).
+A correlation is undefined (NaN) with fewer than 3 items or a constant side (the project's rule;
+scipy returns +-1 for 2 items, which nlpstats would then average in).
+
+Resampling enters as weights: ``sys_w`` (..., S) and ``top_w`` (..., T) count how often each system
+and input is drawn, and every statistic is the one of the drawn grid (a summary counts
+sys_w[s] * top_w[t] times; a system's mean weighs its inputs by top_w; an input drawn twice counts
+twice in the input-level mean). For Kendall, two copies of one item are a pair tied on both sides,
+which tau-b ignores. All weights 1 (the default) is the plain statistic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+COEFFICIENTS = ("pearson", "spearman", "kendall")
+LEVELS = ("system", "input", "global")
+MIN_ITEMS = 3
+_BLOCK = 2_000_000   # elements per temporary array in the pairwise Kendall counts
+
+
+def _valid_weights(x, y, w):
+    """Weights with 0 wherever x or y is missing, broadcast to the common shape."""
+    ok = ~np.isnan(x) & ~np.isnan(y)
+    return np.where(ok, 1.0 if w is None else w, 0.0)
+
+
+def _constant(x, w):
+    """Whether the items with positive weight all have the same value of x (last axis)."""
+    used = w > 0
+    return np.where(used, x, -np.inf).max(axis=-1) == np.where(used, x, np.inf).min(axis=-1)
+
+
+def pearson(x, y, w=None):
+    """Weighted Pearson r over the last axis (item i counted w[i] times; NaN items left out)."""
+    w = _valid_weights(x, y, w)
+    x, y = np.where(w > 0, x, 0.0), np.where(w > 0, y, 0.0)
+    n = w.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        xc = x - (w * x).sum(axis=-1, keepdims=True) / n[..., None]
+        yc = y - (w * y).sum(axis=-1, keepdims=True) / n[..., None]
+        r = np.clip((w * xc * yc).sum(axis=-1) / np.sqrt((w * xc * xc).sum(axis=-1) * (w * yc * yc).sum(axis=-1)),
+                    -1, 1)
+    return np.where((n < MIN_ITEMS) | _constant(x, w) | _constant(y, w), np.nan, r)
+
+
+def midranks(x, w):
+    """Average ranks (1-based) of x over the last axis among the items with weight w, as
+    ``scipy.stats.rankdata`` of the data with item i repeated w[i] times. The sort depends on x
+    only, so x (..., n) is sorted once whatever leading axes w adds."""
+    order = np.argsort(x, axis=-1, kind="stable")
+    xs = np.take_along_axis(x, order, axis=-1)
+    shape = np.broadcast_shapes(x.shape, np.shape(w))
+    order_b = np.broadcast_to(order, shape)
+    ws = np.take_along_axis(np.broadcast_to(w, shape), order_b, axis=-1)
+    cw = np.cumsum(ws, axis=-1)
+    n = x.shape[-1]
+    idx = np.arange(n)
+    new = np.ones(xs.shape, dtype=bool)
+    new[..., 1:] = xs[..., 1:] != xs[..., :-1]
+    end = np.ones(xs.shape, dtype=bool)
+    end[..., :-1] = new[..., 1:]
+    first = np.maximum.accumulate(np.where(new, idx, 0), axis=-1)
+    last = np.flip(np.minimum.accumulate(np.flip(np.where(end, idx, n), axis=-1), axis=-1), axis=-1)
+    first, last = np.broadcast_to(first, shape), np.broadcast_to(last, shape)
+    before = np.take_along_axis(cw, first, axis=-1) - np.take_along_axis(ws, first, axis=-1)
+    tied = np.take_along_axis(cw, last, axis=-1) - before
+    out = np.empty(shape)
+    np.put_along_axis(out, order_b, before + (tied + 1) / 2, axis=-1)
+    return out
+
+
+def spearman(x, y, w=None):
+    """Weighted Spearman rho over the last axis: Pearson r of the weighted average ranks."""
+    w = _valid_weights(x, y, w)
+    # items of weight 0 (missing on either side) take a rank but add nothing to the others' ranks
+    return pearson(midranks(x, w), midranks(y, w), w)
+
+
+def pair_counts(x, y, w=None, epsilon: float = 0.0, y_margin: float = 0.0):
+    """Weighted pair counts over the last axis: (concordant, discordant, tied in x only, tied in y
+    only, tied in both), each summed over the pairs of distinct items i < j with weight
+    w[i] * w[j] (NaN items left out). x pairs with |x_i - x_j| <= epsilon count as tied in x
+    (mt-metrics-eval's ``_MatrixSufficientStatistics``: x = metric, y = gold); y ties are exact.
+    Pairs with |y_i - y_j| < y_margin are left out (WMT20's Kendall-like threshold). O(n^2)
+    pairs, computed in blocks of rows."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    n = x.shape[-1]
+    batch = np.broadcast_shapes(x.shape[:-1], y.shape[:-1], np.shape(w)[:-1] if w is not None else ())
+    out = np.zeros((5, *batch))
+    step = max(1, _BLOCK // max(1, int(np.prod(batch)) * n))
+    j = np.arange(n)
+    for a in range(0, n - 1, step):
+        i = np.arange(a, min(n - 1, a + step))
+        dx = x[..., i, None] - x[..., None, :]
+        dy = y[..., i, None] - y[..., None, :]
+        upper = j[None, :] > i[:, None]
+        ok = upper & ~np.isnan(dx) & ~np.isnan(dy) & ~(np.abs(dy) < y_margin)
+        tx, ty = np.abs(dx) <= epsilon, dy == 0
+        same = np.sign(dx) == np.sign(dy)
+        kinds = (ok & ~tx & ~ty & same, ok & ~tx & ~ty & ~same, ok & tx & ~ty, ok & ~tx & ty, ok & tx & ty)
+        if w is None:
+            for k, kind in enumerate(kinds):
+                out[k] += kind.sum(axis=(-2, -1))
+        else:
+            ww = (w[..., i, None] * w[..., None, :]).reshape(*np.shape(w)[:-1], -1, 1)
+            stacked = np.stack([kind.reshape(*kind.shape[:-2], -1) for kind in kinds], axis=-2).astype(float)
+            out += np.moveaxis((stacked @ ww)[..., 0], -1, 0)
+    return tuple(out)
+
+
+def kendall(x, y, w=None):
+    """Weighted Kendall tau-b over the last axis (scipy's ``kendalltau(variant='b')`` of the data
+    with item i repeated w[i] times)."""
+    con, dis, tx, ty, _ = pair_counts(x, y, w)
+    n = _valid_weights(x, y, w).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = np.clip((con - dis) / np.sqrt((con + dis + ty) * (con + dis + tx)), -1, 1)
+    return np.where((n < MIN_ITEMS) | (con + dis + ty == 0) | (con + dis + tx == 0), np.nan, tau)
+
+
+COEFFICIENT = {"pearson": pearson, "spearman": spearman, "kendall": kendall}
+
+
+def weighted_means(x, w=None):
+    """Mean over the last axis, NaN ignored, item i counted w[i] times; NaN without any value."""
+    valid = ~np.isnan(x)
+    w = np.ones(x.shape[-1]) if w is None else np.asarray(w, dtype=float)
+    num = np.matmul(np.where(valid, x, 0.0), w[..., :, None])[..., 0]
+    den = np.matmul(valid.astype(float), w[..., :, None])[..., 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / den, np.nan)
+
+
+def correlate(x, z, level: str, coefficient, sys_w=None, top_w=None):
+    """The ``coefficient`` (a name, or f(x, y, w) over the last axis such as a Kendall variant of
+    :mod:`metaeval.stats.kendall`) between metric x (..., S, T) and human z (..., S, T) at
+    ``level`` (system, input or global), with optional draw counts sys_w (..., S) and top_w (..., T)."""
+    if level not in LEVELS or not (callable(coefficient) or coefficient in COEFFICIENTS):
+        raise ValueError(f"unknown level {level!r} or coefficient {coefficient!r}")
+    f = coefficient if callable(coefficient) else COEFFICIENT[coefficient]
+    x, z = np.asarray(x, dtype=float), np.asarray(z, dtype=float)
+    sw = None if sys_w is None else np.asarray(sys_w, dtype=float)
+    tw = None if top_w is None else np.asarray(top_w, dtype=float)
+    if level == "system":
+        return f(weighted_means(x, tw), weighted_means(z, tw), sw)
+    if level == "input":
+        r = f(np.swapaxes(x, -1, -2), np.swapaxes(z, -1, -2), None if sw is None else sw[..., None, :])
+        defined = ~np.isnan(r)
+        tw = 1.0 if tw is None else tw
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (np.where(defined, r, 0.0) * tw).sum(-1) / (defined * tw).sum(-1)
+    flat = x.shape[-2] * x.shape[-1]
+    w = None
+    if sw is not None or tw is not None:
+        sw_ = np.ones(x.shape[-2]) if sw is None else sw
+        tw_ = np.ones(x.shape[-1]) if tw is None else tw
+        w = (sw_[..., :, None] * tw_[..., None, :]).reshape(*np.broadcast_shapes(sw_.shape[:-1], tw_.shape[:-1]), flat)
+    return f(x.reshape(*x.shape[:-2], flat), z.reshape(*z.shape[:-2], flat), w)
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """A correlation at a level as the statistic f(x, z, sys_w=None, top_w=None) that
+    :mod:`metaeval.stats.resampling` resamples (``coefficient``: a name or f(x, y, w))."""
+
+    level: str
+    coefficient: str | Callable
+
+    def __call__(self, x, z, sys_w=None, top_w=None):
+        return correlate(x, z, self.level, self.coefficient, sys_w, top_w)
+
+    def of_scores(self, x, y, w=None):
+        """The coefficient over the last axis of ready-made (e.g. system) scores."""
+        return (self.coefficient if callable(self.coefficient) else COEFFICIENT[self.coefficient])(x, y, w)
+
+
+def statistic(level: str, coefficient) -> Statistic:
+    return Statistic(level, coefficient)
+
+
+def fisher_interval(r, n, coefficient: str, confidence: float = 0.95):
+    """Fisher-z interval of a correlation r from n items with Bonett & Wright's (2000) constants,
+    as nlpstats' ``fisher``: tanh(atanh(r) -+ z_{(1+confidence)/2} c / sqrt(n - b)), Pearson b=3,
+    c=1; Spearman b=3, c=sqrt(1 + r^2/2); Kendall b=4, c=sqrt(0.437). NaN where n <= b. nlpstats'
+    n: systems at the system level, the most systems of any input at the input level, all
+    summaries at the global level."""
+    from scipy.stats import norm
+
+    r = np.asarray(r, dtype=float)
+    b, c = {"pearson": (3, 1.0), "spearman": (3, np.sqrt(1 + r ** 2 / 2)), "kendall": (4, np.sqrt(0.437))}[coefficient]
+    half = norm.ppf(1 - (1 - confidence) / 2) * c / np.sqrt(np.maximum(n - b, 1e-300))
+    z = np.arctanh(r)
+    lo, hi = np.tanh(z - half), np.tanh(z + half)
+    return np.where(n > b, lo, np.nan), np.where(n > b, hi, np.nan)
