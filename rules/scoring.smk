@@ -15,7 +15,7 @@ rule score:
         **OUT.files("score"),
     params:
         code=code("score"),
-        job=OPTIONS.score,
+        job=lambda wc: OPTIONS.score_job(wc.stem),
     log:
         OUT.log("score_ST{stem}_RS{stop}.shard{shard}"),
     threads: 1

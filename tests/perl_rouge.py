@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from metaeval.metrics.tokenize import EXCEPTION_FILES, rouge_release_dir
+from metaeval.metrics.tokenize import ALPHABETICAL, EXCEPTION_FILES, rouge_release_dir
 
 _LINE = re.compile(r"^\S+ (ROUGE-\S+) Eval (\d+)\.\S+ R:(\S+) P:(\S+) F:(\S+)$")
 _AVERAGE = re.compile(r"^\S+ (ROUGE-\S+) Average_([RPF]): (\S+) \(95%-conf\.int\. (\S+) - (\S+)\)$")
@@ -33,14 +33,15 @@ def unavailable_reason() -> str | None:
     return None
 
 
-def build_data_dir(dest: Path, ordered: bool = True) -> Path:
+def build_data_dir(dest: Path, ordered: bool = True, order: Sequence[str] = ALPHABETICAL) -> Path:
     """A ROUGE data folder (``-e``) with the stop-word list and the WordNet exception DB built by
     the release's own ``buildExeptionDB.pl``.
 
-    ``ordered``: load the four exception files one at a time in alphabetical order (so later
-    files win on the three keys that conflict, deterministically); otherwise build it as ROUGE's
-    README says (``cd data/WordNet-2.0-Exceptions && perl buildExeptionDB.pl . exc WordNet-2.0.exc.db``),
-    in whatever order the file system lists the files.
+    ``ordered``: load the exception files named by ``order`` (adj, adv, noun, verb) one at a time
+    in that order (so later files win on the three keys that conflict, deterministically; ``()``
+    runs the script once on a folder without exception files: an empty DB); otherwise build it as
+    ROUGE's README says (``cd data/WordNet-2.0-Exceptions && perl buildExeptionDB.pl . exc
+    WordNet-2.0.exc.db``), all four in whatever order the file system lists them.
     """
     src = rouge_release_dir() / "data"
     dest.mkdir(parents=True, exist_ok=True)
@@ -50,7 +51,7 @@ def build_data_dir(dest: Path, ordered: bool = True) -> Path:
         db.unlink()
     script = src / "WordNet-2.0-Exceptions" / "buildExeptionDB.pl"
     with tempfile.TemporaryDirectory() as tmp:
-        groups = [[f] for f in EXCEPTION_FILES] if ordered else [list(EXCEPTION_FILES)]
+        groups = ([[f"{k}.exc"] for k in order] or [[]]) if ordered else [list(EXCEPTION_FILES)]
         for i, files in enumerate(groups):
             folder = Path(tmp) / str(i)
             folder.mkdir()
@@ -59,6 +60,17 @@ def build_data_dir(dest: Path, ordered: bool = True) -> Path:
             subprocess.run(["perl", str(script), ".", "exc", str(db)], cwd=folder, check=True,
                            capture_output=True)
     return dest
+
+
+def run_setup_line(dest: Path, cwd: str, args: Sequence[str]) -> tuple[Path, list[str]]:
+    """Copy the release's ``data`` folder (stop words and the four exception files, no DB) to
+    ``dest`` and run ``buildExeptionDB.pl`` there as a set-up guide does: from folder ``cwd``
+    (relative to ``dest``) with ``args``. Returns the data folder and the exception files in the
+    order the script printed (= loaded) them."""
+    shutil.copytree(rouge_release_dir() / "data", dest)
+    script = dest / "WordNet-2.0-Exceptions" / "buildExeptionDB.pl"
+    out = subprocess.run(["perl", str(script), *args], cwd=dest / cwd, capture_output=True, check=True).stdout
+    return dest, [name for name in out.decode("latin-1").split() if name.endswith(".exc")]
 
 
 def dump_exception_db(data_dir: Path) -> dict[str, str]:

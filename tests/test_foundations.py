@@ -181,6 +181,29 @@ def test_each_job_gets_only_what_it_uses():
     assert repr(a.correlate).startswith("CorrelateOptions(")   # a record Snakemake's params trigger can compare
 
 
+def test_stemmer_exceptions_reach_only_the_jobs_that_stem():
+    from metaeval.stages.scoring import rouge_signature
+
+    base = {"datasets": {"d": {"format": "simulated"}}}
+    a = Options.from_config(base)
+    b = Options.from_config({**base, "rouge": {"stemmer_exceptions": ["noun", "adv", "verb", "adj"]}})
+    n = Options.from_config({**base, "rouge": {"stemmer_exceptions": "none"}, "sera": {"stemming": 0},
+                             "sweeps": {"variants": ["R1_ST0_RS0_A_R"]}})
+    assert a.rouge.stemmer_exceptions == ("adj", "adv", "noun", "verb") and n.rouge.stemmer_exceptions == ()
+    assert a.score_job(1) != b.score_job(1) and a.score_job(0) == b.score_job(0) == n.score_job(0)
+    assert a.sweeps != b.sweeps and a.sera_index != b.sera_index      # both stem by default
+    assert n.sera_index.stemmer_exceptions is None and n.sweeps.stemmer_exceptions is None
+    assert [rouge_signature(o.rouge).split("|")[-2] for o in (a, b, n)] == [
+        "stemexc:alphabetical", "stemexc:noun,adv,verb,adj", "stemexc:none"]
+
+
+@pytest.mark.parametrize("value", ["alphabetic", ["noun", "adv", "verb"], ["noun", "noun", "verb", "adj"],
+                                   ["noun", "adv", "verb", "adj", "adj"], ["nouns", "adv", "verb", "adj"], 3])
+def test_bad_stemmer_exceptions_name_the_key(value):
+    with pytest.raises(ConfigError, match=r"^config key rouge\.stemmer_exceptions: "):
+        Options.from_config({"datasets": {"d": {"format": "simulated"}}, "rouge": {"stemmer_exceptions": value}})
+
+
 # --------------------------------------------------------------------------- the output contract
 
 def test_contract_names_files_and_expands_placeholders():

@@ -106,6 +106,17 @@ def test_stemming_and_wlcs_weight_rescore_only_affected_jobs(run):
     assert rescored and all("_RS1" in r for r in rescored)  # only the new settings are scored
 
 
+def test_stemmer_exceptions_rerun_only_the_jobs_that_stem(run):
+    out = dry_run(run, {"rouge": {**SMALL["rouge"], "stemmer_exceptions": ["noun", "adv", "verb", "adj"]}})
+    counts = job_counts(out)
+    outputs = "\n".join(l for l in out.splitlines() if l.strip().startswith("output:"))
+    rescored = set(re.findall(r"parts/(\S+?)\.shard", outputs))
+    assert rescored and all("ST1_RS" in r for r in rescored)   # the unstemmed settings are kept
+    # SERA stems its index and queries (sera.stemming: 1); the sweeps' variants are stemmed
+    assert counts["score"] == 2 and counts["sera_index"] == 2 and counts["sweeps"] == 2, counts
+    assert counts["gather_scores"] == 2 and "human_scores" not in counts
+
+
 def test_adding_a_data_set_runs_only_its_jobs(run):
     datasets = {**SMALL["datasets"], "extra": {"format": "simulated", "topics": 6, "systems": 4, "humans": 2, "seed": 9}}
     out = dry_run(run, {"datasets": datasets})

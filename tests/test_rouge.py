@@ -11,7 +11,7 @@ import pytest
 from metaeval.metrics.rouge import Task, encode, parse_measure, reference_sets, round5, rouge_single, score
 from metaeval.stages.scoring import (ScoringError, TokenRecord, bleu_scores, score_measure, scoring_task,
                               system_scores_frame)
-from metaeval.metrics.tokenize import Setting, perl_split_ws, tokenize_summary, tokens_of
+from metaeval.metrics.tokenize import Setting, morph_stem, perl_split_ws, tokenize_summary, tokens_of
 from metaeval.metrics.porter import porter_stem
 
 PLAIN = Setting(False, False)
@@ -40,6 +40,20 @@ def test_preprocessing_rules():
     # stop words go before stemming ("better" is a SMART stop word); exceptions before Porter
     assert tokens_of(b"the running mice were better", Setting(True, True)) == ["run", "mouse"]
     assert tokens_of(b"the running mice were better", Setting(True, False)) == ["the", "run", "mouse", "be", "well"]
+
+
+@pytest.mark.parametrize("exceptions,expected", [
+    # by hand from the four .exc files: better/best are adj (good) and adv (well); testes is noun
+    # (testis) and verb (testes); the later file wins. Without a table Porter stems every word.
+    (("adj", "adv", "noun", "verb"), ["well", "well", "testes", "go", "child"]),
+    (("noun", "adv", "verb", "adj"), ["good", "good", "testes", "go", "child"]),
+    (("verb", "noun", "adv", "adj"), ["good", "good", "testis", "go", "child"]),
+    ((), ["better", "best", "test", "went", "children"]),
+])
+def test_stemmer_exception_tables(exceptions, expected):
+    text = b"better best testes went children"
+    assert tokens_of(text, Setting(True, False, exceptions=exceptions)) == expected
+    assert [morph_stem(t.decode(), exceptions) for t in text.split()] == expected   # its cache is keyed by the table
     assert perl_split_ws(b"  a  b ") == [b"", b"a", b"b"]
     assert [porter_stem(w) for w in ("relational", "agreement", "yelling", "happily", "caresses")] == \
         ["relat", "agreem", "yell", "happili", "caress"]  # 1.5.5: -ement, then -ent

@@ -81,7 +81,7 @@ def test_scoring_outputs(small_run):
     assert float(values[("1", "R2_ST1_RS0_A_P")]) == pytest.approx(np.mean(r2.P.astype(float)), abs=1e-15)
     assert float(values[("1", "R2_ST1_RS0_M_R")]) == np.median(r2.R.astype(float))
     signature = (small_run / "results/sim/scores/scoring_signature.txt").read_text()
-    assert "ROUGE-1.5.5-exact" in signature and "tok:none" in signature
+    assert "ROUGE-1.5.5-exact" in signature and "|stemexc:alphabetical|" in signature and "tok:none" in signature
 
 
 def test_wlcs_weight_change_rescores_only_the_scoring(small_run):

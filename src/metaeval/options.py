@@ -23,6 +23,7 @@ from typing import Any, Mapping, NamedTuple
 
 from .data.datasets import FILES, METRIC_SCORES, REQUIRED
 from .data.simulate import SimulationParams
+from .metrics.tokenize import exception_order
 from .outputs import RESULTS
 from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
 
@@ -127,6 +128,10 @@ def check(config: Mapping[str, Any]) -> None:
         if not is_measure(m):
             raise ConfigError(f"config key rouge.measures[{i}]: {m!r} is not a ROUGE measure; expected one matching "
                               f"{MEASURE_PATTERN} (R1..R9, RL, RW, RS<d>, RSU<d>, RS*, RSU*)")
+    try:
+        exception_order(rouge["stemmer_exceptions"])
+    except ValueError as e:
+        raise ConfigError(f"config key rouge.stemmer_exceptions: {e}") from None
     if rouge["word_limit"] is not None and rouge["byte_limit"] is not None:
         raise ConfigError("config keys rouge.word_limit and rouge.byte_limit: give one or the other, not both "
                           "(as ROUGE-1.5.5's -l and -b)")
@@ -193,6 +198,7 @@ class RougeOptions(NamedTuple):
     jackknife_systems: bool
     word_limit: int | None
     byte_limit: int | None
+    stemmer_exceptions: tuple[str, ...]     # the WordNet exception files' load order (() = none)
 
     @property
     def settings(self) -> list[tuple[int, int]]:
@@ -212,10 +218,12 @@ class ScoreJob(NamedTuple):
     shards: int
     bleu: bool
     smoothing: str
+    stemmer_exceptions: tuple[str, ...] | None   # None: the job does not stem (Options.score_job)
 
 
 class SeraIndexOptions(NamedTuple):
     stemming: bool
+    stemmer_exceptions: tuple[str, ...] | None   # rouge.stemmer_exceptions when stemming, else None
 
 
 class SeraOptions(NamedTuple):
@@ -286,6 +294,7 @@ class SweepOptions(NamedTuple):
     mode: str
     word_limits: tuple[int, ...]
     compression: tuple[float, ...]
+    stemmer_exceptions: tuple[str, ...] | None   # None when no variant is stemmed
 
 
 class DucTacOptions(NamedTuple):
@@ -329,18 +338,21 @@ class Options:
         self.config = config
         r, b, s = config["rouge"], config["bleu"], config["scale"]
         self.datasets: dict[str, dict[str, Any]] = {k: dict(v) for k, v in sorted(config["datasets"].items())}
+        # stemmer_exceptions reaches only the records of jobs that stem, so that changing it re-runs
+        # exactly those (and what reads their outputs)
+        exceptions = exception_order(r["stemmer_exceptions"])
         self.rouge = RougeOptions(_t(r["measures"]), _t(r["stemming"]), _t(r["stopwords_removed"]), r["wlcs_weight"],
                                   r["alpha"], r["multiple_references"], r["jackknife_systems"], r["word_limit"],
-                                  r["byte_limit"])
+                                  r["byte_limit"], exceptions)
         self.bleu_enabled: bool = b["enabled"]
         self.scale = ScaleOptions(s["shards"], s["scoring_mem_mb"], s["scoring_runtime"], s["analysis_mem_mb"],
                                   s["analysis_runtime"])
         self.score = ScoreJob(_t(r["measures"]), r["wlcs_weight"], r["alpha"], r["multiple_references"],
                               r["jackknife_systems"], r["word_limit"], r["byte_limit"], s["shards"], b["enabled"],
-                              b["per_summary_smoothing"])
+                              b["per_summary_smoothing"], exceptions)
         se = config["sera"]
         self.sera_enabled: bool = se["enabled"]
-        self.sera_index = SeraIndexOptions(bool(se["stemming"]))
+        self.sera_index = SeraIndexOptions(bool(se["stemming"]), exceptions if se["stemming"] else None)
         self.sera = SeraOptions(_t(se["cutoffs"]), _t(se["queries"]), se["model"],
                                 se["mu"] if se["model"] == "lm_dirichlet" else None,
                                 (se["bm25_k1"], se["bm25_b"]) if se["model"] == "bm25" else None, se["corpus"])
@@ -359,7 +371,8 @@ class Options:
         self.rerank = RerankOptions(rr["combination"], rr["best"], rr["original"], rr["alpha"], c["summarizers"])
         sw = config["sweeps"]
         self.sweeps = SweepOptions(_t(sw["variants"]), sw["combination"], r["alpha"], r["multiple_references"],
-                                   _t(sw["word_limits"]), _t(sw["compression"]))
+                                   _t(sw["word_limits"]), _t(sw["compression"]),
+                                   exceptions if any(Variant.parse(v).stem for v in sw["variants"]) else None)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], schema: Mapping[str, Any] | None = None) -> Options:
@@ -369,6 +382,11 @@ class Options:
         return cls(full)
 
     # -- per job
+
+    def score_job(self, stem: int) -> ScoreJob:
+        """The score job of a stemming setting (its ``{stem}`` wildcard): only a stemming job's
+        record holds the exception table it uses."""
+        return self.score if int(stem) else self.score._replace(stemmer_exceptions=None)
 
     def dataset(self, name: str) -> dict[str, Any]:
         return self.datasets[name]

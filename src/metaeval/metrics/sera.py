@@ -42,7 +42,7 @@ from scipy import sparse
 
 from ..data.datasets import fail, json_objects
 from ..files import atomic_path
-from .tokenize import morph_stem, spl_lines, stopwords
+from .tokenize import ALPHABETICAL, morph_stem, spl_lines, stopwords
 
 MODELS = ("lm_dirichlet", "bm25")
 QUERIES = ("plain", "keywords")
@@ -54,9 +54,12 @@ _NUMBER = re.compile(r"[0-9]+")
 
 # ----------------------------------------------------------------------------- text
 
-def content_runs(sentences: Sequence[str], stem: bool) -> list[list[str]]:
+def content_runs(sentences: Sequence[str], stem: bool, exceptions: tuple[str, ...] = ALPHABETICAL
+                 ) -> list[list[str]]:
     """Runs of consecutive content tokens (not stop words, not numbers), lower-cased as ROUGE does
-    and optionally stemmed as ROUGE -m does; a stop word, a number or a sentence end ends a run."""
+    and optionally stemmed as ROUGE -m does (with the exception files loaded in order
+    ``exceptions``, :mod:`metaeval.metrics.tokenize`); a stop word, a number or a sentence end ends
+    a run."""
     stop = stopwords()
     runs: list[list[str]] = []
     for line in spl_lines(sentences):
@@ -68,7 +71,7 @@ def content_runs(sentences: Sequence[str], stem: bool) -> list[list[str]]:
                     runs.append(run)
                 run = []
                 continue
-            run.append(morph_stem(tok) if stem and len(tok) > 3 else tok)
+            run.append(morph_stem(tok, exceptions) if stem and len(tok) > 3 else tok)
         if run:
             runs.append(run)
     return runs
@@ -95,6 +98,7 @@ class Index:
     terms: list[str]
     counts: sparse.csr_matrix     # (D, T) int64
     stem: bool
+    exceptions: tuple[str, ...] = ALPHABETICAL   # the stemmer's exception table (queries use the same)
 
     @functools.cached_property
     def term_index(self) -> dict[str, int]:
@@ -111,9 +115,10 @@ class Index:
         return np.diff(self.counts.tocsc().indptr).astype(float)
 
 
-def build_index(documents: Sequence[tuple[str, str]], stem: bool) -> Index:
+def build_index(documents: Sequence[tuple[str, str]], stem: bool, exceptions: tuple[str, ...] = ALPHABETICAL
+                ) -> Index:
     """Index (doc id, text) pairs; terms sorted, so the index is the same for the same corpus."""
-    per_doc = [ngrams(content_runs(text.split("\n"), stem)) for _, text in documents]
+    per_doc = [ngrams(content_runs(text.split("\n"), stem, exceptions)) for _, text in documents]
     terms = sorted({t for d in per_doc for t in d})
     ti = {t: i for i, t in enumerate(terms)}
     rows, cols, vals = [], [], []
@@ -125,7 +130,7 @@ def build_index(documents: Sequence[tuple[str, str]], stem: bool) -> Index:
     counts = sparse.csr_matrix((np.array(vals, dtype=np.int64), (np.array(rows, dtype=np.int64),
                                 np.array(cols, dtype=np.int64))), shape=(len(documents), len(terms)))
     counts.sort_indices()
-    return Index([i for i, _ in documents], terms, counts, stem)
+    return Index([i for i, _ in documents], terms, counts, stem, tuple(exceptions))
 
 
 def corpus_documents(path: Path | str) -> list[tuple[str, str]]:
@@ -150,8 +155,8 @@ def _npy(array: np.ndarray) -> bytes:
 def write_index(index: Index, path: Path | str) -> None:
     """A zip of .npy arrays and a JSON header with fixed timestamps: byte-identical for the same
     corpus. Written to a temporary name and renamed."""
-    header = json.dumps({"doc_ids": index.doc_ids, "terms": index.terms, "stem": index.stem},
-                        ensure_ascii=False).encode("utf-8")
+    header = json.dumps({"doc_ids": index.doc_ids, "terms": index.terms, "stem": index.stem,
+                         "exceptions": list(index.exceptions)}, ensure_ascii=False).encode("utf-8")
     with atomic_path(path) as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
         for name, data in (("header.json", header), ("data.npy", _npy(index.counts.data)),
                            ("indices.npy", _npy(index.counts.indices.astype(np.int64))),
@@ -165,7 +170,7 @@ def read_index(path: Path | str) -> Index:
         arr = {n: np.load(io.BytesIO(z.read(f"{n}.npy"))) for n in ("data", "indices", "indptr")}
     shape = (len(header["doc_ids"]), len(header["terms"]))
     counts = sparse.csr_matrix((arr["data"], arr["indices"], arr["indptr"]), shape=shape)
-    return Index(header["doc_ids"], header["terms"], counts, bool(header["stem"]))
+    return Index(header["doc_ids"], header["terms"], counts, bool(header["stem"]), tuple(header["exceptions"]))
 
 
 # ----------------------------------------------------------------------------- queries
@@ -184,7 +189,7 @@ def keyword_threshold(index: Index) -> float:
 def query_terms(sentences: Sequence[str], kind: str, index: Index, threshold: float, idf_values: np.ndarray
                 ) -> dict[str, int]:
     """The query of a summary: term -> count (only terms the index knows can match)."""
-    runs = content_runs(sentences, index.stem)
+    runs = content_runs(sentences, index.stem, index.exceptions)
     if kind == "plain":
         return ngrams(runs, 1)
     if kind == "keywords":

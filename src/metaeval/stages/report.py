@@ -52,6 +52,16 @@ def figure_html(path: str, caption: str) -> str:
             f'<figcaption class="caption">{html.escape(caption)}</figcaption></figure>')
 
 
+def _exceptions(rouge: Mapping) -> str:
+    """rouge.stemmer_exceptions in words (the config as archived, so a missing key is the default)."""
+    value = rouge.get("stemmer_exceptions", "alphabetical")
+    if value == "alphabetical":
+        return "adj, adv, noun, verb files loaded in alphabetical order"
+    if value == "none":
+        return "none, so Porter alone"
+    return f"files loaded in the order {', '.join(value)}"
+
+
 def methods(config: Mapping) -> str:
     r, c, a, rr, h = (config.get(k, {}) for k in ("rouge", "correlation", "agreement", "rerank", "human_scores"))
     se, sw, iv = (config.get(k, {}) for k in ("sera", "sweeps", "intervals"))
@@ -59,7 +69,8 @@ def methods(config: Mapping) -> str:
              f"the first {r['byte_limit']} bytes" if r.get("byte_limit") else "no length limit")
     items = [
         f"ROUGE computed exactly as ROUGE-1.5.5 (tested against the Perl script): measures {', '.join(r.get('measures', []))}; "
-        f"stemming {r.get('stemming')}, stop-word removal {r.get('stopwords_removed')} (SMART list); ROUGE-W weight "
+        f"stemming {r.get('stemming')} (WordNet-2.0 exception table: {_exceptions(r)}, then Porter), stop-word "
+        f"removal {r.get('stopwords_removed')} (SMART list); ROUGE-W weight "
         f"{r.get('wlcs_weight')}; F with alpha = {r.get('alpha')}; multiple references -f {r.get('multiple_references')}; "
         f"{limit}; judged human summaries scored against the other references (jackknifing)"
         + ("; every system summary averaged over the leave-one-out reference sets." if r.get("jackknife_systems") else "."),

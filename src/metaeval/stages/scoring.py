@@ -35,7 +35,7 @@ from ..files import write_text
 from ..metrics.bleu import (STATISTICS as BLEU_STATISTICS, bleu_from_counts, bleu_from_statistics,
                             corpus_signature, corpus_statistics, sentence_signature)
 from ..metrics.rouge import Measure, Task, encode, parse_measure, plan, reference_sets, score
-from ..metrics.tokenize import Setting, Tokenized, tokenize_summary
+from ..metrics.tokenize import ALPHABETICAL, NO_EXCEPTIONS, Setting, Tokenized, exceptions_label, tokenize_summary
 from ..options import RougeOptions, ScoreJob
 from ..outputs import part_key
 from ..variants import PRF, STATISTICS, Variant, setting_tag
@@ -59,8 +59,9 @@ class TokenRecord:
 
 # ----------------------------------------------------------------------------- tokens
 
-def setting_from_tag(stem: int, stop: int, word_limit: int | None = None, byte_limit: int | None = None) -> Setting:
-    return Setting(bool(int(stem)), bool(int(stop)), word_limit, byte_limit)
+def setting_from_tag(stem: int, stop: int, word_limit: int | None = None, byte_limit: int | None = None,
+                     exceptions: tuple[str, ...] = ALPHABETICAL) -> Setting:
+    return Setting(bool(int(stem)), bool(int(stop)), word_limit, byte_limit, exceptions)
 
 
 def tokenize_dataset(ds: Dataset, setting: Setting, topics: set[str] | None = None) -> list[TokenRecord]:
@@ -257,7 +258,8 @@ def score_setting(ds: Dataset, stem: int, stop: int, shard: int, job: ScoreJob) 
     """Tokenise the judged summaries of one topic shard and their references once under one
     setting, and score every ROUGE measure and BLEU from that one encoded corpus (encoded in chunks
     of whole topics, so that memory stays bounded whatever the shard's size)."""
-    setting = setting_from_tag(stem, stop, job.word_limit, job.byte_limit)
+    # a job that does not stem has no exception table (None): any value would do
+    setting = setting_from_tag(stem, stop, job.word_limit, job.byte_limit, job.stemmer_exceptions or NO_EXCEPTIONS)
     chosen = shard_topics(ds.topics, shard, job.shards)
     sizes = Counter(s.topic for s in ds.summaries)
     chunks = (tokenize_dataset(ds, setting, set(c)) for c in topic_chunks([t for t in ds.topics if t in chosen], sizes))
@@ -366,6 +368,7 @@ def rouge_signature(rouge: RougeOptions) -> str:
         f"f:{rouge.multiple_references}",
         f"jk:{'yes' if rouge.jackknife_systems else 'no'}",
         f"limit:{limit}",
+        f"stemexc:{exceptions_label(rouge.stemmer_exceptions)}",
         f"metaeval:{__version__}",
     ])
 

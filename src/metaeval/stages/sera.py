@@ -14,11 +14,14 @@ from .. import tables
 from ..data.datasets import Dataset
 from ..files import write_text
 from ..metrics import sera
-from ..options import SeraOptions
+from ..metrics.tokenize import NO_EXCEPTIONS, exceptions_label
+from ..options import SeraIndexOptions, SeraOptions
 
 
-def build_index(corpus_file: str, stemming: bool) -> sera.Index:
-    return sera.build_index(sera.corpus_documents(corpus_file), stemming)
+def build_index(corpus_file: str, options: SeraIndexOptions) -> sera.Index:
+    """The index of a corpus file; stemmed (as ROUGE -m, with rouge.stemmer_exceptions) if asked."""
+    return sera.build_index(sera.corpus_documents(corpus_file), options.stemming,
+                            options.stemmer_exceptions or NO_EXCEPTIONS)
 
 
 def items_of(ds: Dataset) -> list[sera.Item]:
@@ -42,7 +45,9 @@ def signature(options: SeraOptions, index: sera.Index) -> str:
 
     params = f"mu:{options.mu:g}" if options.model == "lm_dirichlet" else f"k1:{options.bm25[0]:g},b:{options.bm25[1]:g}"
     return "|".join(["SERA", f"model:{options.model}", params, f"n:{','.join(map(str, options.cutoffs))}",
-                     f"queries:{','.join(options.queries)}", f"stem:{int(index.stem)}", f"docs:{len(index.doc_ids)}",
+                     f"queries:{','.join(options.queries)}", f"stem:{int(index.stem)}",
+                     *([f"stemexc:{exceptions_label(index.exceptions)}"] if index.stem else []),
+                     f"docs:{len(index.doc_ids)}",
                      "corpus:" + (options.corpus or "the data set's documents.jsonl"),
                      f"metaeval:{__version__}"])
 

@@ -33,7 +33,7 @@ from scipy import stats
 from .. import figures, tables
 from ..data.datasets import Dataset
 from ..metrics.rouge import parse_measure
-from ..metrics.tokenize import tokenize_summary
+from ..metrics.tokenize import ALPHABETICAL, NO_EXCEPTIONS, tokenize_summary
 from ..options import SweepOptions
 from ..stats.correlation import point_correlations
 from ..variants import Variant
@@ -76,10 +76,12 @@ def source_words(ds: Dataset) -> dict[str, int]:
 
 class Tokens:
     """Tokenisation shared by the conditions of a sweep: each summary is tokenised once per setting
-    and length limit (the conditions of a reference sweep all share one)."""
+    and length limit (the conditions of a reference sweep all share one), stemmed with the
+    exception files loaded in order ``exceptions``."""
 
-    def __init__(self, ds: Dataset):
+    def __init__(self, ds: Dataset, exceptions: tuple[str, ...] = ALPHABETICAL):
         self.ds = ds
+        self.exceptions = exceptions
         self.systems: dict[str, list] = {}
         for s in ds.summaries:
             if s.kind == "system" and s.key in ds.judgments:
@@ -88,10 +90,11 @@ class Tokens:
 
     def __call__(self, summary, stem: int, stop: int, limit: int | None):
         if limit is not None:        # a length limit is one condition's: nothing to share
-            return tokenize_summary(summary.sentences, setting_from_tag(stem, stop, limit))
+            return tokenize_summary(summary.sentences, setting_from_tag(stem, stop, limit, exceptions=self.exceptions))
         key = (summary.topic, summary.summarizer, stem, stop)
         if key not in self._cache:
-            self._cache[key] = tokenize_summary(summary.sentences, setting_from_tag(stem, stop))
+            self._cache[key] = tokenize_summary(summary.sentences,
+                                                setting_from_tag(stem, stop, exceptions=self.exceptions))
         return self._cache[key]
 
 
@@ -181,9 +184,9 @@ class Sweep:
 
 
 def run_sweep(ds: Dataset, conditions: Sequence[Condition], variants: Sequence[str], alpha: float, mode: str,
-              aggregate: bool, log=None) -> Sweep:
+              aggregate: bool, log=None, exceptions: tuple[str, ...] = ALPHABETICAL) -> Sweep:
     words = source_words(ds)
-    tokens = Tokens(ds)
+    tokens = Tokens(ds, exceptions)
     scores, topics = {}, {}
     for cond in conditions:
         scores[cond.name], topics[cond.name] = condition_scores(ds, cond, variants, alpha, mode, words, tokens)
@@ -329,11 +332,13 @@ def compute(ds: Dataset, system_human: str, prefix: str, options: SweepOptions, 
     combination its summaries show, and its title."""
     human = systems_by_combination(system_human)
     main = options.combination if options.combination in human else next(iter(human), options.combination)
+    exceptions = options.stemmer_exceptions or NO_EXCEPTIONS     # None: no variant is stemmed
     if prefix == "references":
-        sw = run_sweep(ds, reference_conditions(ds), options.variants, options.alpha, options.mode, False, log)
+        sw = run_sweep(ds, reference_conditions(ds), options.variants, options.alpha, options.mode, False, log,
+                       exceptions)
         title = "Reference count (Lin 2004)"
     else:
         conditions = length_conditions(options.word_limits, options.compression, ds.documents is not None)
-        sw = run_sweep(ds, conditions, options.variants, options.alpha, options.mode, True, log)
+        sw = run_sweep(ds, conditions, options.variants, options.alpha, options.mode, True, log, exceptions)
         title = "Length and compression (Pastra & Saggion 2003)"
     return sw, human, main, title
