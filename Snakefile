@@ -12,6 +12,7 @@
 #   rerank.smk       systems re-ranked by the best variant, pairwise significance (Graham 2015 §5)
 #   sweeps.smk       single vs all references (Lin 2004), word limits and compression (Pastra & Saggion 2003)
 #   report.smk       one self-contained HTML report per data set
+#   across.smk       with two or more data sets: one verdict across them (results/all/)
 #   archive.smk      `snakemake archive`: reproducible archives of each data set's results
 # Every config value a job uses reaches it through `params:` (a typed record per job), and so does
 # the hash of the library modules its script imports, so a change re-runs exactly the jobs it
@@ -40,7 +41,7 @@ include: "rules/common.smk"
 
 
 wildcard_constraints:
-    dataset=DATASET_NAME,
+    dataset=DATASET_WILDCARD,
     stem="[01]",
     stop="[01]",
     confighash="[0-9a-f]{12}",
@@ -55,6 +56,7 @@ include: "rules/agreement.smk"
 include: "rules/rerank.smk"
 include: "rules/sweeps.smk"
 include: "rules/report.smk"
+include: "rules/across.smk"
 include: "rules/archive.smk"
 
 

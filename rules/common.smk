@@ -5,7 +5,7 @@ from pathlib import Path
 from metaeval import outputs as OUT
 from metaeval.data.datasets import FILES, REQUIRED
 from metaeval.data.importers import SUMMARY_FILE
-from metaeval.options import DATASET_NAME
+from metaeval.options import DATASET_WILDCARD
 from metaeval.provenance import code_version, git_state
 
 # The software environment of every job (used with --software-deployment-method conda).
@@ -127,5 +127,16 @@ def analysis_inputs(wildcards):
     }
 
 
+def across_inputs(wildcards):
+    """Each data set's correlations and Williams table of across.combination, by data set."""
+    comb = OPTIONS.across.combination
+    out = {}
+    for d in DATASETS:
+        out[f"correlations__{d}"] = OUT.file("correlation", "correlations", d)
+        out[f"williams__{d}"] = OUT.file("correlation", "williams_{combination}", d, combination=comb)
+    return out
+
+
 def final_outputs():
-    return [path for d in DATASETS for path in OUT.final(d, COMBINATIONS)]
+    across = list(OUT.files("across", OUT.ACROSS).values()) if len(DATASETS) >= 2 else []
+    return [path for d in DATASETS for path in OUT.final(d, COMBINATIONS)] + across

@@ -3,7 +3,7 @@
 
 rule report:
     input:
-        **OUT.report_inputs(),
+        **OUT.report_inputs(combinations=COMBINATIONS),
     output:
         report=report(
             OUT.file("report", "report"),

@@ -28,7 +28,11 @@ from .outputs import RESULTS
 from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
-DATASET_NAME = r"[A-Za-z0-9][A-Za-z0-9_-]*"     # also the Snakefile's {dataset} wildcard constraint
+DATASET_NAME = r"[A-Za-z0-9][A-Za-z0-9_-]*"
+# Folders of results/ that are not data sets: the cross-data-set stage's and the archives'.
+RESERVED_NAMES = ("all", "archive")
+# The Snakefile's {dataset} wildcard constraint: a data set name, never a reserved folder.
+DATASET_WILDCARD = rf"(?!(?:{'|'.join(RESERVED_NAMES)})/){DATASET_NAME}"
 SECTIONS = ("rouge", "bleu", "human_scores", "correlation", "agreement", "rerank", "sera", "sweeps", "intervals")
 
 
@@ -90,6 +94,9 @@ def check(config: Mapping[str, Any]) -> None:
         if not re.fullmatch(DATASET_NAME, name):
             raise ConfigError(f"config key {key}: {name!r} is not a data set name; expected letters, digits, '_' and "
                               "'-', starting with a letter or digit (it names the folder results/<name>/)")
+        if name in RESERVED_NAMES:
+            raise ConfigError(f"config key {key}: {name!r} is reserved (results/{name}/ holds "
+                              f"{'the cross-data-set results' if name == 'all' else 'the archives'}); rename the data set")
         paths: list[tuple[str, str]] = []
         if entry["format"] in ("canonical", "duc_tac"):
             paths.append(("path", entry["path"]))
@@ -158,6 +165,15 @@ def check(config: Mapping[str, Any]) -> None:
                 if v.family not in allowed or (key == "intervals.shown" and v.statistic != "A"):
                     what = "ROUGE or BLEU variants" if key == "sweeps.variants" else "ROUGE mean variants (…_A_P/R/F)"
                     raise ConfigError(f"config key {key}[{i}]: {v} is not allowed here; expected {what}")
+    across = config["across"]
+    if across["combination"] not in config["human_scores"]["combinations"]:
+        raise ConfigError(f"config key across.combination: {across['combination']!r} is not one of "
+                          f"human_scores.combinations {list(config['human_scores']['combinations'])}")
+    try:
+        # ids must parse; one a configuration does not compute is listed by the stage as left out
+        parse_all(across["variants"], "across.variants")
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
     best = config["rerank"]["best"]
     if best != "auto":
         try:
@@ -269,6 +285,7 @@ class CorrelationTablesOptions(NamedTuple):
     baselines: tuple[str, ...]
     top: int
     alpha: float
+    answer_baseline: str        # the baseline the report's answer ranks (agreement.baseline)
 
 
 class AgreementOptions(NamedTuple):
@@ -309,6 +326,17 @@ class DucTacOptions(NamedTuple):
     source: str
     license: str
     citation: str
+
+
+class AcrossOptions(NamedTuple):
+    """The cross-data-set stage (results/all/)."""
+    datasets: tuple[str, ...]
+    combination: str
+    method: str                 # partial conjunction: bonferroni | fisher
+    alpha: float
+    variants: tuple[str, ...]   # compared pairwise, besides the top ones by mean rank
+    top: int
+    beaten_at_most: int
 
 
 class FileMetricsOptions(NamedTuple):
@@ -364,11 +392,15 @@ class Options:
         c = config["correlation"]
         self.correlate = CorrelateOptions(_t(h["combinations"]), c["summarizers"], c["bootstrap_samples"], c["resample"],
                                           c["confidence"], c["seed"], c["alpha"], c["correction"])
-        self.correlation_tables = CorrelationTablesOptions(_t(c["baselines"]), c["top_variants"], c["alpha"])
+        self.correlation_tables = CorrelationTablesOptions(_t(c["baselines"]), c["top_variants"], c["alpha"],
+                                                           config["agreement"]["baseline"])
         a = config["agreement"]
         self.agreement = AgreementOptions(_t(h["combinations"]), a["alpha"], a["min_topics"], a["baseline"])
         rr = config["rerank"]
         self.rerank = RerankOptions(rr["combination"], rr["best"], rr["original"], rr["alpha"], c["summarizers"])
+        ac = config["across"]
+        self.across = AcrossOptions(tuple(sorted(config["datasets"])), ac["combination"], ac["method"], ac["alpha"],
+                                    _t(ac["variants"]), ac["top"], ac["beaten_at_most"])
         sw = config["sweeps"]
         self.sweeps = SweepOptions(_t(sw["variants"]), sw["combination"], r["alpha"], r["multiple_references"],
                                    _t(sw["word_limits"]), _t(sw["compression"]),

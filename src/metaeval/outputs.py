@@ -72,7 +72,8 @@ STAGES: dict[str, dict[str, str]] = {
                            **_table("analysis", "table6", "table6_file_metrics"),
                            **_figure("analysis", "figure1", "figure1_coverage_vs_lq"),
                            **_figure("analysis", "figure2", "figure2_densities"),
-                           **_figure("analysis", "figure3", "figure3_williams")},
+                           **_figure("analysis", "figure3", "figure3_williams"),
+                           **_figure("analysis", "top", "figure_top_variants")},
     "agreement": {"verdicts": "agreement/verdicts.tsv", "agreement": "agreement/agreement.tsv",
                   "table2_md": "agreement/table2.md", "table3_md": "agreement/table3.md",
                   **_figure("agreement", "accuracy", "figure_accuracy"),
@@ -83,7 +84,13 @@ STAGES: dict[str, dict[str, str]] = {
     "reference_sweep": _sweep("references"),
     "length_sweep": _sweep("lengths"),
     "report": {"report": "report.html"},
+    # across data sets (results/all/, the data set name ACROSS)
+    "across": {"variants_tsv": "variants.tsv", "variants_md": "variants.md",
+               "replicability_tsv": "replicability.tsv", "replicability_md": "replicability.md",
+               "excluded": "excluded.tsv", "ranks_png": "figure_ranks.png", "ranks_svg": "figure_ranks.svg",
+               "forest_png": "figure_forest.png", "forest_svg": "figure_forest.svg", "report": "report.html"},
 }
+ACROSS = "all"
 
 ARCHIVE = f"{RESULTS}/archive/{{dataset}}-{{confighash}}.tar.gz"
 ARCHIVE_LOG = f"{RESULTS}/archive/logs/{{dataset}}-{{confighash}}.log"
@@ -236,7 +243,8 @@ REPORT_SECTIONS: tuple[ReportSection, ...] = (
 )
 
 # What the report reads besides its sections.
-REPORT_CONTEXT = (ReportItem("data", "dataset"), ReportItem("summary", "summary"), ReportItem("scores", "signature"))
+REPORT_CONTEXT = (ReportItem("data", "dataset"), ReportItem("summary", "summary"), ReportItem("scores", "signature"),
+                  ReportItem("correlation", "correlations"), ReportItem("correlation_tables", "top_png"))
 
 
 def input_key(item: ReportItem) -> str:
@@ -244,7 +252,10 @@ def input_key(item: ReportItem) -> str:
     return f"{item.stage}__{item.key}"
 
 
-def report_inputs(dataset: str = "{dataset}") -> dict[str, str]:
-    """The report rule's named inputs: its context and every item of every section."""
+def report_inputs(dataset: str = "{dataset}", combinations: Sequence[str] = ()) -> dict[str, str]:
+    """The report rule's named inputs: its context, the Williams table of every combination (for
+    the opening answer: ``williams__{combination}``) and every item of every section."""
     items = [*REPORT_CONTEXT, *(i for s in REPORT_SECTIONS for i in s.items)]
-    return {input_key(i): file(i.stage, i.key, dataset) for i in items}
+    williams = {f"williams__{c}": file("correlation", "williams_{combination}", dataset, combination=c)
+                for c in combinations}
+    return {**{input_key(i): file(i.stage, i.key, dataset) for i in items}, **williams}

@@ -59,6 +59,8 @@ class Tables:
     williams_variants: list[str]            # Figure 3: shown variants (rows and columns)
     williams_p: np.ndarray
     alpha: float
+    correlations: list[dict[str, str]]      # the top-variants figure
+    baseline: str
 
 
 def _family(variant_id: str) -> str:
@@ -165,6 +167,63 @@ def table6(corr: list[dict[str, str]], comb: str, file_metrics: Sequence[Mapping
                         rows)
 
 
+class Answer(NamedTuple):
+    """The report's opening verdict for one human combination (see :func:`answer`)."""
+    combination: str
+    best: dict[str, str] | None          # the best variant's correlation row
+    not_worse: int                       # other variants the best does not significantly beat
+    variants: int                        # variants with a defined r
+    baseline: str
+    baseline_rank: int | None            # rank by r, 1 = best; None if not computed or undefined
+    baseline_beaten_by: int              # variants significantly better than the baseline
+    alpha: float
+
+
+def answer(corr: list[dict[str, str]], williams, comb: str, baseline: str, alpha: float) -> Answer:
+    """The best variant by Pearson r among the optimal ones (Williams), how many variants it does
+    not significantly beat (p >= alpha, one-sided Williams test of best > other), the baseline's
+    rank and how many variants significantly beat it (p < alpha)."""
+    ranked = _ranked(corr, comb)
+    optimal = [r for r in ranked if r["optimal"] == "yes"] or ranked
+    best = optimal[0] if optimal else None
+    w = williams.set_index("variant") if williams is not None and len(williams) else None
+
+    def p(a: str, b: str) -> float:
+        if w is None or a not in w.index or b not in w.columns:
+            return math.nan
+        return float(tables.to_float([w.loc[a, b]])[0])
+
+    ids = [r["variant"] for r in ranked]
+    not_worse = sum(1 for v in ids if best and v != best["variant"] and not p(best["variant"], v) < alpha)
+    rank = ids.index(baseline) + 1 if baseline in ids else None
+    beaten_by = sum(1 for v in ids if v != baseline and p(v, baseline) < alpha)
+    return Answer(comb, best, not_worse, len(ids), baseline, rank, beaten_by, alpha)
+
+
+def figure_top(corr: list[dict[str, str]], comb: str, baseline: str, png: str, svg: str, top: int = 15) -> None:
+    """The top variants' Pearson r with their bootstrap intervals (and the baseline's), optimal ones filled."""
+    plt = figures.pyplot()
+    ranked = _ranked(corr, comb)
+    shown = ranked[:top] + [r for r in ranked[top:] if r["variant"] == baseline]
+    fig, ax = plt.subplots(figsize=(6.5, 1.2 + 0.3 * max(1, len(shown))))
+    for i, r in enumerate(shown):
+        x = float(r["pearson"])
+        lo, hi = (tables.to_float([r["pearson_lo"], r["pearson_hi"]]))
+        if not (math.isnan(lo) or math.isnan(hi)):
+            ax.plot([lo, hi], [i, i], color="#555", lw=1)
+        optimal = r["optimal"] == "yes"
+        ax.plot([x], [i], "o", ms=5, color="tab:blue" if r["variant"] != baseline else "tab:red",
+                mfc=None if optimal else "white")
+    ax.set_yticks(range(len(shown)), [r["variant"] for r in shown], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"Pearson r with {comb} (95% bootstrap interval); filled = optimal")
+    if not shown:
+        ax.text(0.5, 0.5, "no variant has a defined correlation", ha="center", transform=ax.transAxes)
+    ax.set_title(f"Top {min(top, len(ranked))} variants" + (f" and the baseline {baseline}" if
+                                                             any(r["variant"] == baseline for r in shown) else ""))
+    figures.save(fig, png, svg)
+
+
 def figure3_data(corr: list[dict[str, str]], williams, comb: str, baselines: Sequence[str], top: int
                  ) -> tuple[list[str], np.ndarray]:
     """The variants Figure 3 shows (BLEU's best, the top variants, the baselines) and their
@@ -206,7 +265,7 @@ def compute(corr: list[dict[str, str]], williams, summary_human: list[dict[str, 
     ids = [m["metric"] for m in file_metrics]
     return Tables(comb, table1(corr, comb), table2(corr, comb), table4(corr, combinations, options.top),
                   table5(corr, combinations, comb, ids), table6(corr, comb, file_metrics), summary_human, shown, p,
-                  options.alpha)
+                  options.alpha, corr, options.answer_baseline)
 
 
 # ----------------------------------------------------------------------------- writing
@@ -218,6 +277,7 @@ def write(t: Tables, out: Mapping[str, str]) -> None:
     figure1(t.summary_human, out["figure1_png"], out["figure1_svg"])
     figure2(t.summary_human, out["figure2_png"], out["figure2_svg"])
     figure3(t.williams_variants, t.williams_p, t.combination, t.alpha, out["figure3_png"], out["figure3_svg"])
+    figure_top(t.correlations, t.combination, t.baseline, out["top_png"], out["top_svg"])
 
 
 def figure1(summary_human: list[dict[str, str]], png: str, svg: str) -> None:

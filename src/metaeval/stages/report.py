@@ -18,18 +18,50 @@ from ..files import write_text
 from ..provenance import reported_versions
 from ..stats.rouge_bootstrap import percent
 from ..stats.verdicts import METHOD as AGREEMENT_METHOD
+from .correlation_tables import answer, main_of
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}td,th{border:1px solid #ddd;padding:.2em .5em;text-align:left}
-th{background:#f3f3f3}.caption{color:#444;font-size:.92em;margin:.3em 0}.scroll{max-height:420px;overflow:auto}
+th{background:#f3f3f3}th.sortable{cursor:pointer}th.sortable:after{content:" \\2195";color:#999}
+.caption{color:#444;font-size:.92em;margin:.3em 0}.scroll{max-height:420px;overflow:auto}
+.answer{background:#f2f7ff;border-left:4px solid #2b6cb0;padding:.6em 1em;font-size:1.05em}
+nav.toc{font-size:.9em}nav.toc li{margin:.1em 0}details{margin:.3em 0 1em}summary{cursor:pointer;color:#2b6cb0}
 img{max-width:100%;border:1px solid #eee}code,pre{background:#f6f6f6}pre{padding:.6em;overflow:auto;font-size:.8em}"""
+
+# Sorts a table by the clicked column (numbers numerically, "NA" last) without a server; records
+# script errors on the page, so a test in a real browser can see that the page ran clean.
+SCRIPT = """<script>
+window.addEventListener('error', function (e) { document.documentElement.dataset.errors =
+  (document.documentElement.dataset.errors || '') + e.message + ';'; });
+function metaevalKey(text) { var x = parseFloat(text.replace(/[*\\s]/g, ''));
+  return isNaN(x) ? [1, text] : [0, x]; }
+function metaevalSort(th) {
+  var table = th.closest('table'), body = table.tBodies[0], col = th.cellIndex;
+  var up = th.dataset.order !== 'asc'; th.dataset.order = up ? 'asc' : 'desc';
+  var rows = Array.prototype.slice.call(body.rows);
+  rows.sort(function (a, b) {
+    var x = metaevalKey(a.cells[col].textContent), y = metaevalKey(b.cells[col].textContent);
+    if (x[0] !== y[0]) return x[0] - y[0];
+    var c = x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0; return up ? c : -c; });
+  rows.forEach(function (r) { body.appendChild(r); });
+}
+document.querySelectorAll('th.sortable').forEach(function (th) {
+  th.addEventListener('click', function () { metaevalSort(th); }); });
+document.documentElement.dataset.ready = 'yes';
+</script>"""
+
+LONG_TABLE = 25     # rows beyond which a table is collapsed (HTML details) and scrolls
 
 
 def table_html(header: Sequence[str], rows: Sequence[Sequence[str]], scroll: bool = False) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    """A sortable table (click a column header); a long one is collapsed and scrolls."""
+    head = "".join(f'<th class="sortable">{html.escape(str(h))}</th>' for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows)
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    if len(rows) > LONG_TABLE:
+        return (f"<details><summary>show all {len(rows)} rows</summary>"
+                f'<div class="scroll">{table}</div></details>')
     return f'<div class="scroll">{table}</div>' if scroll else table
 
 
@@ -38,7 +70,23 @@ def markdown_html(path: str) -> tuple[str, str]:
     caption, header, rows = tables.read_markdown(path)
     if not header:
         return caption, ""
-    return caption, table_html(header, rows, scroll=len(rows) + 2 > 25)
+    return caption, table_html(header, rows)
+
+
+def anchor(title: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in title.lower()).strip("-")
+
+
+def page(title: str, heading: str, lead: Sequence[str], sections: Sequence[tuple[str, str]]) -> str:
+    """A self-contained page: the answer first (``lead``), then a table of contents and the
+    ``sections`` ((title, HTML) each)."""
+    toc = "".join(f'<li><a href="#{anchor(t)}">{html.escape(t)}</a></li>' for t, _ in sections)
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+             f"<style>{CSS}</style></head><body>", f"<h1>{heading}</h1>", *lead,
+             f'<nav class="toc"><h2>Contents</h2><ol>{toc}</ol></nav>']
+    parts += [f'<h2 id="{anchor(t)}">{html.escape(t)}</h2>{body}' for t, body in sections]
+    parts.append(SCRIPT + "</body></html>")
+    return "\n".join(parts) + "\n"
 
 
 def tsv_html(path: str, scroll: bool = True) -> str:
@@ -108,20 +156,64 @@ def methods(config: Mapping) -> str:
     return "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"
 
 
+def answer_html(a, figure: str | None) -> str:
+    """The opening verdict in plain words (:func:`metaeval.stages.correlation_tables.answer`)."""
+    if a.best is None:
+        text = (f"No variant has a defined correlation with {a.combination} on this data set (see the notes of the "
+                "correlation section), so there is no answer to give.")
+    else:
+        b = a.best
+        ci = ("" if b["pearson_lo"] == tables.NA else
+              f", 95% CI [{tables.fixed(b['pearson_lo'])}, {tables.fixed(b['pearson_hi'])}]")
+        text = (f"On this data set, the best metric for {a.combination} is <b>{html.escape(b['variant'])}</b> "
+                f"(r = {tables.fixed(b['pearson'])}{ci}); {a.not_worse} of the other {a.variants - 1} variants are not "
+                f"significantly worse (Williams test, p &ge; {a.alpha}). ")
+        if a.baseline_rank is None:
+            text += f"The common baseline {html.escape(a.baseline)} has no defined correlation here."
+        else:
+            text += (f"The common baseline {html.escape(a.baseline)} ranks #{a.baseline_rank} and is significantly beaten "
+                     f"by {a.baseline_beaten_by} variant{'s' if a.baseline_beaten_by != 1 else ''}.")
+    fig = figure_html(figure, "The top variants' Pearson r with 95% bootstrap intervals (filled: optimal; red: the "
+                              "baseline).") if figure else ""
+    return f'<p class="answer">{text}</p>{fig}'
+
+
+def dataset_html(summary_tsv: str) -> str:
+    """The data set's counts as one row and its judgment dimensions as one row each."""
+    stats = dict(tables.read_tsv(summary_tsv).itertuples(index=False, name=None))
+    refs = (stats.get("references_per_topic_min"), stats.get("references_per_topic_max"))
+    counts = [("topics", stats.get("topics")), ("systems", stats.get("systems")),
+              ("human summarizers", stats.get("human_summarizers")),
+              ("references per topic", refs[0] if refs[0] == refs[1] else f"{refs[0]}–{refs[1]}"),
+              ("summaries", stats.get("summaries")), ("judged", stats.get("judged_summaries")),
+              ("empty", stats.get("empty_summaries")), ("documents", stats.get("has_documents")),
+              ("pyramids", stats.get("has_pyramids"))]
+    dims = [k[:-2] for k in stats if k.endswith("_n") and f"{k[:-2]}_mean" in stats]
+    rows = [[d, stats[f"{d}_n"], stats[f"{d}_mean"], stats[f"{d}_min"], stats[f"{d}_max"]] for d in dims]
+    human = (f"<p>Coverage: {html.escape(str(stats.get('coverage_dimensions') or '—'))}; linguistic quality: "
+             f"{html.escape(str(stats.get('linguistic_quality_dimensions') or '—'))}.</p>")
+    return (table_html([c for c, _ in counts], [[str(v) for _, v in counts]]) + human
+            + table_html(["dimension", "judged", "mean", "min", "max"], rows))
+
+
 def build(inputs: Mapping[str, str], config: Mapping) -> str:
-    """The report's HTML from its named inputs (:func:`metaeval.outputs.report_inputs`)."""
+    """The report's HTML from its named inputs (:func:`metaeval.outputs.report_inputs`): the answer
+    first, then the contents, the data set, the methods, every section, and how to reproduce."""
     path = lambda stage, key: inputs[outputs.input_key(outputs.ReportItem(stage, key))]  # noqa: E731
     meta = yaml.safe_load(Path(path("data", "dataset")).read_text(encoding="utf-8"))
-    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>metaeval report: {html.escape(meta['name'])}"
-             f"</title><style>{CSS}</style></head><body>",
-             f"<h1>Which metric to trust on <em>{html.escape(meta['name'])}</em>?</h1>",
-             f"<p>{html.escape(str(meta.get('description', '')))}</p>",
-             f"<p><b>Source:</b> {html.escape(str(meta.get('source', '')))}<br><b>Licence:</b> "
-             f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>",
-             "<h2>The data set</h2>", tsv_html(path("summary", "summary"), scroll=False),
-             "<h2>Methods</h2>", methods(config)]
+    corr = tables.read_tsv(path("correlation", "correlations")).to_dict("records")
+    comb = main_of(corr)
+    will = inputs.get(f"williams__{comb}")
+    williams = tables.read_tsv(will) if will else None
+    baseline = config.get("agreement", {}).get("baseline", "R2_ST1_RS0_A_R")
+    verdict = answer(corr, williams, comb, baseline, config.get("correlation", {}).get("alpha", 0.05))
+    lead = [answer_html(verdict, path("correlation_tables", "top_png")),
+            f"<p>{html.escape(str(meta.get('description', '')))}</p>",
+            f"<p><b>Source:</b> {html.escape(str(meta.get('source', '')))}<br><b>Licence:</b> "
+            f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>"]
+    sections = [("The data set", dataset_html(path("summary", "summary"))), ("Methods", methods(config))]
     for section in outputs.REPORT_SECTIONS:
-        parts.append(f"<h2>{html.escape(section.title)}</h2>")
+        parts = []
         for item in section.items:
             file = inputs.get(outputs.input_key(item))
             if file is None or not Path(file).exists():
@@ -134,14 +226,17 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
             else:
                 parts.append(f'<p class="caption">{html.escape(item.caption or Path(file).name)}</p>'
                              f'{tsv_html(file, scroll=False)}')
-    parts.append("<h2>Reproducibility</h2><p>Scoring signatures:</p>")
-    parts.append(f"<pre>{html.escape(Path(path('scores', 'signature')).read_text(encoding='utf-8'))}</pre>")
-    parts.append("<p>Configuration used:</p>")
-    parts.append(f"<pre>{html.escape(yaml.safe_dump(json.loads(json.dumps(dict(config))), sort_keys=True))}</pre>")
-    parts.append("<p>Software:</p>" + table_html(["package", "version"], reported_versions()))
-    parts.append("<p>Machine-readable tables: results/{dataset}/scores/, analysis/, agreement/, rerank/, intervals/, sweeps/ "
-                 "(see the repository README for their columns).</p></body></html>")
-    return "\n".join(parts) + "\n"
+        sections.append((section.title, "".join(parts)))
+    repro = ["<p>Scoring signatures:</p>",
+             f"<pre>{html.escape(Path(path('scores', 'signature')).read_text(encoding='utf-8'))}</pre>",
+             "<p>Configuration used:</p>",
+             f"<pre>{html.escape(yaml.safe_dump(json.loads(json.dumps(dict(config))), sort_keys=True))}</pre>",
+             "<p>Software:</p>" + table_html(["package", "version"], reported_versions()),
+             "<p>Machine-readable tables: results/{dataset}/scores/, analysis/, agreement/, rerank/, intervals/, "
+             "sweeps/ (see the repository README for their columns).</p>"]
+    sections.append(("Reproducibility", "".join(repro)))
+    name = html.escape(meta["name"])
+    return page(f"metaeval report: {meta['name']}", f"Which metric to trust on <em>{name}</em>?", lead, sections)
 
 
 def write(report: str, out: Mapping[str, str]) -> None:

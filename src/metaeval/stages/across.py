@@ -1,0 +1,314 @@
+"""Across data sets: one verdict from several data sets (results/all/).
+
+For one human combination (``across.combination``, e.g. coverage) and every variant computed on
+every data set that has that combination:
+
+* its system-level Pearson r (with the data set's bootstrap interval), Spearman rho and Kendall tau
+  per data set side by side, its rank among the common variants per data set (1 = highest r), the
+  mean rank, and on how many data sets it is *beaten* - some other common variant correlates
+  significantly more strongly (the data set's one-sided Williams test, p < alpha) - and so whether
+  it is *robustly optimal* (beaten on at most ``beaten_at_most`` data sets);
+* a replicability analysis (:mod:`metaeval.stats.replicability`, Dror et al. 2017) of "A correlates
+  better than B" for every ordered pair of the compared variants (``across.variants`` and the
+  ``top`` variants by mean rank): each data set's Williams p-value, the partial conjunction
+  p-values, the estimated number of data sets where A is better, and those data sets named;
+* the variants left out (not computed on every data set) and the data sets left out (without the
+  combination), each with the reason; a heat map of ranks and a forest plot of the top variants'
+  r with intervals per data set; and a report that states the answer first.
+
+load (each data set's correlations.tsv and Williams table) -> :func:`compute` (:class:`Across`) ->
+:func:`write`.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import figures, tables
+from ..files import write_text
+from ..options import AcrossOptions
+from ..stats.replicability import replicability
+from .report import figure_html, page, table_html
+
+CORRELATION_KEYS = ("pearson", "pearson_lo", "pearson_hi", "spearman", "kendall")
+
+
+@dataclass
+class Pair:
+    a: str
+    b: str
+    p: list[float]             # per compared data set (NaN: the test was undefined there)
+    datasets: list[str]        # the data sets with a defined p
+    pc: list[float]            # partial conjunction p-values p^1..p^N over those
+    k_hat: int
+    holds_on: list[str]
+
+
+@dataclass
+class Across:
+    combination: str
+    datasets: list[str]                    # the data sets compared
+    skipped: list[tuple[str, str]]         # (data set, reason)
+    variants: list[str]                    # the common variants, by mean rank
+    values: dict[str, np.ndarray]          # CORRELATION_KEYS -> (V, D)
+    rank: np.ndarray                       # (V, D), NaN where r is undefined
+    beaten: np.ndarray                     # (V, D) bool
+    excluded: list[tuple[str, str]]        # (variant, reason)
+    compared: list[str]
+    pairs: list[Pair]
+    options: AcrossOptions
+
+    @property
+    def mean_rank(self) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return np.nanmean(np.where(np.isnan(self.rank), np.nan, self.rank), axis=1)
+
+    @property
+    def beaten_on(self) -> np.ndarray:
+        return self.beaten.sum(axis=1)
+
+    @property
+    def robust(self) -> np.ndarray:
+        return self.beaten_on <= self.options.beaten_at_most
+
+
+# ----------------------------------------------------------------------------- loading
+
+def load(correlations: Mapping[str, str], williams: Mapping[str, str], combination: str
+         ) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame]]:
+    """Per data set: its correlation rows of ``combination`` (indexed by variant) and its Williams
+    matrix of that combination (indexed by variant; empty when it has none)."""
+    corr, will = {}, {}
+    for d, path in correlations.items():
+        f = tables.read_tsv(path, numeric=CORRELATION_KEYS)
+        corr[d] = f[f["combination"] == combination].set_index("variant")
+        w = tables.read_tsv(williams[d])
+        will[d] = w.set_index("variant") if len(w.columns) > 1 else pd.DataFrame()
+    return corr, will
+
+
+# ----------------------------------------------------------------------------- computing
+
+def _ranks(r: np.ndarray) -> np.ndarray:
+    """Rank 1 = highest r per column; ties share the lower rank; NaN stays NaN."""
+    out = np.full(r.shape, np.nan)
+    for j in range(r.shape[1]):
+        col = r[:, j]
+        ok = ~np.isnan(col)
+        out[ok, j] = 1 + np.sum(col[ok][None, :] > col[ok][:, None], axis=1)
+    return out
+
+
+def _p(will: pd.DataFrame, a: str, b: str) -> float:
+    """The one-sided Williams p-value of "a correlates better than b" (NaN when undefined)."""
+    if a not in will.index or b not in will.columns:
+        return math.nan
+    return float(tables.to_float([will.loc[a, b]])[0])
+
+
+def compute(corr: Mapping[str, pd.DataFrame], will: Mapping[str, pd.DataFrame], options: AcrossOptions) -> Across:
+    datasets, skipped = [], []
+    for d in options.datasets:
+        if len(corr[d]) == 0:
+            skipped.append((d, f"no human combination {options.combination!r} (its human components lack it)"))
+        else:
+            datasets.append(d)
+    present = {d: set(corr[d].index) for d in datasets}
+    every = set.intersection(*present.values()) if present else set()
+    order = list(dict.fromkeys(v for d in datasets for v in corr[d].index))
+    common = [v for v in order if v in every]
+    excluded = [(v, "not computed on " + ", ".join(d for d in datasets if v not in present[d]))
+                for v in order if v not in every]
+    values = {k: np.array([[corr[d].loc[v, k] for d in datasets] for v in common], dtype=np.float64).reshape(
+        len(common), len(datasets)) for k in CORRELATION_KEYS}
+    rank = _ranks(values["pearson"])
+    beaten = np.zeros(rank.shape, dtype=bool)
+    for j, d in enumerate(datasets):
+        w = will[d]
+        if w.empty:
+            continue
+        sub = w.reindex(index=common, columns=common)
+        p = np.array([tables.to_float(sub[c]) for c in common]).T          # p[u, v]: u beats v
+        np.fill_diagonal(p, np.nan)
+        beaten[:, j] = np.any(p < options.alpha, axis=0)
+    result = Across(options.combination, datasets, skipped, common, values, rank, beaten, excluded, [], [], options)
+    by_mean = [common[i] for i in np.argsort(np.nan_to_num(result.mean_rank, nan=np.inf), kind="stable")]
+    result.variants = by_mean
+    perm = [common.index(v) for v in by_mean]
+    result.values = {k: v[perm] for k, v in values.items()}
+    result.rank, result.beaten = rank[perm], beaten[perm]
+    for v in options.variants:
+        if v not in every:
+            result.excluded.append((v, "named in across.variants but " + (
+                "not computed on " + ", ".join(d for d in datasets if v not in present[d]) if v in order
+                else "computed on none of the data sets")))
+    compared = list(dict.fromkeys([*(v for v in options.variants if v in every), *by_mean[:options.top]]))
+    result.compared = compared
+    for a in compared:
+        for b in compared:
+            if a != b:
+                result.pairs.append(_pair(a, b, datasets, will, options))
+    return result
+
+
+def _pair(a: str, b: str, datasets: Sequence[str], will: Mapping[str, pd.DataFrame], options: AcrossOptions) -> Pair:
+    p = [_p(will[d], a, b) for d in datasets]
+    defined = [(d, x) for d, x in zip(datasets, p) if not math.isnan(x)]
+    if not defined:
+        return Pair(a, b, p, [], [], 0, [])
+    rep = replicability([x for _, x in defined], options.alpha, options.method)
+    return Pair(a, b, p, [d for d, _ in defined], rep.pc.tolist(), rep.k_hat, [defined[i][0] for i in rep.holds_on])
+
+
+# ----------------------------------------------------------------------------- writing
+
+def variants_frame(r: Across) -> pd.DataFrame:
+    cols = {"variant": r.variants, "mean_rank": r.mean_rank, "beaten_on": r.beaten_on,
+            "robustly_optimal": np.where(r.robust, "yes", "no")}
+    for j, d in enumerate(r.datasets):
+        for k in CORRELATION_KEYS:
+            cols[f"{k}_{d}"] = r.values[k][:, j]
+        cols[f"rank_{d}"] = r.rank[:, j]
+        cols[f"beaten_{d}"] = np.where(r.beaten[:, j], "yes", "no")
+    return pd.DataFrame(cols)
+
+
+def _fmt_rank(x: float) -> str:
+    return "NA" if math.isnan(x) else str(int(x))
+
+
+def variants_table(r: Across, limit: int | None = None) -> tuple[str, list[str], list[list[str]]]:
+    rows = []
+    for i, v in enumerate(r.variants[:limit]):
+        cells = [f"{tables.fixed(r.values['pearson'][i, j])} ({_fmt_rank(r.rank[i, j])}{'' if not r.beaten[i, j] else ', beaten'})"
+                 for j in range(len(r.datasets))]
+        rows.append([str(i + 1), v, tables.fixed(r.mean_rank[i], 1), *cells, str(len(r.datasets) - r.beaten_on[i]),
+                     "yes" if r.robust[i] else ""])
+    caption = (f"Every variant computed on all {len(r.datasets)} data sets ({r.combination}), by mean rank: Pearson r "
+               "with the human scores per data set (rank among these variants; 'beaten' = another variant correlates "
+               f"significantly more strongly there, Williams test p < {r.options.alpha}), the number of data sets where "
+               f"it is not beaten, and whether it is robustly optimal (beaten on at most {r.options.beaten_at_most}).")
+    return caption, ["#", "variant", "mean rank", *r.datasets, "not beaten on", "robustly optimal"], rows
+
+
+def replicability_table(r: Across) -> tuple[str, list[str], list[list[str]]]:
+    rows = [[p.a, p.b, *(tables.fixed(x, 4) for x in p.p), f"{p.k_hat} of {len(p.datasets)}",
+             ", ".join(p.holds_on) or "none"] for p in r.pairs]
+    caption = (f"Replicability (Dror et al. 2017, partial conjunction, {r.options.method}, alpha = {r.options.alpha}): "
+               "for each ordered pair, the one-sided Williams p-value of 'A correlates better than B' on each data set, "
+               "the estimated number of data sets where it holds, and those data sets.")
+    return caption, ["A", "B", *(f"p {d}" for d in r.datasets), "holds on", "data sets"], rows
+
+
+def write(r: Across, out: Mapping[str, str]) -> None:
+    tables.write_tsv(variants_frame(r), out["variants_tsv"])
+    tables.write_markdown(out["variants_md"], *variants_table(r))
+    pc_n = len(r.datasets)
+    rows = [(p.a, p.b, *p.p, *(p.pc + [math.nan] * (pc_n - len(p.pc))), len(p.datasets), p.k_hat,
+             ",".join(p.holds_on)) for p in r.pairs]
+    tables.write_tsv(tables.frame(rows, ("variant_a", "variant_b", *(f"p_{d}" for d in r.datasets),
+                                         *(f"partial_conjunction_{u}" for u in range(1, pc_n + 1)),
+                                         "datasets", "k_hat", "holds_on")), out["replicability_tsv"])
+    tables.write_markdown(out["replicability_md"], *replicability_table(r))
+    notes = [("dataset", d, why) for d, why in r.skipped] + [("variant", v, why) for v, why in r.excluded]
+    tables.write_tsv(tables.frame(notes, ("kind", "name", "reason")), out["excluded"])
+    figure_ranks(r, out["ranks_png"], out["ranks_svg"])
+    figure_forest(r, out["forest_png"], out["forest_svg"])
+    write_text(out["report"], report_html(r, out))
+
+
+def forest_variants(r: Across, top: int = 10) -> list[str]:
+    """The variants of the forest plot: the top by mean rank and the compared ones."""
+    return list(dict.fromkeys([*r.variants[:top], *r.compared]))
+
+
+def figure_ranks(r: Across, png: str, svg: str, top: int = 30) -> None:
+    plt = figures.pyplot()
+    shown = r.variants[:top]
+    fig, ax = plt.subplots(figsize=(2.5 + 1.1 * max(1, len(r.datasets)), 1.2 + 0.28 * max(1, len(shown))))
+    if shown and r.datasets:
+        grid = r.rank[:len(shown)]
+        im = ax.imshow(grid, cmap="viridis_r", aspect="auto")
+        for i in range(grid.shape[0]):
+            for j in range(grid.shape[1]):
+                ax.text(j, i, _fmt_rank(grid[i, j]), ha="center", va="center", fontsize=7,
+                        color="white" if not math.isnan(grid[i, j]) and grid[i, j] > np.nanmax(grid) / 2 else "black")
+        ax.set_xticks(range(len(r.datasets)), r.datasets, rotation=30, ha="right")
+        ax.set_yticks(range(len(shown)), shown, fontsize=7)
+        fig.colorbar(im, ax=ax, label="rank (1 = highest r)")
+    else:
+        ax.text(0.5, 0.5, "no variant is computed on every data set", ha="center", transform=ax.transAxes)
+    ax.set_title(f"Ranks of the top {len(shown)} variants by mean rank ({r.combination})")
+    figures.save(fig, png, svg)
+
+
+def figure_forest(r: Across, png: str, svg: str) -> None:
+    plt = figures.pyplot()
+    shown = forest_variants(r)
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.32 * max(1, len(shown))))
+    index = {v: i for i, v in enumerate(r.variants)}
+    offsets = np.linspace(-0.3, 0.3, max(1, len(r.datasets)))
+    for j, d in enumerate(r.datasets):
+        y = np.arange(len(shown)) + offsets[j]
+        rows = [index[v] for v in shown]
+        x = r.values["pearson"][rows, j]
+        lo, hi = r.values["pearson_lo"][rows, j], r.values["pearson_hi"][rows, j]
+        err = np.vstack([np.where(np.isnan(lo), 0, x - lo), np.where(np.isnan(hi), 0, hi - x)])
+        ax.errorbar(x, y, xerr=err, fmt="o", ms=3, capsize=2, label=d)
+    ax.set_yticks(range(len(shown)), shown, fontsize=7)
+    ax.invert_yaxis()
+    ax.axvline(0, color="#999", lw=0.6)
+    ax.set_xlabel(f"Pearson r with {r.combination} (95% bootstrap interval)")
+    if r.datasets:
+        ax.legend(fontsize=7, loc="lower left")
+    ax.set_title("Top variants and the compared ones, per data set")
+    figures.save(fig, png, svg)
+
+
+def verdict_html(r: Across) -> str:
+    """The opening verdict across data sets, in plain words."""
+    if not r.datasets or not r.variants:
+        return ('<p class="answer">No variant is computed on every compared data set, so there is no verdict '
+                "(see the excluded variants).</p>")
+    best = r.variants[0]
+    robust = [v for v, ok in zip(r.variants, r.robust) if ok]
+    k = r.options.beaten_at_most
+    text = (f"Across {len(r.datasets)} data sets ({', '.join(html.escape(d) for d in r.datasets)}; {r.combination}), "
+            f"the variant with the best mean rank is <b>{html.escape(best)}</b> (mean rank {tables.fixed(r.mean_rank[0], 1)} "
+            f"of {len(r.variants)}). ")
+    text += (f"Robustly optimal (significantly beaten on {'no data set' if k == 0 else f'at most {k} data sets'}): "
+             + (", ".join(html.escape(v) for v in robust[:12]) + (f" and {len(robust) - 12} more" if len(robust) > 12
+                                                                  else "") if robust else "none") + ".")
+    named = [p for p in r.pairs if p.a in r.options.variants and p.b in r.options.variants]
+    everywhere = [p for p in named if p.datasets and p.k_hat == len(r.datasets)]
+    strongest = sorted((p for p in named if p.k_hat >= 2 and p not in everywhere), key=lambda p: -p.k_hat)[:4]
+    if named:
+        text += (" Among the compared variants (across.variants), " + (
+            "; ".join(f"{html.escape(p.a)} &gt; {html.escape(p.b)}" for p in everywhere) + " on every data set"
+            if everywhere else "no difference holds on every data set"))
+        if strongest:
+            text += "; the most replicated: " + "; ".join(
+                f"{html.escape(p.a)} &gt; {html.escape(p.b)} on {p.k_hat} of {len(p.datasets)} "
+                f"({html.escape(', '.join(p.holds_on))})" for p in strongest)
+        text += " (replicability analysis below)."
+    return f'<p class="answer">{text}</p>'
+
+
+def report_html(r: Across, out: Mapping[str, str]) -> str:
+    """results/all/report.html: the verdict and the forest plot first, then every table and figure."""
+    cap, header, rows = variants_table(r)
+    rcap, rheader, rrows = replicability_table(r)
+    notes = [["data set", d, why] for d, why in r.skipped] + [["variant", v, why] for v, why in r.excluded]
+    lead = [verdict_html(r), figure_html(out["forest_png"], "Pearson r with 95% bootstrap intervals of the top "
+                                                             "variants and the compared ones, per data set.")]
+    sections = [("Variants across data sets", f'<p class="caption">{html.escape(cap)}</p>{table_html(header, rows)}'
+                 + figure_html(out["ranks_png"], "Rank of the top variants (by mean rank) on each data set.")),
+                ("Replicability of differences", f'<p class="caption">{html.escape(rcap)}</p>{table_html(rheader, rrows)}'),
+                ("Left out", table_html(["kind", "name", "reason"], notes) if notes else "<p>Nothing was left out.</p>")]
+    return page("metaeval: across data sets", "Which metric to trust across data sets?", lead, sections)
