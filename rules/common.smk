@@ -15,6 +15,7 @@ DATASETS = sorted(OPTIONS.datasets)
 SETTINGS = OPTIONS.rouge.settings
 SHARDS = list(range(OPTIONS.scale.shards))
 COMBINATIONS = list(OPTIONS.human.combinations)
+CHRF_METRICS = list(OPTIONS.chrf.metrics) if OPTIONS.chrf_enabled else []
 ANALYSIS = {"mem_mb": OPTIONS.scale.analysis_mem_mb, "runtime": OPTIONS.scale.analysis_runtime}
 SCORING = {"mem_mb": OPTIONS.scale.scoring_mem_mb, "runtime": OPTIONS.scale.scoring_runtime}
 
@@ -100,6 +101,17 @@ def file_metric_files(**names):
         return {name: files[key] for name, key in names.items()}
 
     return inputs
+def chrf_files(wildcards, *keys):
+    """The chrF job's files, named as the jobs that read them name them (``chrf``: the per-summary
+    scores, ``chrf_stats_<id>``, ``chrf_signature``), of the given kinds; none when chrF is off."""
+    files = OUT.files("chrf", wildcards.dataset, metric=CHRF_METRICS) if CHRF_METRICS else {}
+    named = {"chrf" if k == "scores" else f"chrf_{k}": v for k, v in files.items()}
+    return {k: v for k, v in named.items() if k in keys or k.startswith("chrf_stats_") and "stats" in keys}
+
+
+def chrf_statistics(wildcards):
+    """What the gathering job reads of chrF: its statistics and signature."""
+    return chrf_files(wildcards, "stats", "chrf_signature")
 
 
 def scores_outputs(dataset="{dataset}"):
@@ -118,6 +130,7 @@ def analysis_inputs(wildcards):
     d = wildcards.dataset
     return {
         **bleu_stats(wildcards),
+        **chrf_files(wildcards, "chrf", "stats"),
         **{k: v for k, v in sera_scores(wildcards).items() if k == "sera"},
         **file_metric_files(file_metrics="scores")(wildcards),
         "system_scores": OUT.file("scores", "systems", d),

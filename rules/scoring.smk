@@ -1,7 +1,9 @@
-# Stage 2 - scoring: ROUGE exactly as ROUGE-1.5.5 computes it, BLEU through sacrebleu, SERA
-# (retrieval-based, over an index built once per data set), the scores of metrics computed elsewhere
-# (score files, checked and oriented by the file_metrics job; editing one re-runs that job, the
-# gathering and the analyses, never the ROUGE scoring), and ROUGE-1.5.5's bootstrap intervals.
+# Stage 2 - scoring: ROUGE exactly as ROUGE-1.5.5 computes it, BLEU through sacrebleu, chrF and
+# chrF++ (sacrebleu's definition, on the raw text: one job per data set, independent of ROUGE's
+# preprocessing settings), SERA (retrieval-based, over an index built once per data set), the
+# scores of metrics computed elsewhere (score files, checked and oriented by the file_metrics job;
+# editing one re-runs that job, the gathering and the analyses, never the ROUGE scoring), and
+# ROUGE-1.5.5's bootstrap intervals.
 # One job per preprocessing setting (stemming x stop words) and topic shard tokenises once and
 # scores every measure and BLEU from that one corpus; the parts are gathered into
 # summary_scores.tsv and system_scores.tsv. A changed ROUGE or BLEU option re-scores every setting
@@ -25,6 +27,25 @@ rule score:
         METAEVAL_ENV
     script:
         "../workflow/scripts/score.py"
+
+
+rule score_chrf:
+    input:
+        **data_files("dataset", "summaries", "judgments"),
+    output:
+        **OUT.files("chrf", metric=CHRF_METRICS),
+    params:
+        code=code("score_chrf"),
+        options=OPTIONS.chrf,
+    log:
+        OUT.log("score_chrf"),
+    threads: 1
+    resources:
+        **SCORING,
+    conda:
+        METAEVAL_ENV
+    script:
+        "../workflow/scripts/score_chrf.py"
 
 
 rule sera_index:
@@ -89,6 +110,7 @@ rule gather_scores:
     input:
         unpack(sera_scores),
         unpack(file_metric_files(file_metrics="scores", file_metrics_signature="signature")),
+        unpack(chrf_statistics),
         unpack(score_parts("scores", "bleu_stats", "bleu_signature")),
     output:
         **scores_outputs(),

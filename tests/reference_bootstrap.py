@@ -8,8 +8,8 @@ Bootstrap confidence intervals of system-level Pearson r (Deutsch, Dror & Roth 2
 Percentile bootstrap, seeded (``numpy.random.default_rng(seed)``): each sample draws systems,
 topics or both with replacement (``resample``). When topics are resampled every system score is
 recomputed from the drawn topics exactly as it is defined - the mean (``_A``) or median (``_M``)
-of a per-summary metric, the corpus BLEU of the summed sufficient statistics (sacrebleu's
-``compute_bleu``, mean over a summarizer's reference sets), the mean human score. A system whose
+of a per-summary metric, the corpus BLEU or chrF of the summed sufficient statistics (sacrebleu's
+``compute_bleu``, chrF's F; mean over a summarizer's reference sets), the mean human score. A system whose
 score is undefined in a sample (none of its summaries drawn) is left out of that sample. The
 interval is the (1 - confidence)/2 and (1 + confidence)/2 percentiles of the sample
 correlations; a correlation undefined on the full data gets no interval (NaN).
@@ -23,6 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from metaeval.metrics.bleu import bleu_from_statistics
+from metaeval.metrics.chrf import chrf_from_counts
 from metaeval.stats.bootstrap import RESAMPLING, PerSummary
 from metaeval.variants import Variant, is_sentence_bleu
 
@@ -46,14 +47,14 @@ class _Stacked:
 
     def __init__(self, ps: PerSummary, variants: Sequence[Variant]):
         keys = [k for k in ps.metrics if not is_sentence_bleu(k)]   # sentence BLEU is not aggregated
+        keys = [k for k in keys if k not in ps.corpus_stats]          # nor sentence chrF
         self.x = np.stack([ps.metrics[k] for k in keys]) if keys else np.zeros((0, len(ps.summarizers), len(ps.topics)))
         self.has_nan = bool(np.isnan(self.x).any())
         index = {k: i for i, k in enumerate(keys)}
-        self.mean_cols, self.rows, self.is_median, self.bleu_cols, self.bleu_keys = [], [], [], [], []
+        self.mean_cols, self.rows, self.is_median, self.corpus_cols = [], [], [], []
         for v, variant in enumerate(variants):
-            if variant.family == "bleu":
-                self.bleu_cols.append(v)
-                self.bleu_keys.append(variant.setting)
+            if variant.corpus_level:
+                self.corpus_cols.append((v, variant))
             else:
                 self.mean_cols.append(v)
                 self.rows.append(index[variant.summary_metric])
@@ -63,15 +64,16 @@ class _Stacked:
         self.is_median = np.array(self.is_median, dtype=bool)
 
 
-def corpus_bleu_per_summarizer(stats: np.ndarray) -> np.ndarray:
-    """Corpus BLEU of every summarizer from its per-topic statistics (S, T, sets, 10), NaN where a
-    summarizer has none: BLEU of the summed statistics per reference set, averaged over the sets
-    the summarizer has."""
+def corpus_per_summarizer(stats: np.ndarray, variant: Variant) -> np.ndarray:
+    """Corpus BLEU or chrF of every summarizer from its per-topic statistics (S, T, sets, k), NaN
+    where a summarizer has none: the score of the summed statistics per reference set, averaged
+    over the sets the summarizer has."""
+    score = bleu_from_statistics if variant.family == "bleu" else lambda x: chrf_from_counts([int(v) for v in x])
     summed = np.nansum(stats, axis=1)                                  # (S, sets, 10)
     has = ~np.all(np.isnan(stats[..., 0]), axis=1)                      # (S, sets)
     out = np.full(stats.shape[0], np.nan)
     for s in range(stats.shape[0]):
-        values = [bleu_from_statistics(summed[s, k]) for k in np.flatnonzero(has[s])]
+        values = [score(summed[s, k]) for k in np.flatnonzero(has[s])]
         if values:
             out[s] = np.mean(values)
     return out
@@ -89,8 +91,8 @@ def variant_scores(ps: PerSummary, topic_idx: np.ndarray, variants: Sequence[Var
             mean = np.nanmean(x, axis=2) if st.has_nan else x.mean(axis=2)
             median = np.nanmedian(x, axis=2) if st.has_nan else np.median(x, axis=2)
         out[:, st.mean_cols] = np.where(st.is_median[:, None], median[st.rows], mean[st.rows]).T
-    for v, key in zip(st.bleu_cols, st.bleu_keys):
-        out[:, v] = corpus_bleu_per_summarizer(ps.bleu_stats[key][:, topic_idx])
+    for v, variant in st.corpus_cols:
+        out[:, v] = corpus_per_summarizer(ps.corpus_stats[str(variant)][:, topic_idx], variant)
     return out
 
 

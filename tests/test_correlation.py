@@ -115,7 +115,8 @@ def test_analysis_reports_constant_metric_and_too_few_systems():
 
 def _grids(n_sys=7, n_top=12, seed=3, missing=True):
     """Per-summary grids with the shapes of real ones: two ROUGE-like metrics with ties (so medians
-    of even counts occur), BLEU statistics, two human combinations, and missing summaries."""
+    of even counts occur), BLEU and chrF statistics (and sentence chrF, which no variant averages),
+    two human combinations, and missing summaries."""
     rng = np.random.default_rng(seed)
     quality = rng.uniform(0, 1, n_sys)
     metric = lambda: np.round(quality[:, None] + rng.normal(0, 0.3, (n_sys, n_top)), 2)  # noqa: E731
@@ -126,13 +127,19 @@ def _grids(n_sys=7, n_top=12, seed=3, missing=True):
     total = np.concatenate([length - k for k in range(4)], axis=3)
     correct = np.floor(total * rng.uniform(0.1, 0.6, (n_sys, n_top, 1, 4)))
     stats_ = np.concatenate([length, length + rng.integers(-5, 5, length.shape), correct, total], axis=3)
+    hyp = rng.integers(0, 60, (n_sys, n_top, 1, 6, 1))         # chrF: hyp, ref, match per order
+    ref = rng.integers(1, 60, hyp.shape)
+    chrf = np.concatenate([hyp, ref, np.minimum(hyp, ref) // 2], axis=4).reshape(n_sys, n_top, 1, 18).astype(float)
+    grids["CHRF"] = rng.uniform(0, 100, (n_sys, n_top))
     if missing:
         for g in [*grids.values(), *human.values()]:
             g[2, 5] = np.nan                                  # system 2 has no summary for topic 5
-        stats_[2, 5] = np.nan
+        stats_[2, 5] = chrf[2, 5] = np.nan
         human["coverage"][4, 7] = np.nan                      # a missing judgment
-    ps = PerSummary([str(i) for i in range(n_sys)], [f"t{t}" for t in range(n_top)], grids, {(0, 0): stats_}, human)
-    variants = [Variant.parse(v) for v in ("R1_ST0_RS0_A_R", "R1_ST0_RS0_M_R", "R2_ST0_RS0_M_R", "BLEU_ST0_RS0")]
+    ps = PerSummary([str(i) for i in range(n_sys)], [f"t{t}" for t in range(n_top)], grids,
+                    {"BLEU_ST0_RS0": stats_, "CHRF": chrf}, human)
+    variants = [Variant.parse(v) for v in ("R1_ST0_RS0_A_R", "R1_ST0_RS0_M_R", "R2_ST0_RS0_M_R", "BLEU_ST0_RS0",
+                                           "CHRF")]
     return ps, variants
 
 

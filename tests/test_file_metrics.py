@@ -47,6 +47,7 @@ def check(folder: Path, paths, declared=None, overrides=None, partial=False) -> 
     ("T1\t1\tM\t1e999\n", "line 2, field 'score': '1e999' overflows a double; expected a finite number"),
     ("T1\t1\tBLEU_ST1_RS0\t0.5\n", "line 2, field 'metric': 'BLEU_ST1_RS0': collides with a metric the workflow"),
     ("T1\t1\tSERADIS10_KW\t0.5\n", "line 2, field 'metric': 'SERADIS10_KW': collides with a metric the workflow"),
+    ("T1\t1\tCHRF++\t0.5\n", "line 2, field 'metric': 'CHRF++': collides with a metric the workflow"),
     ("T1\t1\tmy score\t0.5\n", "line 2, field 'metric': 'my score': expected a letter followed by"),
     ("T9\t1\tM\t0.5\n", "line 2, field 'summarizer': scores ('T9', '1'), which has no summary in summaries.jsonl"),
 ])

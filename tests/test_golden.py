@@ -44,9 +44,12 @@ def test_table1_golden(default):
         ["5", "R1_ST1_RS0_A_F", "0.925", "[0.727, 0.972]", "*", "1"]]
     assert (t1.optimal == "*").sum() == 36        # 32 ROUGE variants (Table 2), 4 others
     rows = t1.set_index("variant")
-    assert rows.loc["R2_ST1_RS0_M_R"].tolist() == ["135", "0.812", "[0.581, 0.927]", "", "7"]
-    assert rows.loc["R2_ST1_RS0_A_R"].tolist() == ["156", "0.765", "[0.535, 0.925]", "", "10"]
-    assert rows.loc["SERA5_PL_M"].tolist() == ["211", "NA", "[NA, NA]", "", "NA"]   # undefined: no interval
+    # ranks 2 lower than before chrF: CHRF and CHRF++ rank above them
+    assert rows.loc["R2_ST1_RS0_M_R"].tolist() == ["137", "0.812", "[0.581, 0.927]", "", "7"]
+    assert rows.loc["R2_ST1_RS0_A_R"].tolist() == ["158", "0.765", "[0.535, 0.925]", "", "10"]
+    assert rows.loc["SERA5_PL_M"].tolist() == ["213", "NA", "[NA, NA]", "", "NA"]   # undefined: no interval
+    assert rows.loc["CHRF"].tolist() == ["88", "0.856", "[0.599, 0.947]", "", "5"]
+    assert rows.loc["CHRF++"].tolist() == ["82", "0.860", "[0.610, 0.950]", "", "5"]
 
 
 def test_table2_golden(default):
@@ -64,6 +67,8 @@ def test_table4_and_table5_golden(default):
     t5 = tsv(default / "analysis/table5.tsv").set_index("metric")
     assert t5.loc["BLEU_ST1_RS1"].tolist() == ["0.885", "0.903", "0.914", "0.890", "0.695*", "0.760", "0.904"]
     assert t5.loc["SERA10_KW_A"].tolist() == ["0.840*", "0.877", "0.875", "0.881", "0.627*", "0.961", "0.873"]
+    assert t5.loc["CHRF"].tolist() == ["0.856", "0.889", "0.901", "0.898", "0.637", "0.832", "0.918"]
+    assert t5.loc["CHRF++"].tolist() == ["0.860", "0.891", "0.903", "0.896", "0.647", "0.825", "0.916"]
     assert t5.index[-1] == "R2_ST1_RS1_M_F"       # the best ROUGE variant closes the table
 
 
@@ -107,12 +112,34 @@ def test_table1_r_and_order_equal_scipy(default):
 def test_table2_counts_the_optimal_variants(default):
     corr = tsv(default / "analysis/correlations.tsv")
     optimal = corr[(corr.combination == "arithmetic") & (corr.optimal == "yes")].variant
-    rouge = [v.split("_") for v in optimal if not v.startswith(("BLEU", "SERA"))]
+    rouge = [v.split("_") for v in optimal if not v.startswith(("BLEU", "SERA", "CHRF"))]
     t2 = tsv(default / "analysis/table2.tsv")
     assert int(t2[(t2.option == "stemming") & (t2.value == "stemmed")]["optimal variants"].item()) == \
         sum(v[1] == "ST1" for v in rouge)
     assert int(t2[(t2.option == "P/R/F") & (t2.value == "precision")]["optimal variants"].item()) == \
         sum(v[4] == "P" for v in rouge)
+
+
+def test_system_chrf_equals_sacrebleus_corpus_score(default):
+    """Every summarizer's CHRF and CHRF++ in system_scores.tsv equal sacrebleu's corpus_score of
+    its summaries (sentences joined by a space) against the topic's other human summaries."""
+    import json
+
+    from sacrebleu.metrics import CHRF
+
+    records = [json.loads(line) for line in (default / "data/summaries.jsonl").read_text().splitlines()]
+    judged = set(tsv(default / "data/judgments.tsv")[["topic", "summarizer"]].itertuples(index=False, name=None))
+    text = {(r["topic"], r["summarizer"]): " ".join(r["sentences"]) for r in records}
+    humans = sorted((r["topic"], r["summarizer"]) for r in records if r["kind"] == "human")
+    system = tsv(default / "scores/system_scores.tsv").set_index(["summarizer", "variant"]).score
+    summarizers = sorted({s for _, s in judged})
+    for variant, metric in (("CHRF", CHRF()), ("CHRF++", CHRF(word_order=2))):
+        for summarizer in summarizers:
+            mine = sorted(k for k in judged if k[1] == summarizer)
+            refs = [[text[h] for h in humans if h[0] == t and h[1] != summarizer] for t, _ in mine]
+            streams = [[r[i] for r in refs] for i in range(len(refs[0]))]    # same count per topic here
+            want = metric.corpus_score([text[k] for k in mine], streams).score
+            assert float(system[(summarizer, variant)]) == pytest.approx(want, rel=0, abs=1e-9)
 
 
 def _per_summary(default: Path, measure: str, stem: str, stop: str, prf: str) -> pd.DataFrame:

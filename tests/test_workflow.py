@@ -45,7 +45,7 @@ def test_main_job_writes_exactly_the_output_contract(small_run):
     combinations = ["arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality", "pyramid",
                     "modified_pyramid"]
     values = {"combination": combinations, "setting": ["ST0_RS0", "ST0_RS1", "ST1_RS0", "ST1_RS1"], "shard": [0],
-              "stem": [0, 1], "stop": [0, 1]}
+              "stem": [0, 1], "stop": [0, 1], "metric": ["CHRF", "CHRF++"]}
     for dataset in ("sim", "tiny"):
         for p in outputs.final(dataset, combinations):
             assert (small_run / p).is_file(), p
@@ -74,7 +74,8 @@ def test_scoring_outputs(small_run):
     assert (bleu.P == "").all() and (bleu.R == "").all() and (bleu.F != "").all()   # BLEU fills F only
     system = tsv(small_run / "results/sim/scores/system_scores.tsv")
     per_summarizer = system.groupby("summarizer").variant.nunique()
-    assert len(per_summarizer) == 8 and (per_summarizer == 192 + 4 + 16).all()     # + SERA: 8 metrics x mean/median
+    # + 2 chrF + SERA: 8 metrics x mean/median
+    assert len(per_summarizer) == 8 and (per_summarizer == 192 + 4 + 2 + 16).all()
     # a mean and a median variant recomputed from the per-summary table
     r2 = rows[(rows.measure == "R2") & (rows.stem == "1") & (rows.stopwords_removed == "0") & (rows.summarizer == "1")]
     values = system.set_index(["summarizer", "variant"]).score
@@ -82,6 +83,9 @@ def test_scoring_outputs(small_run):
     assert float(values[("1", "R2_ST1_RS0_M_R")]) == np.median(r2.R.astype(float))
     signature = (small_run / "results/sim/scores/scoring_signature.txt").read_text()
     assert "ROUGE-1.5.5-exact" in signature and "|stemexc:alphabetical|" in signature and "tok:none" in signature
+    assert "chrf\tsystem: CHRF++ nrefs:var|case:mixed|eff:yes|nc:6|nw:2|space:no|" in signature
+    chrf = tsv(small_run / "results/sim/scores/chrf_scores.tsv")
+    assert list(chrf.columns) == ["topic", "summarizer", "metric", "score"] and len(chrf) == 8 * (5 + 3) * 2
 
 
 def test_wlcs_weight_change_rescores_only_the_scoring(small_run):
@@ -91,6 +95,16 @@ def test_wlcs_weight_change_rescores_only_the_scoring(small_run):
     counts = job_counts(out)
     assert counts["score"] == 8  # one job per setting (4) and data set (2); no other input is re-made
     assert "human_scores" not in counts and "score_sera" not in counts and "validate_dataset" not in counts
+    assert "score_chrf" not in counts                             # chrF does not read ROUGE's preprocessing
+
+
+def test_chrf_option_change_rescores_only_chrf(small_run):
+    (small_run / "c.yaml").write_text("chrf:\n  char_order: 5\n")
+    out = snakemake(small_run, "-n", "--configfile", str(small_run / "config/config.yaml"),
+                    str(small_run / "c.yaml")).stdout
+    counts = job_counts(out)
+    assert counts["score_chrf"] == 2 and counts["gather_scores"] == 2  # one job per data set
+    assert "score" not in counts and "score_sera" not in counts and "sweeps" not in counts
 
 
 def test_correlations_against_scipy(small_run):
@@ -99,7 +113,7 @@ def test_correlations_against_scipy(small_run):
     corr = tsv(d / "analysis/correlations.tsv")
     assert list(corr.columns) == ["variant", "combination", "n", "pearson", "pearson_lo", "pearson_hi", "spearman",
                                   "kendall", "optimal", "cluster"]
-    assert len(corr) == 212 * 7 and (corr.n == "5").all()   # 212 variants, 7 combinations, 5 systems
+    assert len(corr) == 214 * 7 and (corr.n == "5").all()   # 214 variants, 7 combinations, 5 systems
     human = tsv(d / "human/system_human.tsv")
     human = human[human.kind == "system"].pivot(index="summarizer", columns="combination", values="score").astype(float)
     metric = tsv(d / "scores/system_scores.tsv").pivot(index="summarizer", columns="variant", values="score")
@@ -117,25 +131,27 @@ def test_correlations_against_scipy(small_run):
         checked += 1
     assert checked > 1000
     williams = tsv(d / "analysis/williams_arithmetic.tsv")
-    assert len(williams) == 212 and list(williams.columns)[:2] == ["variant", "R1_ST0_RS0_A_P"]
-    assert len(tsv(d / "analysis/williams_pyramid.tsv")) == 212
+    assert len(williams) == 214 and list(williams.columns)[:2] == ["variant", "R1_ST0_RS0_A_P"]
+    assert len(tsv(d / "analysis/williams_pyramid.tsv")) == 214
     notes = tsv(small_run / "results/tiny/analysis/notes.tsv")   # 2 systems: reported, not a crash
     assert "williams_undefined" in set(notes.kind)
 
 
 def test_topic_resampling_recomputes_system_scores_exactly(small_run):
     """With every topic drawn once, the bootstrap's recomputation gives back system_scores.tsv
-    (means, medians, and corpus BLEU from the summed sufficient statistics)."""
+    (means, medians, and corpus BLEU and chrF from the summed sufficient statistics)."""
     from metaeval.stages import analysis_inputs
     from metaeval.stats.bootstrap import variant_scores
 
     d = small_run / "results/sim"
     inputs = {"system_scores": d / "scores/system_scores.tsv", "summary_scores": d / "scores/summary_scores.tsv",
               "summary_human": d / "human/summary_human.tsv", "system_human": d / "human/system_human.tsv",
-              "sera": d / "scores/sera_scores.tsv",
+              "sera": d / "scores/sera_scores.tsv", "chrf": d / "scores/chrf_scores.tsv",
+              **{f"chrf_stats_{m}": d / f"scores/chrf_stats_{m}.tsv" for m in ("CHRF", "CHRF++")},
               **{f"bleu_stats_ST{a}_RS{b}": d / f"scores/bleu_stats_ST{a}_RS{b}.tsv" for a in (0, 1) for b in (0, 1)}}
     inp = analysis_inputs.load_named({k: str(v) for k, v in inputs.items()}, "systems")
     assert any(v.startswith("SERADIS10_KW") for v in inp.variant_ids)
+    assert {"CHRF", "CHRF++"} <= set(inp.variant_ids) and "CHRF++" in inp.summary_metric
     every_topic_once = np.ones((1, len(inp.per_summary.topics)))
     again = variant_scores(inp.per_summary, inp.variants, every_topic_once)[0]
     np.testing.assert_allclose(again, inp.system_metric, rtol=0, atol=1e-12)   # numpy sums vs math.fsum
@@ -146,8 +162,8 @@ def test_agreement_and_rerank_outputs(small_run):
     agreement = tsv(sim / "agreement/agreement.tsv")
     assert set(agreement.pair_type) == {"all", "system-system", "human-system"}  # judged humans: human-system pairs
     verdicts = tsv(sim / "agreement/verdicts.tsv")
-    # pairs (10 system-system, 3 x 5 human-system) x scorers (7 combinations; 96 ROUGE, 4 BLEU, 8 SERA metrics)
-    assert len(verdicts) == (10 + 15) * (7 + 96 + 4 + 8)
+    # pairs (10 system-system, 3 x 5 human-system) x scorers (7 combinations; 96 ROUGE, 4 BLEU, 2 chrF, 8 SERA)
+    assert len(verdicts) == (10 + 15) * (7 + 96 + 4 + 2 + 8)
     summary = dict(tsv(sim / "rerank/summary.tsv").itertuples(index=False, name=None))
     assert summary["original_variant"] == "R2_ST1_RS0_M_R"
     assert len(tsv(sim / "rerank/table3.tsv")) == 5   # the 5 systems
@@ -164,6 +180,7 @@ def test_sera_intervals_and_sweeps(small_run):
     assert len(tsv(tiny / "scores/sera_scores.tsv")) == 0
     assert "SERA" not in (tiny / "scores/system_scores.tsv").read_text()
     assert "SERA10_KW_A" in (sim / "analysis/table5.md").read_text()
+    assert "| CHRF++ |" in (sim / "analysis/table5.md").read_text() and "| CHRF |" in (tiny / "analysis/table5.md").read_text()
     skipped = tsv(tiny / "human/skipped.tsv").set_index("combination").reason
     assert skipped["pyramid"].startswith("needs SCU annotations")
     assert len(tsv(sim / "intervals/system_intervals.tsv")) == 8 * 8 * 4 * 3   # summarizers x measures x settings x PRF
@@ -172,7 +189,7 @@ def test_sera_intervals_and_sweeps(small_run):
     lengths = set(tsv(sim / "sweeps/lengths_correlations.tsv").condition)
     assert {"w25", "w200", "c10", "c50", "mean rank over word limits", "mean rank over compression rates"} <= lengths
     report = (sim / "report.html").read_text()
-    for title in ("SERA and pyramid scores", "Confidence intervals", "Single versus multiple references",
+    for title in ("SERA, chrF and pyramid scores", "Confidence intervals", "Single versus multiple references",
                   "Length and compression"):
         assert title in report
 

@@ -33,7 +33,7 @@ DATASET_NAME = r"[A-Za-z0-9][A-Za-z0-9_-]*"
 RESERVED_NAMES = ("all", "archive")
 # The Snakefile's {dataset} wildcard constraint: a data set name, never a reserved folder.
 DATASET_WILDCARD = rf"(?!(?:{'|'.join(RESERVED_NAMES)})/){DATASET_NAME}"
-SECTIONS = ("rouge", "bleu", "human_scores", "correlation", "agreement", "rerank", "sera", "sweeps", "intervals")
+SECTIONS = ("rouge", "bleu", "chrf", "human_scores", "correlation", "agreement", "rerank", "sera", "sweeps", "intervals")
 
 
 class ConfigError(ValueError):
@@ -184,12 +184,17 @@ def check(config: Mapping[str, Any]) -> None:
 
 
 def require_computed(variant: Variant, key: str, config: Mapping[str, Any], alternative: str = "") -> None:
-    """Refuse a ROUGE or BLEU ``variant`` named by config ``key`` that the validated ``config``
-    does not compute. Metrics that are not ROUGE or BLEU (SERA) are checked where their scores are read."""
+    """Refuse a ROUGE, BLEU or chrF ``variant`` named by config ``key`` that the validated
+    ``config`` does not compute. Metrics that are not ROUGE, BLEU or chrF (SERA) are checked where
+    their scores are read."""
     rouge = config["rouge"]
     problem = None
     if variant.family == "bleu" and not config["bleu"]["enabled"]:
         problem = "bleu.enabled is false"
+    elif variant.family == "chrf" and not config["chrf"]["enabled"]:
+        problem = "chrf.enabled is false"
+    elif variant.family == "chrf" and variant.measure not in config["chrf"]["metrics"]:
+        problem = f"chrf.metrics is {list(config['chrf']['metrics'])}"
     elif variant.family == "rouge" and variant.measure not in rouge["measures"]:
         problem = f"rouge.measures is {list(rouge['measures'])}"
     elif variant.family in ("rouge", "bleu") and variant.stem not in rouge["stemming"]:
@@ -235,6 +240,15 @@ class ScoreJob(NamedTuple):
     bleu: bool
     smoothing: str
     stemmer_exceptions: tuple[str, ...] | None   # None: the job does not stem (Options.score_job)
+
+
+class ChrfOptions(NamedTuple):
+    """The chrF job: which variants, sacrebleu's character order and whitespace option, and the
+    reference sets (``rouge.jackknife_systems``, which chooses them for every metric)."""
+    metrics: tuple[str, ...]
+    char_order: int
+    whitespace: bool
+    jackknife_systems: bool
 
 
 class SeraIndexOptions(NamedTuple):
@@ -378,6 +392,9 @@ class Options:
         self.score = ScoreJob(_t(r["measures"]), r["wlcs_weight"], r["alpha"], r["multiple_references"],
                               r["jackknife_systems"], r["word_limit"], r["byte_limit"], s["shards"], b["enabled"],
                               b["per_summary_smoothing"], exceptions)
+        ch = config["chrf"]
+        self.chrf_enabled: bool = ch["enabled"]
+        self.chrf = ChrfOptions(_t(ch["metrics"]), ch["char_order"], ch["whitespace"], r["jackknife_systems"])
         se = config["sera"]
         self.sera_enabled: bool = se["enabled"]
         self.sera_index = SeraIndexOptions(bool(se["stemming"]), exceptions if se["stemming"] else None)

@@ -53,6 +53,8 @@ STAGES: dict[str, dict[str, str]] = {
     "score": {"scores": "scores/parts/ST{stem}_RS{stop}.shard{shard}.tsv",
               "bleu_stats": "scores/parts/BLEU_stats_ST{stem}_RS{stop}.shard{shard}.tsv",
               "bleu_signature": "scores/parts/BLEU_signature_ST{stem}_RS{stop}.shard{shard}.txt"},
+    "chrf": {"scores": "scores/chrf_scores.tsv", "stats_{metric}": "scores/chrf_stats_{metric}.tsv",
+             "signature": "scores/chrf_signature.txt"},
     "sera_index": {"index": "scores/sera/index.zip"},
     "sera": {"scores": "scores/sera_scores.tsv", "signature": "scores/sera/signature.txt"},
     "file_metrics": {"scores": "scores/file_metrics/scores.tsv", "metrics": "scores/file_metrics/metrics.tsv",
@@ -203,7 +205,7 @@ REPORT_SECTIONS: tuple[ReportSection, ...] = (
                    "darker = smaller p."),
         ReportItem("correlation", "notes", "Notes: skipped combinations, undefined tests and the settings of the tests."),
     )),
-    ReportSection("SERA and pyramid scores (Cohan & Goharian 2016)", (ReportItem("correlation_tables", "table5_md"),)),
+    ReportSection("SERA, chrF and pyramid scores (Cohan & Goharian 2016; Popović 2015, 2017)", (ReportItem("correlation_tables", "table5_md"),)),
     ReportSection("Metrics from score files", (ReportItem("correlation_tables", "table6_md"),)),
     ReportSection("Confidence intervals of system scores (ROUGE-1.5.5 -c 95 -r 1000)", (
         ReportItem("intervals", "markdown"),

@@ -6,13 +6,16 @@ A *variant* is a system-level score of a metric, named as Graham (2015) names th
 ``R2_ST1_RS0_A_P``     ROUGE-2, stemmed (ST1), stop words kept (RS0), mean over the
                        summarizer's summaries (A; M = median), precision (P; R recall, F F)
 ``BLEU_ST1_RS0``       corpus BLEU of the summarizer's summaries on the same preprocessing
+``CHRF``, ``CHRF++``   corpus chrF / chrF++ of the summarizer's summaries (raw text, no preprocessing)
 ``SERA5_PL_A``         a per-summary metric that is neither ROUGE nor BLEU (here SERA), mean (A)
                        or median (M) over the summarizer's summaries
 =====================  =====================================================================
 
 Every variant aggregates a *per-summary metric* (:attr:`Variant.summary_metric`): ``R2_ST1_RS0_P``,
-``BLEU_ST1_RS0`` (smoothed sentence BLEU) or ``SERA5_PL``. The agreement and re-ranking stages
-test per-summary metrics; the correlation stage correlates variants.
+``BLEU_ST1_RS0`` (smoothed sentence BLEU), ``CHRF`` (sentence chrF) or ``SERA5_PL``. The agreement
+and re-ranking stages test per-summary metrics; the correlation stage correlates variants. BLEU and
+chrF variants are *corpus-level* (:attr:`Variant.corpus_level`): their system score is computed
+from the summed per-summary sufficient statistics, not as a mean or median.
 
 ROUGE measures are ``R1``..``R9`` (ROUGE-N), ``RL``, ``RW``, ``RS<d>`` / ``RSU<d>`` (skip-bigrams with
 at most d words between, without / with unigrams; ``RS*`` / ``RSU*`` unlimited):
@@ -28,11 +31,14 @@ from dataclasses import dataclass
 MEASURE_PATTERN = r"R(?:[1-9]|L|W|SU?(?:[0-9]+|\*))"
 STATISTICS = ("A", "M")        # mean, median over a summarizer's summaries
 PRF = ("P", "R", "F")          # precision, recall, F
-FAMILIES = ("rouge", "bleu", "metric")
+FAMILIES = ("rouge", "bleu", "chrf", "metric")
+CORPUS_FAMILIES = ("bleu", "chrf")   # system score from summed sufficient statistics
+CHRF_METRICS = ("CHRF", "CHRF++")    # chrF (word order 0) and chrF++ (word order 2)
 
 _MEASURE = re.compile(MEASURE_PATTERN)
 _ROUGE = re.compile(rf"^(?P<measure>{MEASURE_PATTERN})_ST(?P<stem>[01])_RS(?P<stop>[01])_(?P<stat>[AM])_(?P<prf>[PRF])$")
 _BLEU = re.compile(r"^BLEU_ST(?P<stem>[01])_RS(?P<stop>[01])$")
+_CHRF = re.compile(r"^CHRF(?:\+\+)?$")
 _METRIC = re.compile(r"^(?P<metric>[A-Za-z][A-Za-z0-9_.+-]*?)_(?P<stat>[AM])$")
 
 # What Graham's Table 2 calls the options of a ROUGE variant, in id order.
@@ -58,11 +64,11 @@ def setting_tag(stem: int, stop: int) -> str:
 class Variant:
     """A system-level variant; ``str(v)`` is its id and :meth:`parse` reads one back."""
 
-    family: str                    # "rouge", "bleu" or "metric"
-    measure: str                   # R2, BLEU, or the per-summary metric's id (SERA5_PL)
+    family: str                    # "rouge", "bleu", "chrf" or "metric"
+    measure: str                   # R2, BLEU, CHRF / CHRF++, or the per-summary metric's id (SERA5_PL)
     stem: int | None = None        # 0/1 for ROUGE and BLEU
     stop: int | None = None        # 0/1 for ROUGE and BLEU
-    statistic: str | None = None   # "A" mean, "M" median; None for corpus BLEU
+    statistic: str | None = None   # "A" mean, "M" median; None for corpus BLEU and chrF
     prf: str | None = None         # "P", "R", "F" for ROUGE
 
     @staticmethod
@@ -72,6 +78,13 @@ class Variant:
     @staticmethod
     def bleu(stem: int, stop: int) -> Variant:
         return Variant("bleu", "BLEU", int(stem), int(stop))
+
+    @staticmethod
+    def chrf(name: str) -> Variant:
+        """Corpus chrF (``CHRF``) or chrF++ (``CHRF++``)."""
+        if name not in CHRF_METRICS:
+            raise ValueError(f"{name!r} is not a chrF variant; expected one of {CHRF_METRICS}")
+        return Variant("chrf", name)
 
     @staticmethod
     def metric(name: str, statistic: str) -> Variant:
@@ -86,22 +99,33 @@ class Variant:
         m = _BLEU.match(text)
         if m:
             return Variant.bleu(int(m["stem"]), int(m["stop"]))
+        if _CHRF.match(text):
+            return Variant.chrf(text)
         m = _METRIC.match(text)
-        if m and not _BLEU.match(m["metric"]) and not _looks_like_rouge(m["metric"]):
+        # the per-summary BLEU, chrF and ROUGE ids are not aggregated by mean or median
+        if (m and not _BLEU.match(m["metric"]) and not _CHRF.match(m["metric"])
+                and not _looks_like_rouge(m["metric"])):
             return Variant.metric(m["metric"], m["stat"])
         raise ValueError(f"{text!r} is not a variant id; expected e.g. R2_ST1_RS0_A_R (ROUGE: measure, ST0/ST1, "
-                         "RS0/RS1, A/M, P/R/F), BLEU_ST1_RS0, or <metric>_A / <metric>_M (e.g. SERA5_PL_A)")
+                         "RS0/RS1, A/M, P/R/F), BLEU_ST1_RS0, CHRF, CHRF++, or <metric>_A / <metric>_M (e.g. SERA5_PL_A)")
 
     def __str__(self) -> str:
         if self.family == "rouge":
             return f"{self.measure}_{setting_tag(self.stem, self.stop)}_{self.statistic}_{self.prf}"
         if self.family == "bleu":
             return f"BLEU_{setting_tag(self.stem, self.stop)}"
+        if self.family == "chrf":
+            return self.measure
         return f"{self.measure}_{self.statistic}"
 
     @property
     def id(self) -> str:
         return str(self)
+
+    @property
+    def corpus_level(self) -> bool:
+        """Whether the system score comes from summed per-summary statistics (BLEU, chrF)."""
+        return self.family in CORPUS_FAMILIES
 
     @property
     def setting(self) -> tuple[int, int] | None:
@@ -111,10 +135,11 @@ class Variant:
     @property
     def summary_metric(self) -> str:
         """The per-summary metric this variant aggregates: R2_ST1_RS0_A_R -> R2_ST1_RS0_R;
-        BLEU_ST0_RS1 -> BLEU_ST0_RS1 (smoothed sentence BLEU); SERA5_PL_A -> SERA5_PL."""
+        BLEU_ST0_RS1 -> BLEU_ST0_RS1 (smoothed sentence BLEU); CHRF -> CHRF (sentence chrF);
+        SERA5_PL_A -> SERA5_PL."""
         if self.family == "rouge":
             return summary_metric_id(self.measure, self.stem, self.stop, self.prf)
-        if self.family == "bleu":
+        if self.corpus_level:
             return str(self)
         return self.measure
 
@@ -138,12 +163,13 @@ _BUILTIN_OTHER = re.compile(r"^SERA(?:DIS)?[0-9]+_(?:PL|KW)$")
 def metric_id_problem(metric: str) -> str | None:
     """Why ``metric`` cannot name a metric read from a score file, or None: its variants
     ``<metric>_A`` / ``<metric>_M`` must read back as that metric, and it must not be (or look like)
-    the id of a metric the workflow computes (ROUGE, BLEU, SERA), whose scores it would shadow."""
+    the id of a metric the workflow computes (ROUGE, BLEU, chrF, SERA), whose scores it would shadow."""
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.+-]*", metric):
         return ("expected a letter followed by letters, digits and '_', '.', '+', '-' "
                 "(it becomes the variant ids <metric>_A and <metric>_M)")
-    if _looks_like_rouge(metric) or _BLEU.match(metric) or _BUILTIN_OTHER.match(metric) or metric == "BLEU":
-        return "collides with a metric the workflow computes (ROUGE, BLEU or SERA ids); rename it"
+    if (_looks_like_rouge(metric) or _BLEU.match(metric) or _BUILTIN_OTHER.match(metric) or _CHRF.match(metric)
+            or metric == "BLEU"):
+        return "collides with a metric the workflow computes (ROUGE, BLEU, chrF or SERA ids); rename it"
     try:
         parsed = Variant.parse(f"{metric}_A")
     except ValueError:

@@ -1,2 +1,3 @@
 """Metric engines: ROUGE exactly as ROUGE-1.5.5 (``tokenize``, ``porter``, ``rouge``), BLEU through
-sacrebleu's public API (``bleu``), and SERA's retrieval (``sera``)."""
+sacrebleu's public API (``bleu``), chrF and chrF++ as sacrebleu defines them (``chrf``), and SERA's
+retrieval (``sera``)."""

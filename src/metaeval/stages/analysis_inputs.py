@@ -4,8 +4,9 @@
   ``system_human`` (summarizers x human combinations, from system_human.tsv).
 * Per summary, on a (summarizer, topic) grid with NaN where a summarizer has no summary: every
   per-summary metric (ROUGE P/R/F per measure and setting, smoothed sentence BLEU, and the metrics
-  of the long tables such as SERA's), the BLEU sufficient statistics per setting, and every human
-  combination (:class:`metaeval.stats.bootstrap.PerSummary`).
+  of the long tables such as SERA's and chrF's), the sufficient statistics of every corpus-level
+  variant (BLEU per setting, chrF), and every human combination
+  (:class:`metaeval.stats.bootstrap.PerSummary`).
 
 Summarizers are sorted; ``summarizers='systems'`` keeps the systems, ``'all'`` the judged humans too.
 Topics are the sorted topics of summary_human.tsv. Variants and per-summary metrics keep the order
@@ -44,13 +45,15 @@ class AnalysisInputs:
         return self.per_summary.metrics
 
 
-def bleu_stats_paths(inputs: Mapping[str, str]) -> dict[tuple[int, int], str]:
-    """The BLEU statistics among a job's named inputs (``bleu_stats_ST1_RS0``...), by (stem, stop)."""
+def corpus_stats_paths(inputs: Mapping[str, str]) -> dict[str, str]:
+    """The sufficient statistics among a job's named inputs, by corpus-level variant id:
+    ``bleu_stats_ST1_RS0`` -> ``BLEU_ST1_RS0``, ``chrf_stats_CHRF++`` -> ``CHRF++``."""
     out = {}
     for key, path in inputs.items():
         if key.startswith("bleu_stats_ST"):
-            tag = key[len("bleu_stats_"):]
-            out[(int(tag[2]), int(tag[6]))] = path
+            out[f"BLEU_{key[len('bleu_stats_'):]}"] = path
+        elif key.startswith("chrf_stats_"):
+            out[key[len("chrf_stats_"):]] = path
     return dict(sorted(out.items()))
 
 
@@ -59,9 +62,10 @@ def _index(values: pd.Series, positions: Mapping[str, int]) -> np.ndarray:
 
 
 def load(system_scores: str, summary_scores: str, summary_human: str, system_human: str, summarizers: str,
-         bleu_stats: Mapping[tuple[int, int], str] = {}, other_scores: Sequence[str] = ()) -> AnalysisInputs:
+         corpus_stats: Mapping[str, str] = {}, other_scores: Sequence[str] = ()) -> AnalysisInputs:
     """Read the scoring and human tables (and the long per-summary tables of other metrics, such
-    as SERA's); keep the summarizers the option names ('systems' or 'all')."""
+    as SERA's and chrF's, and the statistics of the corpus-level variants, by variant id); keep the
+    summarizers the option names ('systems' or 'all')."""
     sh = tables.read_tsv(system_human, numeric=("score",))
     kinds = dict(zip(sh["summarizer"], sh["kind"]))
     combinations = list(pd.unique(sh["combination"]))
@@ -109,8 +113,8 @@ def load(system_scores: str, summary_scores: str, summary_human: str, system_hum
             grid[rows[sel], cols[sel]] = sc[prf].to_numpy()[sel]
             metrics[summary_metric_id(measure, int(stem), int(stop), None if measure == "BLEU" else prf)] = grid
 
-    stats: dict[tuple[int, int], np.ndarray] = {}
-    for setting, path in bleu_stats.items():
+    stats: dict[str, np.ndarray] = {}
+    for variant, path in corpus_stats.items():
         st = tables.read_tsv(path, integer=("set",))
         n_sets = 1 + int(st["set"].max()) if len(st) else 1
         names = list(st.columns[3:])                   # the statistics, after topic, summarizer, set
@@ -119,7 +123,7 @@ def load(system_scores: str, summary_scores: str, summary_human: str, system_hum
         ok = (rows >= 0) & (cols >= 0)
         values = st[names].to_numpy(dtype=np.float64)
         arr[rows[ok], cols[ok], st["set"].to_numpy()[ok]] = values[ok]
-        stats[setting] = arr
+        stats[variant] = arr
 
     for path in other_scores:
         ot = tables.read_tsv(path, numeric=("score",))
@@ -140,6 +144,8 @@ def load(system_scores: str, summary_scores: str, summary_human: str, system_hum
 
 def load_named(inputs: Mapping[str, str], summarizers: str) -> AnalysisInputs:
     """:func:`load` from a job's named inputs (``system_scores``, ``summary_scores``,
-    ``summary_human``, ``system_human``, ``bleu_stats_ST..``, optional ``sera`` and ``file_metrics``)."""
+    ``summary_human``, ``system_human``, ``bleu_stats_ST..``, optional ``sera``, ``chrf``,
+    ``chrf_stats_..`` and ``file_metrics``)."""
     return load(inputs["system_scores"], inputs["summary_scores"], inputs["summary_human"], inputs["system_human"],
-                summarizers, bleu_stats_paths(inputs), [inputs[k] for k in ("sera", "file_metrics") if inputs.get(k)])
+                summarizers, corpus_stats_paths(inputs),
+                [inputs[k] for k in ("sera", "chrf", "file_metrics") if inputs.get(k)])

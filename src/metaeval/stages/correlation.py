@@ -50,7 +50,8 @@ def _constant(values: np.ndarray) -> bool:
 
 def constancy_notes(inp: AnalysisInputs) -> list[tuple[str, str]]:
     """Why correlations are undefined, naming the cause once: one summarizer, a human combination
-    with the same score for every summarizer, every metric constant, or single constant metrics."""
+    with the same score for every summarizer, every metric constant (or every ROUGE and BLEU
+    variant), or single constant metrics."""
     n_sys = len(inp.summarizers)
     if n_sys < 2:
         return [("one_summarizer", f"only {n_sys} summarizer: a correlation across summarizers needs at least 3, so "
@@ -59,12 +60,19 @@ def constancy_notes(inp: AnalysisInputs) -> list[tuple[str, str]]:
                                 "is undefined (NA)")
              for c, comb in enumerate(inp.combinations) if _constant(inp.system_human[:, c])]
     constant = [name for v, name in enumerate(inp.variant_ids) if _constant(inp.system_metric[:, v])]
-    if constant and len(constant) == len(inp.variant_ids):
-        notes.append(("constant_metric", f"all {len(constant)} metric variants give every summarizer the same score, "
-                                         "so every correlation is undefined (NA); see the data set's warnings in "
+    # ROUGE and BLEU read ROUGE-1.5.5's tokens, which ignore text without ASCII letters or digits;
+    # chrF and SERA read the text itself, so they may vary when all of ROUGE and BLEU cannot
+    tokens = [str(v) for v in inp.variants if v.family in ("rouge", "bleu")]
+    everything = bool(constant) and len(constant) == len(inp.variant_ids)
+    grouped = inp.variant_ids if everything else tokens if tokens and set(tokens) <= set(constant) else []
+    if grouped:
+        which, whose = ("metric", "every correlation is") if everything else ("ROUGE and BLEU", "their correlations are")
+        notes.append(("constant_metric", f"all {len(grouped)} {which} variants give every summarizer the same score, "
+                                         f"so {whose} undefined (NA); see the data set's warnings in "
                                          "logs/validate_dataset.log (e.g. text without ASCII letters or digits, "
                                          "which ROUGE-1.5.5 ignores)"))
-    else:
+        constant = [name for name in constant if name not in set(grouped)]
+    if constant:
         notes += [("constant_metric", f"{name}: the same score for every system, so its correlation is "
                                       "undefined; it is reported as NA and left out of the Williams tests")
                   for name in constant]

@@ -6,7 +6,8 @@ stage's tables.
 * Table 2: the share of the optimal ROUGE variants attributable to each option (n-gram method,
   stemming, stop words, mean/median, P/R/F).
 * Table 4: the top variants of every combination, r per combination, optimal ones marked.
-* Table 5: the metrics that are neither ROUGE nor BLEU (SERA) next to BLEU and the best ROUGE variant.
+* Table 5: the metrics that are neither ROUGE nor BLEU nor read from files (SERA) next to BLEU,
+  chrF and the best ROUGE variant.
 * Table 6: the metrics read from score files (:mod:`metaeval.data.metric_scores`) with their rank
   among all variants, next to BLEU and the three best ROUGE variants.
 * Figure 1: coverage vs linguistic quality of every judged summary.
@@ -122,16 +123,16 @@ def table4(corr: list[dict[str, str]], combinations: Sequence[str], top: int) ->
 
 def table5(corr: list[dict[str, str]], combinations: Sequence[str], comb: str, file_metrics: Sequence[str] = ()
            ) -> DisplayTable:
-    """The metrics that are neither ROUGE nor BLEU nor read from files (SERA), next to BLEU and the
-    best ROUGE variant."""
+    """The metrics that are neither ROUGE nor BLEU nor chrF nor read from files (SERA), next to
+    BLEU, chrF and the best ROUGE variant."""
     by = {(r["variant"], r["combination"]): r for r in corr}
     variants = list(dict.fromkeys(r["variant"] for r in corr))
     others = [v for v in variants if _family(v) == "metric" and Variant.parse(v).measure not in file_metrics]
     ranked = [r for r in _ranked(corr, comb) if _family(r["variant"]) == "rouge"]
-    shown = others + [v for v in variants if _family(v) == "bleu"] + [r["variant"] for r in ranked[:1]]
+    shown = others + [v for v in variants if _family(v) in ("bleu", "chrf")] + [r["variant"] for r in ranked[:1]]
     caption = ("Table 5. SERA (Cohan & Goharian 2016; SERA<n> / SERADIS<n> = simple / rank-discounted overlap of the "
-               "top n results; PL plain and KW keyword queries; _A mean, _M median over summaries) against BLEU and the "
-               f"best ROUGE variant ({comb}): Pearson r with every human combination; * = optimal (Williams tests among "
+               "top n results; PL plain and KW keyword queries; _A mean, _M median over summaries) against BLEU, chrF and "
+               f"chrF++ (corpus level) and the best ROUGE variant ({comb}): Pearson r with every human combination; * = optimal (Williams tests among "
                "all metrics)." + ("" if others else " SERA was not computed (disabled, or the data set has no documents "
                                                     "and no corpus is configured)."))
     return DisplayTable(caption, ["metric", *combinations], _pearson_rows(by, shown, combinations))

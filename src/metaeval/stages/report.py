@@ -112,7 +112,7 @@ def _exceptions(rouge: Mapping) -> str:
 
 def methods(config: Mapping) -> str:
     r, c, a, rr, h = (config.get(k, {}) for k in ("rouge", "correlation", "agreement", "rerank", "human_scores"))
-    se, sw, iv = (config.get(k, {}) for k in ("sera", "sweeps", "intervals"))
+    se, sw, iv, ch = (config.get(k, {}) for k in ("sera", "sweeps", "intervals", "chrf"))
     limit = (f"the first {r['word_limit']} words" if r.get("word_limit") else
              f"the first {r['byte_limit']} bytes" if r.get("byte_limit") else "no length limit")
     items = [
@@ -124,6 +124,12 @@ def methods(config: Mapping) -> str:
         + ("; every system summary averaged over the leave-one-out reference sets." if r.get("jackknife_systems") else "."),
         "BLEU through sacrebleu on the same preprocessed tokens: corpus BLEU per summarizer equal to multi-bleu.perl -lc; "
         "smoothed sentence BLEU per summary.",
+        (f"chrF (Popovic 2015) and chrF++ (Popovic 2017) as sacrebleu computes them ({', '.join(ch.get('metrics', []))}; "
+         f"character n-grams up to {ch.get('char_order')}, whitespace {'kept' if ch.get('whitespace') else 'removed'}; "
+         "chrF++ adds word uni- and bigrams; beta = 2) on the raw text (each summary's sentences joined by a space, "
+         "no ROUGE preprocessing), against the same references as ROUGE: corpus chrF per summarizer from the summed "
+         "statistics of the best-matching reference of every summary, sentence chrF per summary."
+         if ch.get("enabled") else "chrF: disabled."),
         f"Human scores: dimensions rescaled to [0, 1]; coverage and linguistic quality are means of their dimensions; "
         f"combinations {', '.join(h.get('combinations', []))}; order {h.get('order')}.",
         "Pyramid scores (when the data set has pyramids.jsonl): P = sum of the expressed SCUs' weights over the best "

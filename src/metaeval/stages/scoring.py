@@ -7,14 +7,15 @@ score tables, and the gathered summary- and system-level tables.
   reference set and the scores are averaged (see :func:`metaeval.metrics.rouge.reference_sets`).
 * System-level variants (:mod:`metaeval.variants`): ``{measure}_ST{0,1}_RS{0,1}_{A,M}_{P,R,F}``
   is the mean (A) or median (M) over a summarizer's judged summaries of the per-summary P, R or F;
-  ``BLEU_ST{s}_RS{r}`` is the corpus BLEU of the summarizer's summaries; a per-summary metric such
-  as ``SERA5_PL`` gives ``SERA5_PL_A`` and ``SERA5_PL_M``.
+  ``BLEU_ST{s}_RS{r}`` is the corpus BLEU of the summarizer's summaries, ``CHRF`` / ``CHRF++`` their
+  corpus chrF / chrF++ (scored by its own job, :mod:`metaeval.stages.chrf`); a per-summary metric
+  such as ``SERA5_PL`` gives ``SERA5_PL_A`` and ``SERA5_PL_M``.
 
 Jobs: ``score`` (per preprocessing setting and topic shard: tokenise once, encode once, every ROUGE
 measure and BLEU's statistics from that one corpus) -> ``gather`` (summary_scores.tsv,
-system_scores.tsv, the BLEU statistics and the scoring signature). Topics are cut into contiguous
-shards, and corpus BLEU is computed from summed per-summary statistics, so the shard count changes
-no result.
+system_scores.tsv with the corpus BLEU and chrF of the summed statistics, the BLEU statistics and
+the scoring signature). Topics are cut into contiguous shards, and corpus BLEU is computed from
+summed per-summary statistics, so the shard count changes no result.
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ from collections import Counter
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from .. import tables
-from ..data.datasets import Dataset
+from ..data.datasets import Dataset, Summary
 from ..files import write_text
 from ..metrics.bleu import (STATISTICS as BLEU_STATISTICS, bleu_from_counts, bleu_from_statistics,
                             corpus_signature, corpus_statistics, sentence_signature)
@@ -64,9 +65,9 @@ def setting_from_tag(stem: int, stop: int, word_limit: int | None = None, byte_l
     return Setting(bool(int(stem)), bool(int(stop)), word_limit, byte_limit, exceptions)
 
 
-def tokenize_dataset(ds: Dataset, setting: Setting, topics: set[str] | None = None) -> list[TokenRecord]:
-    """Every summary the scoring needs (judged ones, and the human summaries of their topics; of
-    ``topics`` only, if given), tokenized as ROUGE-1.5.5 would, in the canonical order."""
+def scoring_summaries(ds: Dataset, topics: set[str] | None = None) -> list[tuple[Summary, bool]]:
+    """Every summary the scoring needs, with whether it is judged: the judged ones, and the human
+    summaries of their topics (of ``topics`` only, if given), in the canonical order."""
     judged_topics = {t for t, _ in ds.judgments}
     out = []
     for s in ds.summaries:
@@ -74,8 +75,14 @@ def tokenize_dataset(ds: Dataset, setting: Setting, topics: set[str] | None = No
             continue
         judged = s.key in ds.judgments
         if judged or (s.kind == "human" and s.topic in judged_topics):
-            out.append(TokenRecord(s.topic, s.summarizer, s.kind, judged, tokenize_summary(s.sentences, setting)))
+            out.append((s, judged))
     return out
+
+
+def tokenize_dataset(ds: Dataset, setting: Setting, topics: set[str] | None = None) -> list[TokenRecord]:
+    """:func:`scoring_summaries`, tokenized as ROUGE-1.5.5 would."""
+    return [TokenRecord(s.topic, s.summarizer, s.kind, judged, tokenize_summary(s.sentences, setting))
+            for s, judged in scoring_summaries(ds, topics)]
 
 
 def shard_topics(topics: Sequence[str], shard: int, shards: int) -> set[str]:
@@ -90,8 +97,9 @@ def shard_topics(topics: Sequence[str], shard: int, shards: int) -> set[str]:
 
 # ----------------------------------------------------------------------------- ROUGE and BLEU parts
 
-def scoring_task(records: Sequence[TokenRecord], jackknife_systems: bool) -> tuple[list[tuple[str, str]], Task]:
-    """Rows (judged summaries, in order) and, for each, its reference sets (indices into records)."""
+def scoring_task(records: Sequence, jackknife_systems: bool) -> tuple[list[tuple[str, str]], Task]:
+    """Rows (judged summaries, in order) and, for each, its reference sets (indices into records;
+    any records with ``topic``, ``summarizer``, ``kind`` and ``judged``, e.g. :class:`TokenRecord`)."""
     refs: dict[str, list[int]] = {}
     for i, r in enumerate(records):
         if r.kind == "human":
@@ -142,10 +150,7 @@ def bleu_result(rows: Sequence[tuple[str, str]], stats: Sequence[tuple[str, str,
                 reference_counts: Mapping[str, set[int]], smoothing: str) -> BleuResult:
     """Per-summary BLEU (mean over the summary's reference sets) and the signatures, from the
     statistics."""
-    scores: dict[tuple[str, str], list[float]] = {}
-    for topic, summarizer, _, st in stats:
-        scores.setdefault((topic, summarizer), []).append(bleu_from_counts(st, smoothing))
-    per_summary = [(*key, math.fsum(scores[key]) / len(scores[key])) for key in rows]
+    per_summary = per_summary_scores(rows, stats, lambda st: bleu_from_counts(st, smoothing))
     signatures = {f"per-summary: {sentence_signature(smoothing)}"}
     for counts_ in reference_counts.values():
         # the corpus signature names the number of references (nrefs) of the summarizer's corpus
@@ -153,14 +158,33 @@ def bleu_result(rows: Sequence[tuple[str, str]], stats: Sequence[tuple[str, str,
     return BleuResult(per_summary, list(stats), sorted(signatures))
 
 
+def per_summary_scores(rows: Sequence[tuple[str, str]], stats: Sequence[tuple[str, str, int, list[int]]],
+                       score: Callable[[list[int]], float]) -> list[tuple[str, str, float]]:
+    """Every row's score: the mean over its reference sets of ``score`` of the set's statistics."""
+    scores: dict[tuple[str, str], list[float]] = {}
+    for topic, summarizer, _, st in stats:
+        scores.setdefault((topic, summarizer), []).append(score(st))
+    return [(*key, math.fsum(scores[key]) / len(scores[key])) for key in rows]
+
+
+def flat_reference_sets(task: Task) -> tuple[list[int], list[list[int]]]:
+    """Every (peer, reference set) of ``task`` as two parallel lists, row by row and set by set."""
+    return ([p for p, sets in zip(task.peers, task.reference_sets) for _ in sets],
+            [refs for sets in task.reference_sets for refs in sets])
+
+
+def label_statistics(rows: Sequence[tuple[str, str]], task: Task, matrix: np.ndarray
+                     ) -> list[tuple[str, str, int, list[int]]]:
+    """(topic, summarizer, set k, statistics) from the statistics of :func:`flat_reference_sets`."""
+    values = iter(matrix.tolist())
+    return [(topic, summarizer, k, next(values))
+            for (topic, summarizer), sets in zip(rows, task.reference_sets) for k in range(len(sets))]
+
+
 def _bleu_statistics(corpus, rows: Sequence[tuple[str, str]], task: Task) -> list[tuple[str, str, int, list[int]]]:
     """(topic, summarizer, set k, statistics) of every reference set of every row of ``task``,
     whose summaries are encoded in ``corpus``."""
-    flat_peers = [p for p, sets in zip(task.peers, task.reference_sets) for _ in sets]
-    flat_sets = [refs for sets in task.reference_sets for refs in sets]
-    matrix = iter(corpus_statistics(corpus, flat_peers, flat_sets).tolist())
-    return [(topic, summarizer, k, next(matrix))
-            for (topic, summarizer), sets in zip(rows, task.reference_sets) for k in range(len(sets))]
+    return label_statistics(rows, task, corpus_statistics(corpus, *flat_reference_sets(task)))
 
 
 def expand_stats(stats: Sequence[tuple[str, str, int, list]]) -> list[tuple[str, str, int, list]]:
@@ -184,6 +208,13 @@ def corpus_bleu_from_stats(stats: Sequence[tuple[str, str, int, list]]) -> list[
     """Corpus BLEU per summarizer from expanded per-summary statistics: for every set k the BLEU of
     the summed statistics (sacrebleu's ``compute_bleu``, so equal to its corpus_score), averaged
     over k."""
+    return corpus_from_stats(stats, bleu_from_statistics)
+
+
+def corpus_from_stats(stats: Sequence[tuple[str, str, int, list]], score: Callable[[list], float]
+                      ) -> list[tuple[str, float]]:
+    """Per summarizer, the mean over reference sets k of ``score`` of the summed statistics of its
+    summaries' set k (expanded statistics, :func:`expand_stats`), summarizers sorted."""
     sums: dict[str, dict[int, list[float]]] = {}
     for _, s, k, st in stats:
         acc = sums.setdefault(s, {}).setdefault(k, [0.0] * len(st))
@@ -191,7 +222,7 @@ def corpus_bleu_from_stats(stats: Sequence[tuple[str, str, int, list]]) -> list[
             acc[i] += x
     out = []
     for s in sorted(sums):
-        values = [bleu_from_statistics(sums[s][k]) for k in sorted(sums[s])]
+        values = [score([int(x) for x in sums[s][k]]) for k in sorted(sums[s])]
         out.append((s, math.fsum(values) / len(values)))
     return out
 
@@ -295,13 +326,23 @@ def read_part(path: Path | str) -> dict[str, list[tuple[str, str, float, float, 
 
 
 def write_bleu_stats(stats: Iterable[tuple[str, str, int, Sequence[float]]], path: Path | str) -> None:
-    rows = [(t, s, k, *(int(x) for x in st)) for t, s, k, st in stats]
-    tables.write_tsv(tables.frame(rows, ("topic", "summarizer", "set", *BLEU_STATISTICS)), path)
+    write_stats(stats, BLEU_STATISTICS, path)
 
 
 def read_bleu_stats(path: Path | str) -> list[tuple[str, str, int, list[int]]]:
-    f = tables.read_tsv(path, integer=("set", *BLEU_STATISTICS))
-    values = f[list(BLEU_STATISTICS)].to_numpy(dtype=np.int64).tolist()
+    return read_stats(path)
+
+
+def write_stats(stats: Iterable[tuple[str, str, int, Sequence[float]]], names: Sequence[str], path: Path | str) -> None:
+    """Per-summary sufficient statistics: topic, summarizer, set (reference set k), then ``names``."""
+    rows = [(t, s, k, *(int(x) for x in st)) for t, s, k, st in stats]
+    tables.write_tsv(tables.frame(rows, ("topic", "summarizer", "set", *names)), path)
+
+
+def read_stats(path: Path | str) -> list[tuple[str, str, int, list[int]]]:
+    """:func:`write_stats`'s table: (topic, summarizer, set, statistics in column order)."""
+    f = tables.read_tsv(path, integer=("set",))
+    values = f[list(f.columns[3:])].to_numpy(dtype=np.int64).reshape(len(f), len(f.columns) - 3).tolist()
     return list(zip(f["topic"], f["summarizer"], f["set"].tolist(), values))
 
 
@@ -320,10 +361,12 @@ def summary_scores_frames(parts: Mapping[tuple[str, int, int], Sequence[tuple[st
 
 def system_scores_frame(parts: Mapping[tuple[str, int, int], Sequence[tuple[str, str, float, float, float]]],
                         bleu_system: Mapping[tuple[int, int], Sequence[tuple[str, float]]],
-                        other: pd.DataFrame | None = None) -> pd.DataFrame:
+                        other: pd.DataFrame | None = None,
+                        chrf_system: Mapping[str, Sequence[tuple[str, float]]] = {}) -> pd.DataFrame:
     """system_scores.tsv: summarizer, variant, score (ROUGE variants: mean/median of P, R, F over
-    the summarizer's judged summaries; BLEU: its corpus BLEU; other per-summary metrics such as
-    SERA5_PL: their mean (``_A``) and median (``_M``) over the summaries that have a score)."""
+    the summarizer's judged summaries; BLEU: its corpus BLEU; chrF (``chrf_system``, by variant
+    id): its corpus chrF; other per-summary metrics such as SERA5_PL: their mean (``_A``) and
+    median (``_M``) over the summaries that have a score)."""
     values: dict[str, list[tuple[str, float]]] = {}
     for (measure, stem, stop), rows in parts.items():
         if measure == "BLEU":
@@ -337,9 +380,11 @@ def system_scores_frame(parts: Mapping[tuple[str, int, int], Sequence[tuple[str,
                     xs = [t[k] for t in triples]
                     v = math.fsum(xs) / len(xs) if stat == "A" else statistics.median(xs)
                     values.setdefault(s, []).append((str(Variant.rouge(measure, stem, stop, stat, prf)), v))
-    for (stem, stop), rows in bleu_system.items():
+    corpus = [*((Variant.bleu(stem, stop), rows) for (stem, stop), rows in bleu_system.items()),
+              *((Variant.chrf(name), rows) for name, rows in chrf_system.items())]
+    for variant, rows in corpus:
         for s, v in rows:
-            values.setdefault(s, []).append((str(Variant.bleu(stem, stop)), v))
+            values.setdefault(s, []).append((str(variant), v))
     if other is not None and len(other):
         by_metric: dict[str, dict[str, list[float]]] = {}
         for s, metric, v in zip(other["summarizer"], other["metric"], other["score"].tolist()):
@@ -383,10 +428,12 @@ class Gathered:
     bleu_signatures: set[str]
     other: pd.DataFrame | None
     other_signatures: list[tuple[str, str]]     # (kind, signature line)
+    chrf_system: dict[str, list[tuple[str, float]]] = field(default_factory=dict)   # CHRF / CHRF++ -> per summarizer
+    chrf_signatures: list[str] = field(default_factory=list)
 
 
-# The long per-summary tables of metrics that are neither ROUGE nor BLEU, by the gathering job's
-# input names: kind in the scoring signature -> (table, signature).
+# The long per-summary tables of metrics that are neither ROUGE nor BLEU nor chrF, by the gathering
+# job's input names: kind in the scoring signature -> (table, signature).
 OTHER_TABLES = {"sera": ("sera", "sera_signature"), "file": ("file_metrics", "file_metrics_signature")}
 
 
@@ -396,10 +443,12 @@ def other_tables(inputs: Mapping[str, str]) -> dict[str, tuple[str, str]]:
 
 
 def load_parts(inputs: Mapping[str, str], rouge: RougeOptions, bleu: bool, shards: int,
-               others: Mapping[str, tuple[str, str]] = {}) -> Gathered:
+               others: Mapping[str, tuple[str, str]] = {},
+               chrf: tuple[dict[str, list[tuple[str, float]]], list[str]] = ({}, [])) -> Gathered:
     """Read every score job's files (by :func:`part_key`) and the other metrics' long tables
     (``others``: kind -> (table, signature file), :func:`other_tables`: SERA's, the file metrics');
-    the per-summary rows in measure, setting, shard order."""
+    the per-summary rows in measure, setting, shard order. ``chrf``: the corpus chrF per variant
+    and summarizer and its signatures (:func:`metaeval.stages.chrf.load_system`)."""
     by_setting = {(stem, stop): [read_part(inputs[part_key("scores", stem, stop, k)]) for k in range(shards)]
                   for stem, stop in rouge.settings}
     parts: dict[tuple[str, int, int], list] = {}
@@ -422,18 +471,19 @@ def load_parts(inputs: Mapping[str, str], rouge: RougeOptions, bleu: bool, shard
     other = pd.concat(frames, ignore_index=True) if frames else None
     other_signatures = [(kind, line) for kind, (_, sig) in others.items()
                         for line in Path(sig).read_text(encoding="utf-8").splitlines() if line.strip()]
-    return Gathered(parts, bleu_stats, bleu_system, signatures, other, other_signatures)
+    return Gathered(parts, bleu_stats, bleu_system, signatures, other, other_signatures, *chrf)
 
 
 def write_gathered(g: Gathered, rouge: RougeOptions, out: Mapping[str, str]) -> None:
     """summary_scores.tsv, system_scores.tsv, the merged BLEU statistics per setting
     (``bleu_stats_ST1_RS0``...) and scoring_signature.txt."""
     tables.write_tsv_parts(summary_scores_frames(g.parts), SUMMARY_COLUMNS, out["summaries"], blank=("P", "R", "F"))
-    tables.write_tsv(system_scores_frame(g.parts, g.bleu_system, g.other), out["systems"])
+    tables.write_tsv(system_scores_frame(g.parts, g.bleu_system, g.other, g.chrf_system), out["systems"])
     for (stem, stop), stats in g.bleu_stats.items():
         write_bleu_stats(stats, out[f"bleu_stats_{setting_tag(stem, stop)}"])
     lines = [f"rouge\t{rouge_signature(rouge)}"]
     lines.extend(f"bleu\t{s}" for s in sorted(g.bleu_signatures))
+    lines.extend(f"chrf\t{s}" for s in g.chrf_signatures)
     lines.extend(f"{kind}\t{s}" for kind, s in g.other_signatures)
     write_text(out["signature"], "\n".join(lines) + "\n")
 

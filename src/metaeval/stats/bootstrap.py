@@ -4,9 +4,10 @@
 Percentile bootstrap, seeded (``numpy.random.default_rng(seed)``): each sample draws systems,
 topics or both with replacement (``resample``; per sample the systems first, then the topics).
 When topics are resampled every system score is recomputed from the drawn topics exactly as it is
-defined - the mean (``_A``) or median (``_M``) of a per-summary metric, the corpus BLEU of the
-summed sufficient statistics (sacrebleu's ``compute_bleu``, mean over a summarizer's reference
-sets), the mean human score; a system with no summary among the drawn topics has no score in that
+defined - the mean (``_A``) or median (``_M``) of a per-summary metric, the corpus BLEU or chrF of
+the summed sufficient statistics (sacrebleu's ``compute_bleu``; chrF's F of
+:func:`metaeval.metrics.chrf.f_scores`; mean over a summarizer's reference sets), the mean human
+score; a system with no summary among the drawn topics has no score in that
 sample and is left out of it. A sample's correlation is Pearson's r over the drawn systems (a
 system drawn twice counts twice); it is undefined (left out) with fewer than 3 drawn systems or
 when the drawn scores of either side are all equal. The interval is the (1 - confidence)/2 and
@@ -15,7 +16,7 @@ a correlation undefined on the full data gets no interval (NaN; the caller's rul
 
 Computation (all samples at once, linear in topics): the draws become a (samples x topics) count
 matrix C; means are one matrix product with C; medians walk each summarizer's sorted per-summary
-values with C's counts (a compiled kernel); summed BLEU statistics are a product with C; Pearson's
+values with C's counts (a compiled kernel); summed BLEU and chrF statistics are a product with C; Pearson's
 r of every variant and combination over the drawn systems is a weighted Pearson with the systems'
 draw counts as weights (a system without a score in a sample gets weight 0 for that variant).
 ``tests/reference_bootstrap.py`` keeps the sample-by-sample implementation
@@ -31,7 +32,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..variants import Variant, is_sentence_bleu
+from ..variants import Variant
 
 RESAMPLING = ("systems", "topics", "both")
 
@@ -41,14 +42,15 @@ class PerSummary:
     """Per-summary scores on a (summarizer, topic) grid, NaN where a summarizer has no summary.
 
     ``metrics``: per-summary metric id (:attr:`metaeval.variants.Variant.summary_metric`) -> (S, T);
-    ``bleu_stats``: (stem, stop) -> (S, T, reference sets, 10) sufficient statistics
-    (:data:`metaeval.metrics.bleu.STATISTICS`); ``human``: combination -> (S, T).
+    ``corpus_stats``: corpus-level variant id (``BLEU_ST1_RS0``, ``CHRF``) -> (S, T, reference
+    sets, k) sufficient statistics (:data:`metaeval.metrics.bleu.STATISTICS`,
+    :attr:`metaeval.metrics.chrf.ChrfSpec.statistics`); ``human``: combination -> (S, T).
     """
 
     summarizers: list[str]
     topics: list[str]
     metrics: dict[str, np.ndarray]
-    bleu_stats: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    corpus_stats: dict[str, np.ndarray] = field(default_factory=dict)
     human: dict[str, np.ndarray] = field(default_factory=dict)
 
 
@@ -110,16 +112,33 @@ def resampled_corpus_bleu(stats: np.ndarray, c: np.ndarray) -> np.ndarray:
     sacrebleu's ``compute_bleu``, averaged over the sets the summarizer has; NaN without any."""
     from ..metrics.bleu import bleu_from_counts
 
+    return resampled_corpus_scores(stats, c, lambda rows: [bleu_from_counts(r) for r in rows.tolist()])
+
+
+def resampled_corpus_chrf(stats: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Corpus chrF (B, S) as :func:`resampled_corpus_bleu`, chrF's F of the summed statistics
+    (S, T, sets, 3 x orders) computed for all samples at once."""
+    from ..metrics.chrf import f_scores
+
+    return resampled_corpus_scores(stats, c, f_scores)
+
+
+def resampled_corpus_scores(stats: np.ndarray, c: np.ndarray, score) -> np.ndarray:
+    """The corpus score (B, S) of every summarizer in every sample: ``score`` (rows of int64
+    statistics -> one value each) of the summed statistics of the drawn topics per reference set,
+    averaged over the sets the summarizer has; NaN without any."""
     valid = ~np.isnan(stats[..., 0])                                      # (S, T, sets)
     summed = np.einsum("bt,stkx->bskx", c, np.nan_to_num(stats))         # integers, exact in float64
-    has = (np.einsum("bt,stk->bsk", c, valid.astype(np.float64)) > 0).tolist()
-    counts_ = np.rint(summed).astype(np.int64).tolist()
+    has = np.einsum("bt,stk->bsk", c, valid.astype(np.float64)) > 0
+    counts_ = np.rint(summed).astype(np.int64)
+    values = np.asarray(score(counts_.reshape(-1, counts_.shape[-1])), dtype=np.float64).reshape(has.shape)
     out = np.full(summed.shape[:2], np.nan)
-    for b, per_system in enumerate(counts_):
+    per_sample = has.tolist()
+    for b, per_system in enumerate(per_sample):
         for s, sets in enumerate(per_system):
-            values = [bleu_from_counts(sets[k]) for k, ok in enumerate(has[b][s]) if ok]
-            if values:
-                out[b, s] = values[0] if len(values) == 1 else math.fsum(values) / len(values)
+            mine = [values[b, s, k] for k, ok in enumerate(sets) if ok]
+            if mine:
+                out[b, s] = mine[0] if len(mine) == 1 else math.fsum(mine) / len(mine)
     return out
 
 
@@ -129,7 +148,7 @@ def variant_scores(ps: PerSummary, variants: Sequence[Variant], c: np.ndarray) -
     out = np.full((c.shape[0], n_sys, len(variants)), np.nan)
     by_metric: dict[str, list[int]] = {}
     for v, variant in enumerate(variants):
-        if variant.family != "bleu":
+        if not variant.corpus_level:
             by_metric.setdefault(variant.summary_metric, []).append(v)
     for stat, reduce in (("A", resampled_means), ("M", resampled_medians)):
         cols = [(v, m) for m, vs in by_metric.items() for v in vs if variants[v].statistic == stat]
@@ -142,8 +161,9 @@ def variant_scores(ps: PerSummary, variants: Sequence[Variant], c: np.ndarray) -
         for v, m in cols:
             out[:, :, v] = scores[row[m]].T
     for v, variant in enumerate(variants):
-        if variant.family == "bleu":
-            out[:, :, v] = resampled_corpus_bleu(ps.bleu_stats[variant.setting], c)
+        if variant.corpus_level:
+            resample = resampled_corpus_bleu if variant.family == "bleu" else resampled_corpus_chrf
+            out[:, :, v] = resample(ps.corpus_stats[str(variant)], c)
     return out
 
 
