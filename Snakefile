@@ -13,6 +13,7 @@
 #   sweeps.smk       single vs all references (Lin 2004), word limits and compression (Pastra & Saggion 2003)
 #   report.smk       one self-contained HTML report per data set
 #   archive.smk      `snakemake archive`: reproducible archives of each data set's results
+#   calibration.smk  `snakemake calibration`: error rates, power and coverage of the tests on known truth
 # Every config value a job uses reaches it through `params:` (a typed record per job), and so does
 # the hash of the library modules its script imports, so a change re-runs exactly the jobs it
 # affects (see the README, "Incremental reruns").
@@ -56,6 +57,7 @@ include: "rules/rerank.smk"
 include: "rules/sweeps.smk"
 include: "rules/report.smk"
 include: "rules/archive.smk"
+include: "rules/calibration.smk"
 
 
 rule all:
