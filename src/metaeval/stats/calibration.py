@@ -334,8 +334,7 @@ def replicate(model: PairModel, delta: float, s: RunSettings, i: int) -> tuple[n
     return g, seeds[:len(PERMUTATIONS)], seeds[len(PERMUTATIONS):]
 
 
-def correlation_rejections(model: PairModel, delta: float, s: RunSettings,
-                           progress: Callable[[str], None] | None = None) -> list[Rejections]:
+def correlation_rejections(model: PairModel, delta: float, s: RunSettings) -> list[Rejections]:
     """Williams and the three permutation tests of "A correlates more strongly than B" at
     difference ``delta`` over the replicates of a grid point."""
     n = s.replicates
