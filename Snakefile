@@ -14,6 +14,7 @@
 #   report.smk       one self-contained HTML report per data set
 #   across.smk       with two or more data sets: one verdict across them (results/all/)
 #   archive.smk      `snakemake archive`: reproducible archives of each data set's results
+#   calibration.smk  `snakemake calibration`: error rates, power and coverage of the tests on known truth
 # Every config value a job uses reaches it through `params:` (a typed record per job), and so does
 # the hash of the library modules its script imports, so a change re-runs exactly the jobs it
 # affects (see the README, "Incremental reruns").
@@ -58,6 +59,7 @@ include: "rules/sweeps.smk"
 include: "rules/report.smk"
 include: "rules/across.smk"
 include: "rules/archive.smk"
+include: "rules/calibration.smk"
 
 
 rule all:

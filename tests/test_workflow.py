@@ -45,7 +45,7 @@ def test_main_job_writes_exactly_the_output_contract(small_run):
     combinations = ["arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality", "pyramid",
                     "modified_pyramid"]
     values = {"combination": combinations, "setting": ["ST0_RS0", "ST0_RS1", "ST1_RS0", "ST1_RS1"], "shard": [0],
-              "stem": [0, 1], "stop": [0, 1], "metric": ["CHRF", "CHRF++"]}
+              "stem": [0, 1], "stop": [0, 1], "metric": ["CHRF", "CHRF++"], "topics": [10, 20, 40, 80, 160]}
     for dataset in ("sim", "tiny"):
         for p in outputs.final(dataset, combinations):
             assert (small_run / p).is_file(), p

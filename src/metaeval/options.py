@@ -181,6 +181,7 @@ def check(config: Mapping[str, Any]) -> None:
         except ValueError as e:
             raise ConfigError(f"config key rerank.best: 'auto' or a variant id: {e}") from None
         require_computed(variant, "rerank.best", config, "'auto' or ")
+    check_calibration(config)
 
 
 def require_computed(variant: Variant, key: str, config: Mapping[str, Any], alternative: str = "") -> None:
@@ -369,6 +370,83 @@ class ScaleOptions(NamedTuple):
     analysis_runtime: int
 
 
+# ----------------------------------------------------------------------------- calibration (issue 14, 6c)
+
+class CalibrationModelOptions(NamedTuple):
+    """The calibration model job: the human combination and the two metrics it is fitted to."""
+    combination: str
+    metrics: tuple[str, str]
+
+
+class CalibrationRunOptions(NamedTuple):
+    """A calibration simulation job (metaeval.stats.calibration.RunSettings before the data set's
+    numbers are known): the main job at the user's numbers, or a job of the topics grid."""
+    systems: int | None              # None: the data set's
+    topics: int | None               # None: the data set's (main job); the {topics} wildcard (grid jobs)
+    replicates: int
+    differences: tuple[float, ...]
+    verdict_differences: tuple[float, ...]
+    permutation_samples: int
+    bootstrap_samples: int           # 0 in the grid jobs: coverage only at the user's numbers
+    confidence: float
+    alpha: float
+    min_topics: int                  # agreement.min_topics: the verdicts as the agreement stage makes them
+    seed: int
+
+
+class CalibrationTablesOptions(NamedTuple):
+    power: float
+    topics_grid: tuple[int, ...]
+    alpha: float
+
+
+class CalibrationJobs(NamedTuple):
+    datasets: tuple[str, ...]        # the data sets `snakemake calibration` calibrates on
+    model: CalibrationModelOptions
+    main: CalibrationRunOptions
+    grid: CalibrationRunOptions
+    tables: CalibrationTablesOptions
+
+
+def calibration_options(config: Mapping[str, Any]) -> CalibrationJobs:
+    """The calibration jobs' records from the validated config's ``calibration`` section."""
+    c = config["calibration"]
+    names = c["datasets"]
+    if names is None:
+        names = [k for k, v in sorted(config["datasets"].items()) if v["format"] == "simulated"]
+    main = CalibrationRunOptions(c["systems"], c["topics"], c["replicates"], tuple(float(x) for x in c["differences"]),
+                                 tuple(float(x) for x in c["verdict_differences"]), c["permutation_samples"],
+                                 c["bootstrap_samples"], float(c["confidence"]), float(c["alpha"]),
+                                 config["agreement"]["min_topics"], c["seed"])
+    grid = main._replace(topics=None, replicates=c["grid_replicates"], bootstrap_samples=0)
+    return CalibrationJobs(tuple(names), CalibrationModelOptions(c["combination"], tuple(c["metrics"])), main, grid,
+                           CalibrationTablesOptions(float(c["power"]), tuple(sorted(c["topics_grid"])), float(c["alpha"])))
+
+
+def check_calibration(config: Mapping[str, Any]) -> None:
+    """The calibration section: known data sets, a computed human combination, two distinct mean
+    variants that the configuration computes (the model is one of means over topics)."""
+    c = config["calibration"]
+    for i, name in enumerate(c["datasets"] or []):
+        if name not in config["datasets"]:
+            raise ConfigError(f"config key calibration.datasets[{i}]: {name!r} is not a configured data set; "
+                              f"expected one of {sorted(config['datasets'])}")
+    if c["combination"] not in config["human_scores"]["combinations"]:
+        raise ConfigError(f"config key calibration.combination: {c['combination']!r} is not computed "
+                          f"(human_scores.combinations is {list(config['human_scores']['combinations'])})")
+    if c["metrics"][0] == c["metrics"][1]:
+        raise ConfigError("config key calibration.metrics: expected two different variants")
+    try:
+        parsed = parse_all(c["metrics"], "calibration.metrics")
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    for i, v in enumerate(parsed):
+        if v.statistic != "A":
+            raise ConfigError(f"config key calibration.metrics[{i}]: {v} is not a mean variant; expected a variant "
+                              "ending in _A or _A_<P|R|F> (the calibration model is one of means over topics)")
+        require_computed(v, f"calibration.metrics[{i}]", config)
+
+
 def _t(x) -> tuple:
     return tuple(x)
 
@@ -422,6 +500,7 @@ class Options:
         self.sweeps = SweepOptions(_t(sw["variants"]), sw["combination"], r["alpha"], r["multiple_references"],
                                    _t(sw["word_limits"]), _t(sw["compression"]),
                                    exceptions if any(Variant.parse(v).stem for v in sw["variants"]) else None)
+        self.calibration = calibration_options(config)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], schema: Mapping[str, Any] | None = None) -> Options:

@@ -94,6 +94,19 @@ STAGES: dict[str, dict[str, str]] = {
 }
 ACROSS = "all"
 
+# Calibration on known truth (`snakemake calibration`, not part of the main job; issue 14, 6c): the
+# fitted model, the simulations at the user's numbers and at each number of topics of the grid, and
+# the tables and figure made from them.
+STAGES.update({
+    "calibration_model": {"model": "calibration/model.tsv"},
+    "calibration_main": {"rejections": "calibration/error_power.tsv", "coverage": "calibration/coverage.tsv"},
+    "calibration_grid": {"rejections": "calibration/grid/power_T{topics}.tsv"},
+    "calibration": {"error_power_md": "calibration/error_power.md", "coverage_md": "calibration/coverage.md",
+                    "power": "calibration/power_by_topics.tsv",
+                    **_table("calibration", "topics_needed", "topics_needed"),
+                    **_figure("calibration", "figure", "figure_power")},
+})
+
 ARCHIVE = f"{RESULTS}/archive/{{dataset}}-{{confighash}}.tar.gz"
 ARCHIVE_LOG = f"{RESULTS}/archive/logs/{{dataset}}-{{confighash}}.log"
 
