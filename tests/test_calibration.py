@@ -197,7 +197,7 @@ def test_calibration_config_defaults_and_checks():
 
 FAST = {  # the small scenario's simulated data set with one setting and two measures, tiny simulations
     "rouge": {"measures": ["R1", "R2"], "stemming": [1], "stopwords_removed": [0]},
-    "bleu": {"enabled": False}, "sera": {"enabled": False},
+    "bleu": {"enabled": False}, "sera": {"enabled": False}, "chrf": {"enabled": False},
     "correlation": {"baselines": ["R2_ST1_RS0_M_R"]},
     "sweeps": {"variants": ["R2_ST1_RS0_A_R"]}, "intervals": {"shown": ["R2_ST1_RS0_A_R"]},
     "calibration": {"topics_grid": [4, 8], "replicates": 40, "grid_replicates": 20, "permutation_samples": 20,
