@@ -9,7 +9,7 @@ stage's tables.
 * Table 5: the metrics that are neither ROUGE nor BLEU nor read from files (SERA) next to BLEU,
   chrF and the best ROUGE variant.
 * Table 6: the metrics read from score files (:mod:`metaeval.data.metric_scores`) with their rank
-  among all variants, next to BLEU and the three best ROUGE variants.
+  among all variants, next to BLEU, chrF and the three best ROUGE variants.
 * Figure 1: coverage vs linguistic quality of every judged summary.
 * Figure 2: densities of coverage, linguistic quality and their arithmetic mean.
 * Figure 3: pairwise Williams test results for BLEU, the top variants and the baselines: a
@@ -141,14 +141,14 @@ def table5(corr: list[dict[str, str]], combinations: Sequence[str], comb: str, f
 def table6(corr: list[dict[str, str]], comb: str, file_metrics: Sequence[Mapping[str, str]]) -> DisplayTable:
     """The metrics read from score files (``file_metrics``: metrics.tsv's rows), each variant
     with its r, 95% interval, Spearman rho, Kendall tau and rank among all variants (main
-    combination), next to BLEU and the three best ROUGE variants."""
+    combination), next to BLEU, chrF and the three best ROUGE variants."""
     ranked = _ranked(corr, comb)
     rank = {r["variant"]: i + 1 for i, r in enumerate(ranked)}
     info = {m["metric"]: m for m in file_metrics}
     files = [r for r in ranked if _family(r["variant"]) == "metric" and Variant.parse(r["variant"]).measure in info]
     undefined = [r for r in corr if r["combination"] == comb and r["pearson"] == "NA"
                  and _family(r["variant"]) == "metric" and Variant.parse(r["variant"]).measure in info]
-    bleu = [r for r in ranked if _family(r["variant"]) == "bleu"]
+    bleu = [r for r in ranked if _family(r["variant"]) in ("bleu", "chrf")]
     rouge = [r for r in ranked if _family(r["variant"]) == "rouge"][:3]
     rows = []
     for r in sorted([*files, *undefined, *bleu, *rouge], key=lambda r: rank.get(r["variant"], math.inf)):
@@ -158,8 +158,8 @@ def table6(corr: list[dict[str, str]], comb: str, file_metrics: Sequence[Mapping
                      f"[{tables.fixed(r['pearson_lo'])}, {tables.fixed(r['pearson_hi'])}]",
                      tables.fixed(r["spearman"]), tables.fixed(r["kendall"]), "*" if r["optimal"] == "yes" else ""])
     caption = (f"Table 6. Metrics read from score files ({comb}): Pearson r with its 95% interval, Spearman rho, "
-               f"Kendall tau and rank among all {len(ranked)} variants with a defined r, next to BLEU and the three "
-               "best ROUGE variants; _A mean, _M median over a summarizer's summaries; a metric whose lower scores "
+               f"Kendall tau and rank among all {len(ranked)} variants with a defined r, next to BLEU, chrF and the "
+               "three best ROUGE variants; _A mean, _M median over a summarizer's summaries; a metric whose lower scores "
                "are better is negated; * = optimal (Williams tests among all metrics).")
     if not file_metrics:
         caption += (" No score file: put a metric_scores.tsv in the data set folder or name files in the config "
