@@ -3,7 +3,7 @@
 
 rule report:
     input:
-        **OUT.report_inputs(),
+        **OUT.report_inputs(skip=() if OPTIONS.statistics_enabled else ("statistics",)),
     output:
         report=report(
             OUT.file("report", "report"),
