@@ -227,6 +227,20 @@ def compute(inp: AnalysisInputs, options: StatisticsOptions) -> StatisticsResult
     return result
 
 
+def _resampled(d: _Comb, stat, o: StatisticsOptions) -> tuple[np.ndarray, ...]:
+    """(bootstrap lo, hi, null 95th and 99th percentiles, null p, bootstrap samples (B, K)) of a
+    statistic; NaN for what the sample counts switch off."""
+    k = d.grids.shape[0]
+    lo = hi = q95 = q99 = p = drawn = _nan(k)
+    if o.bootstrap_samples > 0:
+        b = bootstrap(d.grids, d.z, stat, o.resample, o.bootstrap_samples, o.seed, o.confidence)
+        lo, hi, drawn = b.lo, b.hi, b.samples
+    if o.null_samples > 0:
+        null = null_distribution(d.grids, d.z, stat, o.null_samples, o.seed, (0.95, 0.99))
+        q95, q99, p = null.quantiles[0], null.quantiles[1], null.p
+    return lo, hi, q95, q99, p, drawn
+
+
 def _levels(d: _Comb, comb: str, ids, o: StatisticsOptions, rows: list) -> dict[str, np.ndarray]:
     """Correlation-level rows; returns the system-level bootstrap samples by coefficient (for the winner)."""
     samples: dict[str, np.ndarray] = {}
@@ -235,16 +249,10 @@ def _levels(d: _Comb, comb: str, ids, o: StatisticsOptions, rows: list) -> dict[
         for coef in o.coefficients:
             stat = d.statistic(level, coef)
             value = np.asarray(stat(d.grids, d.z), dtype=float)
-            lo = hi = q95 = q99 = p = _nan(len(ids))
             resampled = level in o.resampling_levels
-            if resampled and o.bootstrap_samples > 0:
-                b = bootstrap(d.grids, d.z, stat, o.resample, o.bootstrap_samples, o.seed, o.confidence)
-                lo, hi = b.lo, b.hi
-                if level == "system":
-                    samples[coef] = b.samples
-            if resampled and o.null_samples > 0:
-                null = null_distribution(d.grids, d.z, stat, o.null_samples, o.seed, (0.95, 0.99))
-                q95, q99, p = null.quantiles[0], null.quantiles[1], null.p
+            lo, hi, q95, q99, p, drawn = _resampled(d, stat, o) if resampled else (_nan(len(ids)),) * 6
+            if level == "system" and drawn.ndim == 2:
+                samples[coef] = drawn
             for k, v in enumerate(ids):
                 rows.append({"variant": v, "combination": comb, "level": level, "coefficient": coef,
                              "value": float(value[k]), "n": int(n[k]), "lo": float(lo[k]), "hi": float(hi[k]),
@@ -280,13 +288,8 @@ def _accuracy(d: _Comb, comb: str, ids, o: StatisticsOptions, rows: list, notes:
     every variant's accuracy against the baseline's (two-sided)."""
     stat = d.statistic("system", kendall.variant("acc23"))
     acc = np.asarray(stat(d.grids, d.z), dtype=float)
-    lo = hi = q95 = q99 = p_null = delta = p = _nan(len(ids))
-    if o.bootstrap_samples > 0:
-        b = bootstrap(d.grids, d.z, stat, o.resample, o.bootstrap_samples, o.seed, o.confidence)
-        lo, hi = b.lo, b.hi
-    if o.null_samples > 0:
-        null = null_distribution(d.grids, d.z, stat, o.null_samples, o.seed, (0.95, 0.99))
-        q95, q99, p_null = null.quantiles[0], null.quantiles[1], null.p
+    lo, hi, q95, q99, p_null, _ = _resampled(d, stat, o)
+    delta = p = _nan(len(ids))
     base = o.accuracy_baseline
     if base not in ids:
         notes.append(("accuracy_baseline", f"{base}: not in this data set's scores, so the accuracies are not "
