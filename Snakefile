@@ -8,6 +8,8 @@
 #   scoring.smk      ROUGE-1.5.5-exact preprocessing and scoring, BLEU (sacrebleu), SERA, bootstrap intervals
 #   human.smk        human scores: coverage, linguistic quality and their combinations
 #   correlation.smk  correlations, Williams tests, optimal variants; the correlation tables and figures
+#   statistics.smk   issue 14: correlation levels, bootstrap, permutation tests, Kendall variants, tie
+#                    calibration, pairwise accuracy, null baseline, uncertainty of the winner
 #   agreement.smk    AESOP-style agreement of metric and human verdicts on pairs (Owczarzak et al. 2012)
 #   rerank.smk       systems re-ranked by the best variant, pairwise significance (Graham 2015 §5)
 #   sweeps.smk       single vs all references (Lin 2004), word limits and compression (Pastra & Saggion 2003)
@@ -53,6 +55,7 @@ include: "rules/data.smk"
 include: "rules/scoring.smk"
 include: "rules/human.smk"
 include: "rules/correlation.smk"
+include: "rules/statistics.smk"
 include: "rules/agreement.smk"
 include: "rules/rerank.smk"
 include: "rules/sweeps.smk"

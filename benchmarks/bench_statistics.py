@@ -1,6 +1,11 @@
 """Benchmark of issue 14's statistics at SummEval's shape: M metrics x 16 systems x 100 inputs.
 
     .venv/bin/python benchmarks/bench_statistics.py [--metrics 200] [--samples 1000] [--peer-samples 200]
+    .venv/bin/python benchmarks/bench_statistics.py --stage results/summeval [--samples 1000]
+
+``--stage`` times the workflow's statistics stage (metaeval.stages.statistics: load, compute, write
+to a temporary folder) on a data set the workflow has scored (its scores/ and human/ tables), with
+the config's defaults and --samples bootstrap, permutation and null samples, and exits.
 
 Simulated scores (seeded; the timings do not depend on the values). Where nlpstats 0.0.1 has the
 same function (bootstrap, permutation_test), it is timed in the same run on one metric
@@ -36,6 +41,33 @@ def peer_seconds(f, samples: int, scale: float) -> float | None:
     return (time.perf_counter() - start) * scale
 
 
+def stage(results: str, samples: int) -> None:
+    """The statistics stage's load / compute / write times on a scored data set's tables."""
+    import tempfile
+    from pathlib import Path
+
+    from metaeval import outputs
+    from metaeval.options import Options
+    from metaeval.stages import statistics
+
+    d = Path(results)
+    o = Options.from_config({"datasets": {d.name: {"format": "simulated"}}}).statistics
+    o = o._replace(bootstrap_samples=samples, permutation_samples=samples, null_samples=samples)
+    inputs = {"system_scores": d / "scores/system_scores.tsv", "summary_scores": d / "scores/summary_scores.tsv",
+              "summary_human": d / "human/summary_human.tsv", "system_human": d / "human/system_human.tsv",
+              **{p.stem: p for p in sorted(d.glob("scores/bleu_stats_ST*.tsv"))}}
+    for key, path in (("sera", d / "scores/sera_scores.tsv"), ("file_metrics", d / "scores/file_metrics/scores.tsv")):
+        if path.exists():
+            inputs[key] = path
+    inp = timed("statistics stage: load", lambda: statistics.load({k: str(v) for k, v in inputs.items()}, o))
+    result = timed("statistics stage: compute (defaults)", lambda: statistics.compute(inp, o))
+    print(f"  {len(inp.summarizers)} systems x {len(inp.per_summary.topics)} inputs, {len(inp.variants)} variants, "
+          f"{len(result.variants)} tested; {samples} bootstrap / permutation / null samples")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = {k: f"{tmp}/{Path(v).name}" for k, v in outputs.files("statistics", "x", combination=["main"]).items()}
+        timed("statistics stage: write", lambda: statistics.write(result, o, out))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--metrics", type=int, default=200)
@@ -44,7 +76,10 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=1000)
     ap.add_argument("--peer-samples", type=int, default=200)
     ap.add_argument("--pairs", type=int, default=0, help="permutation pairs (default: every metric vs the best)")
+    ap.add_argument("--stage", help="a scored data set's results folder: time the statistics stage on it")
     a = ap.parse_args()
+    if a.stage:
+        return stage(a.stage, a.samples)
     rng = np.random.default_rng(0)
     z = rng.normal(size=(a.systems, 1)) + rng.normal(size=(a.systems, a.inputs))
     x = z + rng.normal(scale=rng.uniform(0.5, 3, (a.metrics, 1, 1)), size=(a.metrics, a.systems, a.inputs))

@@ -152,4 +152,16 @@ def across_inputs(wildcards):
 
 def final_outputs():
     across = list(OUT.files("across", OUT.ACROSS).values()) if len(DATASETS) >= 2 else []
-    return [path for d in DATASETS for path in OUT.final(d, COMBINATIONS)] + across
+    return [path for d in DATASETS for path in OUT.final(d, COMBINATIONS, STATISTICS_PERMUTATIONS)] + across
+
+
+# The statistics job's permutation matrices: one per combination it tests (None: the job is off).
+STATISTICS_PERMUTATIONS = list(OPTIONS.statistics.permutation_combinations) if OPTIONS.statistics_enabled else None
+
+
+def permutation_basis(wildcards):
+    """The statistics job's permutation matrices, for the correlation job when "optimal" rests on them."""
+    if not OPTIONS.optimal_by_permutation:
+        return {}
+    files = OUT.files("statistics", wildcards.dataset, combination=STATISTICS_PERMUTATIONS)
+    return {k: v for k, v in files.items() if k.startswith("permutation_")}

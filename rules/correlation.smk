@@ -7,6 +7,7 @@
 rule correlate:
     input:
         unpack(analysis_inputs),
+        unpack(permutation_basis),
         skipped=OUT.file("human", "skipped"),
     output:
         **OUT.files("correlation", combination=COMBINATIONS),

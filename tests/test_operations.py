@@ -22,7 +22,7 @@ pytestmark = pytest.mark.workflow
 
 SMALL = scenario_config("operations.yaml")
 ANALYSIS_RULES = {"human_scores", "correlate", "correlation_tables", "agreement", "rerank", "report", "all",
-                  "sweeps"}
+                  "sweeps", "statistics"}
 
 
 def setup_dir(path: Path, extra: dict | None = None) -> Path:
@@ -88,6 +88,17 @@ def test_sera_sweep_and_interval_options_rerun_only_their_jobs(run):
     assert counts["sera_index"] == 2 and counts["score_sera"] == 2 and "score" not in counts
     assert set(job_counts(dry_run(run, {"intervals": {"seed": 3}}))) == {"system_intervals", "report", "all"}
     assert set(job_counts(dry_run(run, {"sweeps": {"word_limits": [10]}}))) == {"sweeps", "report", "all"}
+
+
+def test_statistics_options_rerun_only_the_statistics_job(run):
+    """A statistics.* value reaches the statistics job (and the report, which reads its tables and
+    records the choices); the basis of "optimal" also reaches the correlation job and what reads it."""
+    for extra in ({"seed": 3}, {"permutation": "both"}, {"variants": ["top"]}, {"resampling_levels": []}):
+        assert set(job_counts(dry_run(run, {"statistics": extra}))) == {"statistics", "report", "all"}, extra
+    counts = job_counts(dry_run(run, {"statistics": {"optimal": "permutation"}}))
+    assert set(counts) == {"statistics", "correlate", "correlation_tables", "rerank", "report", "all"}, counts
+    counts = job_counts(dry_run(run, {"statistics": {"enabled": False}}))
+    assert set(counts) == {"report", "all"}, counts          # nothing new to compute; the report loses its sections
 
 
 def test_stemming_and_wlcs_weight_rescore_only_affected_jobs(run):
@@ -201,7 +212,8 @@ def reasons(dry_run_output: str) -> dict[str, set[str]]:
 @pytest.mark.parametrize("module,importers,downstream", [
     # the Williams test is imported by the correlation stage only; its tables feed the correlation
     # tables, the re-ranking and the report
-    ("stats/williams.py", {"correlate"}, {"correlation_tables", "rerank", "report", "all"}),
+    # and by the statistics stage (its optimal set and clusters), which only the report reads
+    ("stats/williams.py", {"correlate", "statistics"}, {"correlation_tables", "rerank", "report", "all"}),
     # the Wilcoxon verdicts by the agreement stage (and the report, for the method's description,
     # which re-runs anyway because the agreement tables are its inputs)
     ("stats/verdicts.py", {"agreement"}, {"report", "all"}),

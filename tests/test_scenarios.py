@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from conftest import SCENARIOS, scenario, snakemake
+from metaeval import tables
 
 pytestmark = pytest.mark.workflow
 CASES = sorted(p for p in (SCENARIOS / "bad").iterdir() if (p / "case.yaml").is_file())
@@ -83,7 +84,8 @@ def test_degenerate_but_legal_data_gives_results_with_one_note_naming_the_cause(
         {"datasets": {n: {"format": "canonical", "path": f"input/{n}"} for n in names},
          "sera": {"enabled": False}, "correlation": {"bootstrap_samples": 10}}))
     snakemake(tmp_path, "--cores", "2", *(f"results/{n}/analysis/notes.tsv" for n in names),
-              "results/pipe/rerank/table3.md", "results/pipe/report.html")
+              "results/pipe/rerank/table3.md", "results/pipe/report.html",
+              *(f"results/{n}/statistics/notes.tsv" for n in ("one", "flat")))
 
     def notes(name):
         lines = (tmp_path / f"results/{name}/analysis/notes.tsv").read_text(encoding="utf-8").splitlines()[1:]
@@ -111,3 +113,10 @@ def test_degenerate_but_legal_data_gives_results_with_one_note_naming_the_cause(
     assert len({l.replace("\\|", "").count("|") for l in rows}) == 1   # every row has the header's columns
     report = (tmp_path / "results/pipe/report.html").read_text(encoding="utf-8")
     assert "<td>x|y</td>" in report
+    # the statistics stage: the same causes named, every value NA, no crash
+    stat_notes = lambda n: tables.read_tsv(tmp_path / f"results/{n}/statistics/notes.tsv")  # noqa: E731
+    assert "too_few_systems" in set(stat_notes("one").kind)
+    assert "constant_human" in set(stat_notes("flat").kind)
+    for n in ("one", "flat"):
+        levels = tables.read_tsv(tmp_path / f"results/{n}/statistics/correlation_levels.tsv", numeric=("value",))
+        assert len(levels) and levels[levels.level == "system"].value.isna().all()

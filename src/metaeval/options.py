@@ -33,7 +33,8 @@ DATASET_NAME = r"[A-Za-z0-9][A-Za-z0-9_-]*"
 RESERVED_NAMES = ("all", "archive")
 # The Snakefile's {dataset} wildcard constraint: a data set name, never a reserved folder.
 DATASET_WILDCARD = rf"(?!(?:{'|'.join(RESERVED_NAMES)})/){DATASET_NAME}"
-SECTIONS = ("rouge", "bleu", "chrf", "human_scores", "correlation", "agreement", "rerank", "sera", "sweeps", "intervals")
+SECTIONS = ("rouge", "bleu", "chrf", "human_scores", "correlation", "agreement", "rerank", "sera", "sweeps", "intervals",
+            "statistics")
 
 
 class ConfigError(ValueError):
@@ -182,6 +183,7 @@ def check(config: Mapping[str, Any]) -> None:
             raise ConfigError(f"config key rerank.best: 'auto' or a variant id: {e}") from None
         require_computed(variant, "rerank.best", config, "'auto' or ")
     check_calibration(config)
+    check_statistics(config)
 
 
 def require_computed(variant: Variant, key: str, config: Mapping[str, Any], alternative: str = "") -> None:
@@ -205,6 +207,34 @@ def require_computed(variant: Variant, key: str, config: Mapping[str, Any], alte
     if problem:
         raise ConfigError(f"config key {key}: {variant} is not computed by this configuration ({problem}); "
                           f"expected {alternative}a variant of the configured measures and settings")
+
+
+# The selectors of statistics.variants besides variant ids (metaeval.stages.statistics.candidates).
+VARIANT_SELECTORS = ("top", "baselines", "bleu", "metrics", "all")
+
+
+def check_statistics(config: Mapping[str, Any]) -> None:
+    """The ``statistics:`` section: its variant ids parse and are computed; the permutation basis
+    of "optimal" needs the permutation tests."""
+    st = config["statistics"]
+    for i, text in enumerate(st["variants"]):
+        if text in VARIANT_SELECTORS:
+            continue
+        try:
+            variant = Variant.parse(str(text))
+        except ValueError as e:
+            raise ConfigError(f"config key statistics.variants[{i}]: {e}, or one of {', '.join(VARIANT_SELECTORS)}"
+                              ) from None
+        require_computed(variant, f"statistics.variants[{i}]", config)
+    if st["accuracy_baseline"] is not None:
+        try:
+            variant = Variant.parse(st["accuracy_baseline"])
+        except ValueError as e:
+            raise ConfigError(f"config key statistics.accuracy_baseline: null or a variant id: {e}") from None
+        require_computed(variant, "statistics.accuracy_baseline", config, "null or ")
+    if st["optimal"] == "permutation" and not (st["enabled"] and st["permutation_samples"] > 0):
+        raise ConfigError("config key statistics.optimal: permutation needs the permutation tests "
+                          "(statistics.enabled true and statistics.permutation_samples > 0)")
 
 
 # ----------------------------------------------------------------------------- what each job uses
@@ -294,6 +324,7 @@ class CorrelateOptions(NamedTuple):
     seed: int
     alpha: float
     correction: str | None
+    optimal: str = "williams"     # statistics.optimal when the statistics job runs, else williams
 
 
 class CorrelationTablesOptions(NamedTuple):
@@ -301,6 +332,7 @@ class CorrelationTablesOptions(NamedTuple):
     top: int
     alpha: float
     answer_baseline: str        # the baseline the report's answer ranks (agreement.baseline)
+    optimal: str = "williams"     # the basis of "optimal" (statistics.optimal when the statistics job runs)
 
 
 class AgreementOptions(NamedTuple):
@@ -445,6 +477,48 @@ def check_calibration(config: Mapping[str, Any]) -> None:
             raise ConfigError(f"config key calibration.metrics[{i}]: {v} is not a mean variant; expected a variant "
                               "ending in _A or _A_<P|R|F> (the calibration model is one of means over topics)")
         require_computed(v, f"calibration.metrics[{i}]", config)
+class StatisticsOptions(NamedTuple):
+    """The statistics job (the ``statistics:`` section; ``combinations`` as configured, ``main``
+    resolved against the data set; ``permutation_combinations``: every human combination when
+    "optimal" rests on the permutation tests, else ``combinations``)."""
+    combinations: tuple[str, ...]
+    permutation_combinations: tuple[str, ...]
+    summarizers: str
+    variants: tuple[str, ...]
+    top: int
+    baselines: tuple[str, ...]
+    seed: int
+    confidence: float
+    alpha: float
+    levels: tuple[str, ...]
+    coefficients: tuple[str, ...]
+    bootstrap_samples: int
+    resampling_levels: tuple[str, ...]
+    resample: str
+    permutation_samples: int
+    permutation: str
+    permutation_level: str
+    permutation_coefficient: str
+    kendall_variants: tuple[str, ...]
+    tie_calibration: tuple[str, ...]
+    accuracy_baseline: str
+    null_samples: int
+    winner_coefficient: str
+    optimal: str
+
+
+def statistics_options(config: Mapping[str, Any]) -> StatisticsOptions:
+    st, h = config["statistics"], config["human_scores"]
+    perm = tuple(h["combinations"]) if st["optimal"] == "permutation" else tuple(st["combinations"])
+    return StatisticsOptions(
+        tuple(st["combinations"]), perm, config["correlation"]["summarizers"], tuple(st["variants"]),
+        st["top_variants"], tuple(config["correlation"]["baselines"]), st["seed"], st["confidence"],
+        config["correlation"]["alpha"],
+        tuple(st["levels"]), tuple(st["coefficients"]), st["bootstrap_samples"], tuple(st["resampling_levels"]),
+        st["resample"], st["permutation_samples"], st["permutation"], st["permutation_level"],
+        st["permutation_coefficient"], tuple(st["kendall_variants"]), tuple(st["tie_calibration"]),
+        st["accuracy_baseline"] or config["agreement"]["baseline"], st["null_samples"], st["winner_coefficient"],
+        st["optimal"])
 
 
 def _t(x) -> tuple:
@@ -484,11 +558,16 @@ class Options:
         self.intervals = IntervalOptions(iv["resamples"], iv["confidence"], iv["seed"], _t(iv["shown"]))
         h = config["human_scores"]
         self.human = HumanOptions(_t(h["combinations"]), h["order"])
+        self.statistics_enabled: bool = config["statistics"]["enabled"]
+        self.statistics = statistics_options(config)
+        # "optimal" in correlations.tsv rests on the statistics job's permutation tests
+        self.optimal_by_permutation: bool = self.statistics_enabled and self.statistics.optimal == "permutation"
         c = config["correlation"]
         self.correlate = CorrelateOptions(_t(h["combinations"]), c["summarizers"], c["bootstrap_samples"], c["resample"],
-                                          c["confidence"], c["seed"], c["alpha"], c["correction"])
+                                          c["confidence"], c["seed"], c["alpha"], c["correction"],
+                                          "permutation" if self.optimal_by_permutation else "williams")
         self.correlation_tables = CorrelationTablesOptions(_t(c["baselines"]), c["top_variants"], c["alpha"],
-                                                           config["agreement"]["baseline"])
+                                                           config["agreement"]["baseline"], self.correlate.optimal)
         a = config["agreement"]
         self.agreement = AgreementOptions(_t(h["combinations"]), a["alpha"], a["min_topics"], a["baseline"])
         rr = config["rerank"]

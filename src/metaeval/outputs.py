@@ -85,6 +85,14 @@ STAGES: dict[str, dict[str, str]] = {
                **_figure("rerank", "figure4", "figure4_significance")},
     "reference_sweep": _sweep("references"),
     "length_sweep": _sweep("lengths"),
+    # issue 14's statistics of the tested variants (metaeval.stages.statistics)
+    "statistics": {"levels": "statistics/correlation_levels.tsv", "levels_md": "statistics/correlation_levels.md",
+                   "permutation_{combination}": "statistics/permutation_{combination}.tsv",
+                   "optimal": "statistics/optimal.tsv", "optimal_md": "statistics/optimal.md",
+                   "kendall": "statistics/kendall.tsv", "kendall_md": "statistics/kendall.md",
+                   "accuracy": "statistics/accuracy.tsv", "accuracy_md": "statistics/accuracy.md",
+                   "winner": "statistics/winner.tsv", "winner_md": "statistics/winner.md",
+                   **_figure("statistics", "winner", "figure_winner"), "notes": "statistics/notes.tsv"},
     "report": {"report": "report.html"},
     # across data sets (results/all/, the data set name ACROSS)
     "across": {"variants_tsv": "variants.tsv", "variants_md": "variants.md",
@@ -175,11 +183,14 @@ def parts_by_setting(inputs: Mapping[str, str], kind: str) -> dict[tuple[int, in
 
 # ----------------------------------------------------------------------------- the main job
 
-def final(dataset: str, combinations: Sequence[str]) -> list[str]:
-    """Every final output of one data set (the main job's targets)."""
+def final(dataset: str, combinations: Sequence[str], statistics: Sequence[str] | None = None) -> list[str]:
+    """Every final output of one data set (the main job's targets); ``statistics``: the statistics
+    job's permutation combinations (None: the job is off)."""
     out = [file("summary", "summary", dataset), file("scores", "summaries", dataset),
            file("scores", "systems", dataset)]
     out += files("correlation", dataset, combination=list(combinations)).values()
+    if statistics is not None:
+        out += files("statistics", dataset, combination=list(statistics)).values()
     for stage in ("correlation_tables", "agreement", "rerank", "intervals", "reference_sweep", "length_sweep",
                   "report"):
         out += files(stage, dataset).values()
@@ -220,6 +231,26 @@ REPORT_SECTIONS: tuple[ReportSection, ...] = (
     )),
     ReportSection("SERA, chrF and pyramid scores (Cohan & Goharian 2016; Popović 2015, 2017)", (ReportItem("correlation_tables", "table5_md"),)),
     ReportSection("Metrics from score files", (ReportItem("correlation_tables", "table6_md"),)),
+    # issue 14: a section per family of statistics; each Markdown table's caption says how to read it
+    ReportSection("Correlation levels, bootstrap intervals and the null baseline (Deutsch, Dror & Roth 2021)", (
+        ReportItem("statistics", "levels_md"),
+        ReportItem("statistics", "notes", "Notes of the statistics: undefined cases, skipped combinations and the "
+                                          "settings (seed, samples, methods)."),
+    )),
+    ReportSection("Permutation tests between metrics: optimal variants and clusters", (
+        ReportItem("statistics", "optimal_md"),)),
+    ReportSection("Kendall variants and tie calibration (Deutsch, Foster & Freitag 2023)", (
+        ReportItem("statistics", "kendall_md"),)),
+    ReportSection("Pairwise accuracy of system rankings (Kocmi et al. 2021)", (
+        ReportItem("statistics", "accuracy_md"),)),
+    ReportSection("The uncertainty of the winner", (
+        ReportItem("statistics", "winner_md"),
+        ReportItem("statistics", "winner_png",
+                   "How to read this: left, the probability that each of the top 20 variants is the best one over "
+                   "the bootstrap samples; right, the interval of its rank (1 = best) and, as a dot, the rank of its "
+                   "value on the full data. Long, overlapping intervals mean the order of these variants is not "
+                   "settled by the data."),
+    )),
     ReportSection("Confidence intervals of system scores (ROUGE-1.5.5 -c 95 -r 1000)", (
         ReportItem("intervals", "markdown"),
         ReportItem("intervals", "figure_png",
@@ -267,10 +298,12 @@ def input_key(item: ReportItem) -> str:
     return f"{item.stage}__{item.key}"
 
 
-def report_inputs(dataset: str = "{dataset}", combinations: Sequence[str] = ()) -> dict[str, str]:
+def report_inputs(dataset: str = "{dataset}", combinations: Sequence[str] = (), skip: Sequence[str] = ()
+                  ) -> dict[str, str]:
     """The report rule's named inputs: its context, the Williams table of every combination (for
-    the opening answer: ``williams__{combination}``) and every item of every section."""
-    items = [*REPORT_CONTEXT, *(i for s in REPORT_SECTIONS for i in s.items)]
+    the opening answer: ``williams__{combination}``) and every item of every section (but those of
+    the stages in ``skip``: jobs switched off)."""
+    items = [*REPORT_CONTEXT, *(i for s in REPORT_SECTIONS for i in s.items if i.stage not in skip)]
     williams = {f"williams__{c}": file("correlation", "williams_{combination}", dataset, combination=c)
                 for c in combinations}
     return {**{input_key(i): file(i.stage, i.key, dataset) for i in items}, **williams}

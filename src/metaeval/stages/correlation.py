@@ -12,7 +12,7 @@ and :mod:`metaeval.stats.williams`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -79,9 +79,41 @@ def constancy_notes(inp: AnalysisInputs) -> list[tuple[str, str]]:
     return notes
 
 
-def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str, str] = {}) -> CorrelationResult:
+def read_permutation_basis(inputs: Mapping[str, str]) -> dict[str, tuple[list[str], np.ndarray]]:
+    """The statistics job's permutation p-value matrices among a job's named inputs
+    (``permutation_{combination}``), by combination: (tested variant ids, p)."""
+    out = {}
+    for key, path in inputs.items():
+        if key.startswith("permutation_"):
+            f = tables.read_tsv(path)
+            ids = list(f["variant"])
+            out[key[len("permutation_"):]] = (ids, np.array([tables.to_float(f[v]) for v in ids]).T.reshape(
+                len(ids), len(ids)) if ids else np.zeros((0, 0)))
+    return out
+
+
+def permutation_optimal(variant_ids: Sequence[str], r: np.ndarray, tested: Sequence[str], p_tested: np.ndarray,
+                        alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(optimal, cluster, decided) of every variant from the permutation tests among the tested
+    ones: the Williams tests' rules (``optimal``, ``assign_clusters``) on their p-values, ordered by
+    ``r``; the untested variants are not decided (NA)."""
+    index = {v: i for i, v in enumerate(variant_ids)}
+    p = np.full((len(variant_ids), len(variant_ids)), np.nan)
+    rows = [index[v] for v in tested]
+    p[np.ix_(rows, rows)] = p_tested
+    decided = np.zeros(len(variant_ids), dtype=bool)
+    decided[rows] = True
+    decided &= ~np.isnan(r)
+    order = np.array([v for v in np.argsort(-np.nan_to_num(r, nan=-np.inf), kind="stable") if decided[v]], dtype=int)
+    clusters = assign_clusters(p, order, alpha) if len(order) else np.zeros(len(variant_ids), dtype=int)
+    return optimal(p, alpha, decided), clusters, decided
+
+
+def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str, str] = {},
+            basis: Mapping[str, tuple[list[str], np.ndarray]] | None = None) -> CorrelationResult:
     """Everything the stage reports; ``skipped`` = the human combinations the human-scores stage
-    could not compute, with the reason (reported in the notes)."""
+    could not compute, with the reason (reported in the notes); ``basis``: the permutation tests
+    "optimal" rests on when ``options.optimal`` is permutation (:func:`read_permutation_basis`)."""
     notes: list[tuple[str, str]] = []
     n_sys = len(inp.summarizers)
     V, C = len(inp.variants), len(inp.combinations)
@@ -119,11 +151,16 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
             order = np.array([v for v in np.argsort(-np.nan_to_num(pear[:, c], nan=-np.inf), kind="stable")
                               if not np.isnan(pear[v, c])], dtype=int)
             clusters = assign_clusters(p, order, options.alpha) if len(order) else np.zeros(V, dtype=int)
+            decided = ~np.isnan(pear[:, c])
+            if options.optimal == "permutation":
+                tested, p_tested = (basis or {}).get(comb, ([], np.zeros((0, 0))))
+                opt, clusters, decided = permutation_optimal(inp.variant_ids, pear[:, c], tested, p_tested,
+                                                             options.alpha)
         else:
             williams[comb] = np.full((V, V), np.nan)
             opt, clusters = None, None
         for v, name in enumerate(inp.variant_ids):
-            defined = not np.isnan(pear[v, c])
+            defined = not np.isnan(pear[v, c]) and (opt is None or bool(decided[v]))
             rows.append({
                 "variant": name, "combination": comb, "n": int(ns[v, c]), "pearson": pear[v, c],
                 "pearson_lo": lo[v, c], "pearson_hi": hi[v, c], "spearman": spear[v, c], "kendall": kend[v, c],
@@ -134,6 +171,10 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
         notes.append(("skipped_combination", f"{comb}: {reason}"))
     notes.append(("williams", f"Williams tests are for Pearson's r; alpha = {options.alpha}; "
                               f"correction = {options.correction or 'none (as Graham 2015)'}"))
+    if options.optimal == "permutation":
+        notes.append(("optimal", "optimal and cluster rest on the statistics job's permutation tests among its tested "
+                                 f"variants (statistics.optimal: permutation; alpha = {options.alpha}); the other "
+                                 "variants' are NA"))
     level = summary_level(inp.summary_metric, inp.per_summary.human, inp.combinations)
     return CorrelationResult(rows, inp.variant_ids, williams, level, notes)
 

@@ -264,7 +264,11 @@ def compute(corr: list[dict[str, str]], williams, summary_human: list[dict[str, 
     comb = main_of(corr)
     shown, p = figure3_data(corr, williams, comb, options.baselines, options.top)
     ids = [m["metric"] for m in file_metrics]
-    return Tables(comb, table1(corr, comb), table2(corr, comb), table4(corr, combinations, options.top),
+    t1 = table1(corr, comb)
+    if options.optimal == "permutation":    # statistics.optimal: what Table 1 calls optimal
+        t1 = t1._replace(caption=t1.caption.replace("Williams test)", "permutation tests among the variants the "
+                                                                      "statistics job tests; the others NA)"))
+    return Tables(comb, t1, table2(corr, comb), table4(corr, combinations, options.top),
                   table5(corr, combinations, comb, ids), table6(corr, comb, file_metrics), summary_human, shown, p,
                   options.alpha, corr, options.answer_baseline)
 

@@ -159,6 +159,7 @@ def methods(config: Mapping) -> str:
         f"Re-ranking: best variant {rr.get('best')} for {rr.get('combination')} vs the original {rr.get('original')}; "
         f"Shapiro-Wilk, then paired t-tests or Wilcoxon signed-rank tests (alpha = {rr.get('alpha')}).",
     ]
+    items += statistics_methods(config)
     return "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"
 
 
@@ -200,6 +201,43 @@ def dataset_html(summary_tsv: str) -> str:
              f"{html.escape(str(stats.get('linguistic_quality_dimensions') or '—'))}.</p>")
     return (table_html([c for c, _ in counts], [[str(v) for _, v in counts]]) + human
             + table_html(["dimension", "judged", "mean", "min", "max"], rows))
+def statistics_methods(config: Mapping) -> list[str]:
+    """The choices of the statistics job (issue 14), and where our definitions differ from the peers'."""
+    st, c = config.get("statistics", {}), config.get("correlation", {})
+    if not st.get("enabled"):
+        return ["Statistics of issue 14 (correlation levels, permutation tests, Kendall variants, pairwise "
+                "accuracy, null baseline, winner): disabled (statistics.enabled: false)."]
+    base = st.get("accuracy_baseline") or config.get("agreement", {}).get("baseline")
+    return [
+        f"Tested variants ({', '.join(st.get('variants', []))}; top = the {st.get('top_variants')} variants with the "
+        f"highest system-level Pearson r with the main combination) for the combinations "
+        f"{', '.join(st.get('combinations', []))}; seed {st.get('seed')} for every resampling.",
+        f"Correlation levels (Deutsch, Dror & Roth 2021) {', '.join(st.get('levels', []))} for "
+        f"{', '.join(st.get('coefficients', []))} (Kendall's tau-b); at the system level the variants' own system "
+        "scores (mean, median, corpus BLEU), at the input and global levels their per-summary scores; undefined "
+        f"(NA) with fewer than 3 items or a constant side. {st.get('bootstrap_samples')} bootstrap samples "
+        f"resampling {st.get('resample')} (percentile intervals at {st.get('confidence')}) and a null baseline of "
+        f"{st.get('null_samples')} samples (human scores permuted among the systems within each input; "
+        f"95th/99th percentiles and p = (1 + count(null >= value)) / (1 + samples)) at the levels "
+        f"{', '.join(st.get('resampling_levels', []))}. Signed correlations throughout: nlpstats takes absolute "
+        "values, we do not (a metric that ranks systems backwards is not good).",
+        f"Permutation tests ({st.get('permutation')}; {st.get('permutation_samples')} samples) between every pair "
+        f"of tested variants' {st.get('permutation_level')}-level {st.get('permutation_coefficient')}; metric "
+        "scores standardised before swapping (nlpstats, mt-metrics-eval); one-sided p = count(delta* >= delta) / "
+        "samples as mt-metrics-eval (nlpstats' default is two-sided). With whole systems swapped at the system "
+        "level the variants' own system scores are swapped; otherwise their per-summary scores. Optimal set and "
+        f"clusters by the Williams tests' rules at alpha = {c.get('alpha')}; \"optimal\" in the correlation tables "
+        f"rests on the {st.get('optimal')} tests (statistics.optimal). Our Williams test is one-sided on signed "
+        "correlations; mt-metrics-eval's p comes from |t| and is the same in either order.",
+        f"Kendall variants {', '.join(st.get('kendall_variants', []))} at the system and input (item) level and "
+        f"tie calibration (at {', '.join(st.get('tie_calibration', [])) or 'no level'}) of 23 and acc23 exactly as "
+        "mt-metrics-eval's stats.py (KendallWithTiesOpt, sample_rate 1.0; one epsilon for all inputs).",
+        "Pairwise accuracy (Kocmi et al. 2021) = acc23 of the system scores (a pair tied by both counts as "
+        f"agreement, as mt-metrics-eval); bootstrap interval and null baseline as above; two-sided permutation "
+        f"test of each variant's accuracy against {base}.",
+        f"Uncertainty of the winner: from the system-level {st.get('winner_coefficient')} bootstrap samples, "
+        "P(best) (ties for the best share the sample) and the percentile interval of each variant's rank.",
+    ]
 
 
 def build(inputs: Mapping[str, str], config: Mapping) -> str:
@@ -219,6 +257,8 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
             f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>"]
     sections = [("The data set", dataset_html(path("summary", "summary"))), ("Methods", methods(config))]
     for section in outputs.REPORT_SECTIONS:
+        if not any(inputs.get(outputs.input_key(i)) for i in section.items):
+            continue                      # a switched-off stage's section (statistics.enabled: false)
         parts = []
         for item in section.items:
             file = inputs.get(outputs.input_key(item))

@@ -1,0 +1,494 @@
+"""Statistics stage (issue 14): the resampling statistics of Deutsch, Dror & Roth (2021, TACL), the
+Kendall variants and tie calibration of Deutsch, Foster & Freitag (2023), the pairwise accuracy of
+Kocmi et al. (2021), and two none of their tools has - a null baseline and the uncertainty of the
+winner - for a set of tested variants (:func:`candidates`) and human combinations.
+
+load (:mod:`metaeval.stages.analysis_inputs`) -> :func:`compute` -> :class:`StatisticsResult` ->
+:func:`write`. The statistics are :mod:`metaeval.stats.levels`, :mod:`metaeval.stats.resampling`
+and :mod:`metaeval.stats.kendall`; the optimal set and clusters use :mod:`metaeval.stats.williams`'
+``optimal`` and ``assign_clusters``, as the Williams tests do.
+
+What a variant is at each level:
+
+* system level: the variant's own system scores (system_scores.tsv: the mean or median of its
+  per-summary metric, corpus BLEU), so the values equal correlations.tsv's; when inputs are
+  resampled they are recomputed from the drawn inputs (:func:`metaeval.stats.bootstrap.variant_scores`);
+  the human system score is the mean over the system's judged summaries;
+* input and global levels: the variant's per-summary metric (ROUGE P/R/F, smoothed sentence BLEU,
+  SERA, a file metric), so a mean (_A) and a median (_M) variant of one metric agree there;
+* permutation tests (between two metrics' correlations or accuracies): PERM-SYSTEMS at the system
+  level swaps the variants' own system scores (each variant's standardised over the systems), so the
+  tested difference is the tables'; PERM-INPUTS and PERM-BOTH, and every other level, swap the
+  standardised per-summary grids, averaged per system at the system level, as nlpstats and
+  mt-metrics-eval do - for a median or corpus-BLEU variant that is the mean of the same per-summary
+  metric (nlpstats standardises per summary; the p-values of the two differ slightly).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from .. import figures, tables
+from ..options import StatisticsOptions
+from ..stats import kendall
+from ..stats.bootstrap import PerSummary, variant_scores
+from ..stats.levels import COEFFICIENT, LEVELS, Statistic, statistic, weighted_means
+from ..stats.resampling import bootstrap, null_distribution, permutation_matrix, permutation_test, winner
+from ..stats.williams import assign_clusters, optimal
+from ..variants import Variant
+from . import analysis_inputs
+from .analysis_inputs import AnalysisInputs
+from .correlation import constancy_notes
+from .correlation_tables import main_combination
+
+LEVEL_COLUMNS = ("variant", "combination", "level", "coefficient", "value", "n", "lo", "hi", "resampling",
+                 "null_95", "null_99", "null_p")
+OPTIMAL_COLUMNS = ("variant", "combination", "statistic", "value", "optimal", "cluster")
+KENDALL_COLUMNS = ("variant", "combination", "level", "kendall", "value", "epsilon")
+ACCURACY_COLUMNS = ("variant", "combination", "accuracy", "lo", "hi", "null_95", "null_99", "null_p", "baseline",
+                    "delta", "p")
+WINNER_COLUMNS = ("variant", "combination", "statistic", "value", "p_best", "rank_lo", "rank_hi")
+TOP_FIGURE = 20
+
+
+# ----------------------------------------------------------------------------- the tested variants
+
+def candidates(variants: Sequence[Variant], pearson_main: np.ndarray, options: StatisticsOptions) -> list[int]:
+    """Indices (in the order of system_scores.tsv) of the tested variants: the union of
+    ``statistics.variants``' selectors - ``top`` (the ``top`` variants with the highest Pearson r with
+    the main combination), ``baselines`` (correlation.baselines), ``bleu``, ``metrics`` (neither ROUGE
+    nor BLEU), ``all``, variant ids - and the accuracy baseline. Ids the data lack are left out."""
+    ids = [str(v) for v in variants]
+    chosen: set[int] = set()
+    for sel in options.variants:
+        if sel == "top":
+            order = [v for v in np.argsort(-np.nan_to_num(pearson_main, nan=-np.inf), kind="stable")
+                     if not np.isnan(pearson_main[v])]
+            chosen.update(int(v) for v in order[:options.top])
+        elif sel == "baselines":
+            chosen.update(ids.index(b) for b in options.baselines if b in ids)
+        elif sel in ("bleu", "metrics"):
+            chosen.update(i for i, v in enumerate(variants) if v.family == {"bleu": "bleu", "metrics": "metric"}[sel])
+        elif sel == "all":
+            chosen.update(range(len(ids)))
+        elif sel in ids:
+            chosen.add(ids.index(sel))
+    if options.accuracy_baseline in ids:
+        chosen.add(ids.index(options.accuracy_baseline))
+    return sorted(chosen)
+
+
+def analysed_combinations(configured: Sequence[str], available: Sequence[str]) -> dict[str, str]:
+    """configured name -> the data set's combination (``main`` resolved), for those it has."""
+    main = main_combination(list(available)) if available else None
+    resolved = {c: main if c == "main" else c for c in configured}
+    return {c: r for c, r in resolved.items() if r in available}
+
+
+# ----------------------------------------------------------------------------- system-level statistic
+
+@dataclass(frozen=True)
+class SystemScores:
+    """A system-level coefficient of the variants' own system scores (``scores`` (V, S)) with the
+    human system means, as a statistic f(x, z, sys_w, top_w) for :mod:`metaeval.stats.resampling`.
+    x (the per-summary grids) only gives the shapes; with resampled inputs the variant scores are
+    recomputed from the drawn inputs (means, medians, corpus BLEU), as the correlation stage's
+    bootstrap does. ``coefficient``: a name or f(x, y, w)."""
+
+    coefficient: str | Callable
+    ps: PerSummary = field(repr=False)
+    variants: tuple[Variant, ...]
+    scores: np.ndarray = field(repr=False)
+    # resampled scores by draw counts: every bootstrap of a combination draws the same inputs (one
+    # seed), and recomputing medians and corpus BLEU is most of their cost
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
+    level = "system"
+
+    def __call__(self, x, z, sys_w=None, top_w=None):
+        f = self.coefficient if callable(self.coefficient) else COEFFICIENT[self.coefficient]
+        if top_w is None:
+            m = self.scores
+        else:
+            top_w = np.asarray(top_w)
+            key = (top_w.shape, top_w.tobytes())
+            if key not in self.cache:
+                c = top_w.reshape(-1, top_w.shape[-1])
+                self.cache[key] = np.moveaxis(variant_scores(self.ps, self.variants, c), 2, 1).reshape(
+                    *top_w.shape[:-2], -1, self.scores.shape[1])
+            m = self.cache[key]
+        return f(m, weighted_means(np.asarray(z, dtype=float), top_w), sys_w)
+
+
+# ----------------------------------------------------------------------------- the result
+
+@dataclass
+class StatisticsResult:
+    variants: list[str]                     # tested
+    levels: list[dict[str, object]]         # LEVEL_COLUMNS
+    permutation: dict[str, np.ndarray]      # combination -> (K, K) p[i, j]: i's statistic > j's
+    optimal: list[dict[str, object]]        # OPTIMAL_COLUMNS
+    kendall: list[dict[str, object]]        # KENDALL_COLUMNS
+    accuracy: list[dict[str, object]]       # ACCURACY_COLUMNS
+    winner: list[dict[str, object]]         # WINNER_COLUMNS
+    notes: list[tuple[str, str]]
+    permutation_statistic: str = ""
+
+
+def load(inputs: Mapping[str, str], options: StatisticsOptions) -> AnalysisInputs:
+    return analysis_inputs.load_named(inputs, options.summarizers)
+
+
+def _items(grids: np.ndarray, z: np.ndarray, scores: np.ndarray, level: str) -> np.ndarray:
+    """n of every variant at a level: systems with both scores, inputs with a defined correlation
+    (at least 3 systems with both), or summaries with both."""
+    both = ~np.isnan(grids) & ~np.isnan(z)
+    if level == "system":
+        return (~np.isnan(scores) & ~np.isnan(weighted_means(z))).sum(axis=1)
+    if level == "input":
+        return (both.sum(axis=1) >= 3).sum(axis=1)
+    return both.sum(axis=(1, 2))
+
+
+def _nan(shape) -> np.ndarray:
+    return np.full(shape, np.nan)
+
+
+class _Comb:
+    """One combination's inputs to the statistics: the tested grids (K, S, T), the human grid
+    (S, T), the system scores (K, S), and the statistic of a level and coefficient."""
+
+    def __init__(self, inp: AnalysisInputs, tested: Sequence[int], comb: str):
+        self.variants = tuple(inp.variants[v] for v in tested)
+        self.grids = np.stack([inp.per_summary.metrics[v.summary_metric] for v in self.variants]) \
+            if tested else np.zeros((0, len(inp.summarizers), len(inp.per_summary.topics)))
+        self.z = inp.per_summary.human[comb]
+        self.scores = inp.system_metric[:, list(tested)].T
+        self.ps = inp.per_summary
+        self.cache: dict = {}
+
+    def permutation_grids(self, level: str, method: str) -> tuple[np.ndarray, np.ndarray]:
+        """What the permutation tests swap: with whole systems swapped at the system level, the
+        variants' own system scores (as one-input grids, so the tested difference is the one of the
+        tables); otherwise the per-summary grids."""
+        if level == "system" and method == "systems":
+            return self.scores[:, :, None], weighted_means(self.z)[:, None]
+        return self.grids, self.z
+
+    def statistic(self, level: str, coefficient):
+        if level == "system":
+            return SystemScores(coefficient, self.ps, self.variants, self.scores, self.cache)
+        return statistic(level, coefficient)
+
+
+def compute(inp: AnalysisInputs, options: StatisticsOptions) -> StatisticsResult:
+    """Everything the stage reports (see the module docstring and :class:`StatisticsResult`)."""
+    notes = list(constancy_notes(inp))
+    o = options
+    n_sys = len(inp.summarizers)
+    combos = list(dict.fromkeys(analysed_combinations(o.combinations, inp.combinations).values()))
+    perm_combos = analysed_combinations(o.permutation_combinations, inp.combinations)
+    for c in dict.fromkeys((*o.combinations, *o.permutation_combinations)):
+        if c != "main" and c not in inp.combinations:
+            notes.append(("skipped_combination", f"{c}: not computed for this data set (see human/skipped.tsv)"))
+    main = main_combination(inp.combinations) if inp.combinations else None
+    pear_main = (SystemScores("pearson", inp.per_summary, tuple(inp.variants), inp.system_metric.T)(
+        None, inp.per_summary.human[main]) if main else _nan(len(inp.variants)))
+    tested = candidates(inp.variants, pear_main, o)
+    ids = [inp.variant_ids[v] for v in tested]
+    missing = [v for v in o.variants if v not in ("top", "baselines", "bleu", "metrics", "all")
+               and v not in inp.variant_ids]
+    if missing:
+        notes.append(("missing_variant", f"not in this data set's scores, so not tested: {', '.join(missing)}"))
+    if n_sys < 3:
+        notes.append(("too_few_systems", f"only {n_sys} summarizer(s): system-level correlations, accuracies and "
+                                         "their tests need at least 3, so they are NA"))
+    result = StatisticsResult(ids, [], {}, [], [], [], [], notes,
+                              f"{o.permutation_level}-level {o.permutation_coefficient}")
+    if not ids:
+        notes.append(("no_variants", "no tested variant: nothing to compute"))
+        return result
+    # a constant metric or human side divides by 0 on the way to its NA (named in the notes)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for comb in combos:
+            d = _Comb(inp, tested, comb)
+            samples = _levels(d, comb, ids, o, result.levels)
+            _kendall(d, comb, ids, o, result.kendall)
+            _accuracy(d, comb, ids, o, result.accuracy, notes)
+            _winner(d, comb, ids, o, samples, result.winner)
+        for name, comb in perm_combos.items():
+            if o.permutation_samples > 0 and len(ids) > 1:
+                _permutation(_Comb(inp, tested, comb), name, comb, ids, o, result)
+    notes.append(("settings", f"seed {o.seed}; {o.bootstrap_samples} bootstrap samples resampling {o.resample}; "
+                              f"{o.permutation_samples} permutations ({o.permutation}) of the "
+                              f"{result.permutation_statistic}; {o.null_samples} null samples; alpha = {o.alpha}"))
+    return result
+
+
+def _resampled(d: _Comb, stat, o: StatisticsOptions) -> tuple[np.ndarray, ...]:
+    """(bootstrap lo, hi, null 95th and 99th percentiles, null p, bootstrap samples (B, K)) of a
+    statistic; NaN for what the sample counts switch off."""
+    k = d.grids.shape[0]
+    lo = hi = q95 = q99 = p = drawn = _nan(k)
+    if o.bootstrap_samples > 0:
+        b = bootstrap(d.grids, d.z, stat, o.resample, o.bootstrap_samples, o.seed, o.confidence)
+        lo, hi, drawn = b.lo, b.hi, b.samples
+    if o.null_samples > 0:
+        null = null_distribution(d.grids, d.z, stat, o.null_samples, o.seed, (0.95, 0.99))
+        q95, q99, p = null.quantiles[0], null.quantiles[1], null.p
+    return lo, hi, q95, q99, p, drawn
+
+
+def _levels(d: _Comb, comb: str, ids, o: StatisticsOptions, rows: list) -> dict[str, np.ndarray]:
+    """Correlation-level rows; returns the system-level bootstrap samples by coefficient (for the winner)."""
+    samples: dict[str, np.ndarray] = {}
+    for level in (lv for lv in LEVELS if lv in o.levels):
+        n = _items(d.grids, d.z, d.scores, level)
+        for coef in o.coefficients:
+            stat = d.statistic(level, coef)
+            value = np.asarray(stat(d.grids, d.z), dtype=float)
+            resampled = level in o.resampling_levels
+            lo, hi, q95, q99, p, drawn = _resampled(d, stat, o) if resampled else (_nan(len(ids)),) * 6
+            if level == "system" and drawn.ndim == 2:
+                samples[coef] = drawn
+            for k, v in enumerate(ids):
+                rows.append({"variant": v, "combination": comb, "level": level, "coefficient": coef,
+                             "value": float(value[k]), "n": int(n[k]), "lo": float(lo[k]), "hi": float(hi[k]),
+                             "resampling": o.resample if resampled and o.bootstrap_samples > 0 else "none",
+                             "null_95": float(q95[k]), "null_99": float(q99[k]), "null_p": float(p[k])})
+    return samples
+
+
+def _kendall(d: _Comb, comb: str, ids, o: StatisticsOptions, rows: list) -> None:
+    """Kendall variants (epsilon 0) and tie-calibrated 23 / acc23 (with their epsilon) at the system
+    and input (item) level."""
+    zsys = weighted_means(d.z)
+    for level in ("system", "input"):
+        values = []
+        for name in o.kendall_variants:
+            if level == "system":
+                values.append((name, kendall.tau(d.scores, zsys, variant=name), np.zeros(len(ids))))
+            else:
+                values.append((name, kendall.kendall_variants(d.grids, d.z, "input", name), np.zeros(len(ids))))
+        if level in o.tie_calibration:
+            for name in ("23", "acc23"):
+                x, z = (d.scores[:, :, None], zsys[:, None]) if level == "system" else (d.grids, d.z)
+                value, eps = kendall.tie_calibration(x, z, level, name)
+                values.append((f"{name}_calibrated", value, eps))
+        for name, value, eps in values:
+            for k, v in enumerate(ids):
+                rows.append({"variant": v, "combination": comb, "level": level, "kendall": name,
+                             "value": float(value[k]), "epsilon": float(eps[k]) if not np.isnan(value[k]) else np.nan})
+
+
+def _accuracy(d: _Comb, comb: str, ids, o: StatisticsOptions, rows: list, notes: list) -> None:
+    """Pairwise accuracy with its bootstrap interval and null baseline, and a permutation test of
+    every variant's accuracy against the baseline's (two-sided)."""
+    stat = d.statistic("system", kendall.variant("acc23"))
+    acc = np.asarray(stat(d.grids, d.z), dtype=float)
+    lo, hi, q95, q99, p_null, _ = _resampled(d, stat, o)
+    delta = p = _nan(len(ids))
+    base = o.accuracy_baseline
+    if base not in ids:
+        notes.append(("accuracy_baseline", f"{base}: not in this data set's scores, so the accuracies are not "
+                                           "tested against it"))
+    elif o.permutation_samples > 0 and len(ids) > 1:
+        b_idx = ids.index(base)
+        others = [k for k in range(len(ids)) if k != b_idx]
+        res = permutation_test(*d.permutation_grids("system", o.permutation), [(k, b_idx) for k in others],
+                               kendall.pairwise_accuracy_statistic(), o.permutation, o.permutation_samples, o.seed)
+        delta, p = _nan(len(ids)), _nan(len(ids))
+        delta[others], p[others] = res.delta, res.two_sided
+    for k, v in enumerate(ids):
+        rows.append({"variant": v, "combination": comb, "accuracy": float(acc[k]), "lo": float(lo[k]),
+                     "hi": float(hi[k]), "null_95": float(q95[k]), "null_99": float(q99[k]),
+                     "null_p": float(p_null[k]), "baseline": base, "delta": float(delta[k]), "p": float(p[k])})
+
+
+def _winner(d: _Comb, comb: str, ids, o: StatisticsOptions, samples: Mapping[str, np.ndarray], rows: list) -> None:
+    """P(best) and the rank interval of every tested variant from the system-level bootstrap of
+    ``winner_coefficient`` (the levels' samples when computed, else drawn with the same seed)."""
+    if o.bootstrap_samples <= 0:
+        return
+    stat = d.statistic("system", o.winner_coefficient)
+    s = samples.get(o.winner_coefficient)
+    if s is None:
+        s = bootstrap(d.grids, d.z, stat, o.resample, o.bootstrap_samples, o.seed, o.confidence).samples
+    value = np.asarray(stat(d.grids, d.z), dtype=float)
+    w = winner(s, o.confidence)
+    undefined = np.isnan(value)
+    for k, v in enumerate(ids):
+        rows.append({"variant": v, "combination": comb, "statistic": f"system-level {o.winner_coefficient}",
+                     "value": float(value[k]), "p_best": np.nan if undefined[k] else float(w.p_best[k]),
+                     "rank_lo": np.nan if undefined[k] else float(w.rank_lo[k]),
+                     "rank_hi": np.nan if undefined[k] else float(w.rank_hi[k])})
+
+
+def _permutation(d: _Comb, name: str, comb: str, ids, o: StatisticsOptions, result: StatisticsResult) -> None:
+    """The p-value matrix of the permutation tests (kept under the configured combination ``name``,
+    e.g. main) and the optimal set / clusters it gives (the Williams tests' rules:
+    :func:`metaeval.stats.williams.optimal` and ``assign_clusters``)."""
+    stat = statistic(o.permutation_level, o.permutation_coefficient)
+    x, z = d.permutation_grids(o.permutation_level, o.permutation)
+    p = permutation_matrix(x, z, stat, o.permutation, o.permutation_samples, o.seed)
+    result.permutation[name] = p
+    value = np.asarray(stat(x, z), dtype=float)
+    defined = ~np.isnan(value)
+    opt = optimal(p, o.alpha, defined)
+    order = np.array([k for k in np.argsort(-np.nan_to_num(value, nan=-np.inf), kind="stable") if defined[k]],
+                     dtype=int)
+    clusters = assign_clusters(p, order, o.alpha) if len(order) else np.zeros(len(ids), dtype=int)
+    for k, v in enumerate(ids):
+        result.optimal.append({"variant": v, "combination": comb, "statistic": result.permutation_statistic,
+                               "value": float(value[k]), "optimal": "yes" if opt[k] else ("no" if defined[k] else "NA"),
+                               "cluster": str(int(clusters[k])) if defined[k] else "NA"})
+
+
+# ----------------------------------------------------------------------------- writing
+
+def _ci(row: Mapping[str, object], lo: str = "lo", hi: str = "hi") -> str:
+    if np.isnan(float(row[lo])):
+        return ""
+    return f" [{tables.fixed(row[lo])}, {tables.fixed(row[hi])}]"
+
+
+def _below_null(row: Mapping[str, object], value: str) -> str:
+    """A dagger when the value does not exceed the null's 95th percentile."""
+    q = float(row["null_95"])
+    return "" if np.isnan(q) or np.isnan(float(row[value])) or float(row[value]) > q else " †"
+
+
+LEVELS_CAPTION = (
+    "Correlation levels (Deutsch, Dror & Roth 2021). How to read this: system = correlation of the systems' "
+    "scores (as Table 1); input = per input, across the systems' summaries, averaged over the inputs; global = "
+    "all summaries pooled. Brackets: the {conf} percentile bootstrap interval ({resample} resampled); † = not "
+    "above the 95th percentile of the null baseline (the same statistic for a metric that carries no "
+    "information: human scores permuted among the systems within each input), i.e. indistinguishable from "
+    "chance. The TSV has the null's 95th and 99th percentiles and the p-value of every value.")
+OPTIMAL_CAPTION = (
+    "Permutation tests between the tested variants' {stat} ({method} permuted, {samples} samples; Deutsch et al. "
+    "2021). How to read this: optimal = not significantly beaten by another tested variant at alpha = {alpha} "
+    "(one-sided p, as Graham's Williams-based optimal set); clusters as mt-metrics-eval's AssignRanks "
+    "(1 = best). The p-value matrices are permutation_<combination>.tsv. \"Optimal\" in Table 1 and the "
+    "other tables rests on the {basis} tests (statistics.optimal).")
+KENDALL_CAPTION = (
+    "Kendall variants and tie calibration (Deutsch, Foster & Freitag 2023; mt-metrics-eval's definitions). "
+    "How to read this: b and c are the classic tau-b / tau-c; 23 counts a pair the metric ties correctly as "
+    "agreement and one it ties wrongly as disagreement; acc23 is the share of pairs ordered or tied as the "
+    "humans do. The calibrated values treat metric differences up to epsilon as ties, with the epsilon that "
+    "maximises the value (one for all inputs at the input level) - compare metrics by these when some metrics "
+    "produce ties and others do not.")
+ACCURACY_CAPTION = (
+    "Pairwise accuracy of system rankings (Kocmi et al. 2021): the share of system pairs that the metric orders "
+    "as the humans do. How to read this: brackets = {conf} bootstrap interval ({resample}); null 95th = the "
+    "accuracy a metric without information reaches in 95 % of permutations († = not above it); Δ and p = "
+    "difference from {base} and its two-sided permutation p-value ({method} permuted).")
+WINNER_CAPTION = (
+    "The uncertainty of the winner: from the {samples} bootstrap samples ({resample}) of the system-level "
+    "{coef} correlation, the probability that each variant is the best one and the {conf} interval of its rank "
+    "(1 = best), top {top} by value. How to read this: a clear winner has P(best) near 1 and rank interval "
+    "[1, 1]; several variants sharing P(best) and overlapping rank intervals means the data cannot single out "
+    "one best metric.")
+
+
+def _percent(x: float) -> str:
+    return f"{100 * x:g} %"
+
+
+def write(result: StatisticsResult, options: StatisticsOptions, out: Mapping[str, str]) -> None:
+    """The stage's tables and figure (``out``: the statistics stage's files by key)."""
+    o = options
+    tables.write_tsv(tables.frame(result.levels, LEVEL_COLUMNS), out["levels"])
+    for key, path in out.items():
+        if key.startswith("permutation_"):
+            comb = key[len("permutation_"):]
+            p = result.permutation.get(comb)
+            rows = [] if p is None else [[v, *p[i]] for i, v in enumerate(result.variants)]
+            tables.write_tsv(tables.frame(rows, ["variant", *(result.variants if p is not None else [])]), path)
+    tables.write_tsv(tables.frame(result.optimal, OPTIMAL_COLUMNS), out["optimal"])
+    tables.write_tsv(tables.frame(result.kendall, KENDALL_COLUMNS), out["kendall"])
+    tables.write_tsv(tables.frame(result.accuracy, ACCURACY_COLUMNS), out["accuracy"])
+    tables.write_tsv(tables.frame(result.winner, WINNER_COLUMNS), out["winner"])
+    tables.write_tsv(tables.frame(result.notes, ["kind", "note"]), out["notes"])
+    conf = _percent(o.confidence)
+
+    by: dict[tuple, dict[str, dict]] = {}
+    for r in result.levels:
+        by.setdefault((r["combination"], r["variant"], r["level"]), {})[r["coefficient"]] = r
+    rows = [[comb, v, level, *(tables.fixed(c[k]["value"]) + _ci(c[k]) + _below_null(c[k], "value")
+                               if k in c else "" for k in o.coefficients)]
+            for (comb, v, level), c in by.items()]
+    tables.write_markdown(out["levels_md"], LEVELS_CAPTION.format(conf=conf, resample=o.resample),
+                          ["combination", "variant", "level", *o.coefficients], rows)
+
+    rows = [[r["combination"], r["variant"], tables.fixed(r["value"]), r["optimal"], r["cluster"]]
+            for r in sorted(result.optimal, key=lambda r: (r["combination"], -_num(r["value"])))]
+    tables.write_markdown(out["optimal_md"], OPTIMAL_CAPTION.format(
+        stat=result.permutation_statistic, method=o.permutation, samples=o.permutation_samples, alpha=o.alpha,
+        basis=o.optimal), ["combination", "variant", "value", "optimal", "cluster"], rows)
+
+    kinds = list(dict.fromkeys(r["kendall"] for r in result.kendall))
+    byk: dict[tuple, dict[str, dict]] = {}
+    for r in result.kendall:
+        byk.setdefault((r["combination"], r["variant"], r["level"]), {})[r["kendall"]] = r
+    rows = [[comb, v, level, *(_kendall_cell(c[k]) if k in c else "" for k in kinds)]
+            for (comb, v, level), c in byk.items()]
+    tables.write_markdown(out["kendall_md"], KENDALL_CAPTION, ["combination", "variant", "level", *kinds], rows)
+
+    rows = [[r["combination"], r["variant"], tables.fixed(r["accuracy"]) + _ci(r) + _below_null(r, "accuracy"),
+             tables.fixed(r["null_95"]), tables.fixed(r["delta"]), tables.fixed(r["p"])] for r in result.accuracy]
+    tables.write_markdown(out["accuracy_md"], ACCURACY_CAPTION.format(
+        conf=conf, resample=o.resample, base=o.accuracy_baseline, method=o.permutation),
+        ["combination", "variant", "accuracy", "null 95th", "Δ vs baseline", "p"], rows)
+
+    top = _top_winners(result.winner)
+    rows = [[r["combination"], r["variant"], tables.fixed(r["value"]), tables.fixed(r["p_best"]),
+             f"[{tables.fixed(r['rank_lo'], 0)}, {tables.fixed(r['rank_hi'], 0)}]"] for r in top]
+    tables.write_markdown(out["winner_md"], WINNER_CAPTION.format(
+        samples=o.bootstrap_samples, resample=o.resample, coef=o.winner_coefficient, conf=conf, top=TOP_FIGURE),
+        ["combination", "variant", o.winner_coefficient, "P(best)", "rank interval"], rows)
+    _winner_figure(top, out["winner_png"], out["winner_svg"])
+
+
+def _num(x) -> float:
+    x = float(x)
+    return -np.inf if np.isnan(x) else x
+
+
+def _kendall_cell(r: Mapping[str, object]) -> str:
+    text = tables.fixed(r["value"])
+    return text + (f" (ε={float(r['epsilon']):.3g})" if r["kendall"].endswith("_calibrated")
+                   and not np.isnan(float(r["value"])) else "")
+
+
+def _top_winners(rows: Sequence[Mapping[str, object]]) -> list[Mapping[str, object]]:
+    """The first combination's top variants by value (the figure shows one combination)."""
+    if not rows:
+        return []
+    comb = rows[0]["combination"]
+    mine = [r for r in rows if r["combination"] == comb and not np.isnan(float(r["value"]))]
+    return sorted(mine, key=lambda r: -float(r["value"]))[:TOP_FIGURE]
+
+
+def _winner_figure(rows: Sequence[Mapping[str, object]], png: str, svg: str) -> None:
+    """P(best) (left) and the rank interval (right) of the top variants, best at the top."""
+    plt = figures.pyplot()
+    n = max(1, len(rows))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 0.3 * n + 1.2), sharey=True)
+    y = np.arange(len(rows))[::-1]
+    names = [str(r["variant"]) for r in rows]
+    left.barh(y, [float(r["p_best"]) for r in rows], color="#4c72b0")
+    left.set_xlim(0, 1)
+    left.set_xlabel("P(best)")
+    for yi, r in zip(y, rows):
+        right.plot([float(r["rank_lo"]), float(r["rank_hi"])], [yi, yi], color="#555", lw=2)
+    right.plot([1 + i for i in range(len(rows))], y, "o", color="#c44e52", ms=4, label="rank of the point value")
+    right.set_xlabel("rank (interval)")
+    right.invert_xaxis()
+    if rows:
+        right.legend(loc="lower left", fontsize=7)
+        left.set_title(f"{rows[0]['combination']}", fontsize=9)
+    left.set_yticks(y, names)
+    figures.save(fig, png, svg)
