@@ -141,12 +141,17 @@ def analysis_inputs(wildcards):
 
 
 def across_inputs(wildcards):
-    """Each data set's correlations and Williams table of across.combination, by data set."""
+    """Each data set's correlations and its p-value matrix of across.combination (the statistics
+    job's permutation tests when it runs them for that combination, else Williams'), by data set."""
     comb = OPTIONS.across.combination
     out = {}
     for d in DATASETS:
         out[f"correlations__{d}"] = OUT.file("correlation", "correlations", d)
-        out[f"williams__{d}"] = OUT.file("correlation", "williams_{combination}", d, combination=comb)
+        out[f"williams__{d}"] = (
+            OUT.file("statistics", "permutation_{combination}", d, combination=comb)
+            if OPTIONS.across.tests == "permutation"
+            else OUT.file("correlation", "williams_{combination}", d, combination=comb)
+        )
     return out
 
 

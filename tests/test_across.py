@@ -79,6 +79,17 @@ def test_stage_ranks_beaten_and_replicability_on_hand_made_tables():
     assert pair[("C", "A")].k_hat == 0
 
 
+def test_permutation_p_values_are_used_when_the_statistics_job_writes_them():
+    base = {"datasets": {"x": {"format": "simulated"}, "y": {"format": "simulated", "seed": 2}}}
+    assert Options.from_config(base).across.tests == "williams"      # statistics.combinations: [main]
+    chosen = Options.from_config({**base, "statistics": {"optimal": "permutation"}})
+    assert chosen.across.tests == "permutation"
+    listed = Options.from_config({**base, "statistics": {"combinations": ["coverage"]}})
+    assert listed.across.tests == "permutation"
+    off = Options.from_config({**base, "statistics": {"enabled": False, "combinations": ["coverage"]}})
+    assert off.across.tests == "williams"
+
+
 def test_reserved_names_and_unknown_combination_are_refused():
     with pytest.raises(ConfigError, match=r"config key datasets.all: 'all' is reserved"):
         Options.from_config({"datasets": {"all": {"format": "simulated"}}})

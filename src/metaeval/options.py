@@ -384,6 +384,7 @@ class AcrossOptions(NamedTuple):
     variants: tuple[str, ...]   # compared pairwise, besides the top ones by mean rank
     top: int
     beaten_at_most: int
+    tests: str = "williams"     # whose p-values: "williams" (every variant) or "permutation" (the tested ones)
 
 
 class FileMetricsOptions(NamedTuple):
@@ -573,8 +574,11 @@ class Options:
         rr = config["rerank"]
         self.rerank = RerankOptions(rr["combination"], rr["best"], rr["original"], rr["alpha"], c["summarizers"])
         ac = config["across"]
+        # the statistics job's permutation tests when it writes them for this combination, else Williams
+        tests = ("permutation" if self.statistics_enabled and ac["combination"] in self.statistics.permutation_combinations
+                 else "williams")
         self.across = AcrossOptions(tuple(sorted(config["datasets"])), ac["combination"], ac["method"], ac["alpha"],
-                                    _t(ac["variants"]), ac["top"], ac["beaten_at_most"])
+                                    _t(ac["variants"]), ac["top"], ac["beaten_at_most"], tests)
         sw = config["sweeps"]
         self.sweeps = SweepOptions(_t(sw["variants"]), sw["combination"], r["alpha"], r["multiple_references"],
                                    _t(sw["word_limits"]), _t(sw["compression"]),

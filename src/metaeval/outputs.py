@@ -290,7 +290,8 @@ REPORT_SECTIONS: tuple[ReportSection, ...] = (
 
 # What the report reads besides its sections.
 REPORT_CONTEXT = (ReportItem("data", "dataset"), ReportItem("summary", "summary"), ReportItem("scores", "signature"),
-                  ReportItem("correlation", "correlations"), ReportItem("correlation_tables", "top_png"))
+                  ReportItem("correlation", "correlations"), ReportItem("correlation_tables", "top_png"),
+                  ReportItem("statistics", "winner"))
 
 
 def input_key(item: ReportItem) -> str:
@@ -303,7 +304,7 @@ def report_inputs(dataset: str = "{dataset}", combinations: Sequence[str] = (), 
     """The report rule's named inputs: its context, the Williams table of every combination (for
     the opening answer: ``williams__{combination}``) and every item of every section (but those of
     the stages in ``skip``: jobs switched off)."""
-    items = [*REPORT_CONTEXT, *(i for s in REPORT_SECTIONS for i in s.items if i.stage not in skip)]
+    items = [i for i in [*REPORT_CONTEXT, *(i for s in REPORT_SECTIONS for i in s.items)] if i.stage not in skip]
     williams = {f"williams__{c}": file("correlation", "williams_{combination}", dataset, combination=c)
                 for c in combinations}
     return {**{input_key(i): file(i.stage, i.key, dataset) for i in items}, **williams}

@@ -6,17 +6,19 @@ every data set that has that combination:
 * its system-level Pearson r (with the data set's bootstrap interval), Spearman rho and Kendall tau
   per data set side by side, its rank among the common variants per data set (1 = highest r), the
   mean rank, and on how many data sets it is *beaten* - some other common variant correlates
-  significantly more strongly (the data set's one-sided Williams test, p < alpha) - and so whether
+  significantly more strongly (the data set's one-sided test, p < alpha: the statistics job's
+  permutation test when it runs for this combination (``statistics.optimal: permutation``, or the
+  combination listed in ``statistics.combinations``), else Williams') - and so whether
   it is *robustly optimal* (beaten on at most ``beaten_at_most`` data sets);
 * a replicability analysis (:mod:`metaeval.stats.replicability`, Dror et al. 2017) of "A correlates
   better than B" for every ordered pair of the compared variants (``across.variants`` and the
-  ``top`` variants by mean rank): each data set's Williams p-value, the partial conjunction
+  ``top`` variants by mean rank): each data set's p-value of that test, the partial conjunction
   p-values, the estimated number of data sets where A is better, and those data sets named;
 * the variants left out (not computed on every data set) and the data sets left out (without the
   combination), each with the reason; a heat map of ranks and a forest plot of the top variants'
   r with intervals per data set; and a report that states the answer first.
 
-load (each data set's correlations.tsv and Williams table) -> :func:`compute` (:class:`Across`) ->
+load (each data set's correlations.tsv and p-value matrix) -> :func:`compute` (:class:`Across`) ->
 :func:`write`.
 """
 
@@ -59,6 +61,7 @@ class Across:
     values: dict[str, np.ndarray]          # CORRELATION_KEYS -> (V, D)
     rank: np.ndarray                       # (V, D), NaN where r is undefined
     beaten: np.ndarray                     # (V, D) bool
+    tested: np.ndarray                     # (V, D) bool: in that data set's p-value matrix
     excluded: list[tuple[str, str]]        # (variant, reason)
     compared: list[str]
     pairs: list[Pair]
@@ -75,7 +78,13 @@ class Across:
 
     @property
     def robust(self) -> np.ndarray:
-        return self.beaten_on <= self.options.beaten_at_most
+        """Beaten on at most ``beaten_at_most`` data sets, and tested on all of them."""
+        return (self.beaten_on <= self.options.beaten_at_most) & self.tested.all(axis=1)
+
+    @property
+    def test_name(self) -> str:
+        return ("the statistics job's permutation test" if self.options.tests == "permutation"
+                else "Williams test")
 
 
 # ----------------------------------------------------------------------------- loading
@@ -106,7 +115,7 @@ def _ranks(r: np.ndarray) -> np.ndarray:
 
 
 def _p(will: pd.DataFrame, a: str, b: str) -> float:
-    """The one-sided Williams p-value of "a correlates better than b" (NaN when undefined)."""
+    """The one-sided p-value of "a correlates better than b" (NaN when undefined or untested)."""
     if a not in will.index or b not in will.columns:
         return math.nan
     return float(tables.to_float([will.loc[a, b]])[0])
@@ -129,20 +138,23 @@ def compute(corr: Mapping[str, pd.DataFrame], will: Mapping[str, pd.DataFrame], 
         len(common), len(datasets)) for k in CORRELATION_KEYS}
     rank = _ranks(values["pearson"])
     beaten = np.zeros(rank.shape, dtype=bool)
+    tested = np.zeros(rank.shape, dtype=bool)     # the variant has a row in the data set's p-value matrix
     for j, d in enumerate(datasets):
         w = will[d]
         if w.empty:
             continue
+        tested[:, j] = [v in w.index for v in common]
         sub = w.reindex(index=common, columns=common)
         p = np.array([tables.to_float(sub[c]) for c in common]).T          # p[u, v]: u beats v
         np.fill_diagonal(p, np.nan)
         beaten[:, j] = np.any(p < options.alpha, axis=0)
-    result = Across(options.combination, datasets, skipped, common, values, rank, beaten, excluded, [], [], options)
+    result = Across(options.combination, datasets, skipped, common, values, rank, beaten, tested, excluded, [], [],
+                    options)
     by_mean = [common[i] for i in np.argsort(np.nan_to_num(result.mean_rank, nan=np.inf), kind="stable")]
     result.variants = by_mean
     perm = [common.index(v) for v in by_mean]
     result.values = {k: v[perm] for k, v in values.items()}
-    result.rank, result.beaten = rank[perm], beaten[perm]
+    result.rank, result.beaten, result.tested = rank[perm], beaten[perm], tested[perm]
     for v in options.variants:
         if v not in every:
             result.excluded.append((v, "named in across.variants but " + (
@@ -175,7 +187,7 @@ def variants_frame(r: Across) -> pd.DataFrame:
         for k in CORRELATION_KEYS:
             cols[f"{k}_{d}"] = r.values[k][:, j]
         cols[f"rank_{d}"] = r.rank[:, j]
-        cols[f"beaten_{d}"] = np.where(r.beaten[:, j], "yes", "no")
+        cols[f"beaten_{d}"] = np.where(~r.tested[:, j], "NA", np.where(r.beaten[:, j], "yes", "no"))
     return pd.DataFrame(cols)
 
 
@@ -186,13 +198,14 @@ def _fmt_rank(x: float) -> str:
 def variants_table(r: Across, limit: int | None = None) -> tuple[str, list[str], list[list[str]]]:
     rows = []
     for i, v in enumerate(r.variants[:limit]):
-        cells = [f"{tables.fixed(r.values['pearson'][i, j])} ({_fmt_rank(r.rank[i, j])}{'' if not r.beaten[i, j] else ', beaten'})"
-                 for j in range(len(r.datasets))]
+        cells = [f"{tables.fixed(r.values['pearson'][i, j])} ({_fmt_rank(r.rank[i, j])}"
+                 f"{', beaten' if r.beaten[i, j] else '' if r.tested[i, j] else ', untested'})" for j in range(len(r.datasets))]
         rows.append([str(i + 1), v, tables.fixed(r.mean_rank[i], 1), *cells, str(len(r.datasets) - r.beaten_on[i]),
                      "yes" if r.robust[i] else ""])
     caption = (f"Every variant computed on all {len(r.datasets)} data sets ({r.combination}), by mean rank: Pearson r "
                "with the human scores per data set (rank among these variants; 'beaten' = another variant correlates "
-               f"significantly more strongly there, Williams test p < {r.options.alpha}), the number of data sets where "
+               f"significantly more strongly there, {r.test_name} p < {r.options.alpha}; 'untested' = not among the "
+               "variants that test covers), the number of data sets where "
                f"it is not beaten, and whether it is robustly optimal (beaten on at most {r.options.beaten_at_most}).")
     return caption, ["#", "variant", "mean rank", *r.datasets, "not beaten on", "robustly optimal"], rows
 
@@ -201,7 +214,7 @@ def replicability_table(r: Across) -> tuple[str, list[str], list[list[str]]]:
     rows = [[p.a, p.b, *(tables.fixed(x, 4) for x in p.p), f"{p.k_hat} of {len(p.datasets)}",
              ", ".join(p.holds_on) or "none"] for p in r.pairs]
     caption = (f"Replicability (Dror et al. 2017, partial conjunction, {r.options.method}, alpha = {r.options.alpha}): "
-               "for each ordered pair, the one-sided Williams p-value of 'A correlates better than B' on each data set, "
+               f"for each ordered pair, the one-sided p-value ({r.test_name}) of 'A correlates better than B' on each data set, "
                "the estimated number of data sets where it holds, and those data sets.")
     return caption, ["A", "B", *(f"p {d}" for d in r.datasets), "holds on", "data sets"], rows
 

@@ -163,8 +163,30 @@ def methods(config: Mapping) -> str:
     return "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"
 
 
-def answer_html(a, figure: str | None) -> str:
-    """The opening verdict in plain words (:func:`metaeval.stages.correlation_tables.answer`)."""
+def winner_sentence(winner_tsv: str | None, a) -> str:
+    """From the statistics job's winner table (when it ran): the best variant's probability of being
+    the best over the bootstrap samples, and the most probable winner if that is another variant."""
+    if not winner_tsv or not Path(winner_tsv).exists() or a.best is None:
+        return ""
+    w = tables.read_tsv(winner_tsv, numeric=("p_best",))
+    w = w[(w["combination"] == a.combination) & w["p_best"].notna()]
+    if not len(w):
+        return ""
+    p = dict(zip(w["variant"], w["p_best"]))
+    top = w.sort_values("p_best", ascending=False, kind="stable").iloc[0]
+    text = ""
+    if a.best["variant"] in p:
+        text = (f" Over the bootstrap samples it is the best of the {len(w)} tested variants with probability "
+                f"{p[a.best['variant']]:.2f}")
+        if top["variant"] != a.best["variant"]:
+            text += f"; the most probable winner is {html.escape(top['variant'])} ({top['p_best']:.2f})"
+        text += "."
+    return text
+
+
+def answer_html(a, figure: str | None, winner_tsv: str | None = None) -> str:
+    """The opening verdict in plain words (:func:`metaeval.stages.correlation_tables.answer`), with
+    the winner's probability of being the best when the statistics job ran."""
     if a.best is None:
         text = (f"No variant has a defined correlation with {a.combination} on this data set (see the notes of the "
                 "correlation section), so there is no answer to give.")
@@ -180,6 +202,7 @@ def answer_html(a, figure: str | None) -> str:
         else:
             text += (f"The common baseline {html.escape(a.baseline)} ranks #{a.baseline_rank} and is significantly beaten "
                      f"by {a.baseline_beaten_by} variant{'s' if a.baseline_beaten_by != 1 else ''}.")
+        text += winner_sentence(winner_tsv, a)
     fig = figure_html(figure, "The top variants' Pearson r with 95% bootstrap intervals (filled: optimal; red: the "
                               "baseline).") if figure else ""
     return f'<p class="answer">{text}</p>{fig}'
@@ -251,7 +274,8 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
     williams = tables.read_tsv(will) if will else None
     baseline = config.get("agreement", {}).get("baseline", "R2_ST1_RS0_A_R")
     verdict = answer(corr, williams, comb, baseline, config.get("correlation", {}).get("alpha", 0.05))
-    lead = [answer_html(verdict, path("correlation_tables", "top_png")),
+    winner = inputs.get(outputs.input_key(outputs.ReportItem("statistics", "winner")))
+    lead = [answer_html(verdict, path("correlation_tables", "top_png"), winner),
             f"<p>{html.escape(str(meta.get('description', '')))}</p>",
             f"<p><b>Source:</b> {html.escape(str(meta.get('source', '')))}<br><b>Licence:</b> "
             f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>"]
