@@ -478,6 +478,8 @@ def check_calibration(config: Mapping[str, Any]) -> None:
             raise ConfigError(f"config key calibration.metrics[{i}]: {v} is not a mean variant; expected a variant "
                               "ending in _A or _A_<P|R|F> (the calibration model is one of means over topics)")
         require_computed(v, f"calibration.metrics[{i}]", config)
+
+
 class StatisticsOptions(NamedTuple):
     """The statistics job (the ``statistics:`` section; ``combinations`` as configured, ``main``
     resolved against the data set; ``permutation_combinations``: every human combination when
