@@ -93,8 +93,11 @@ def test_permutation_p_values_are_used_when_the_statistics_job_writes_them():
 def test_reserved_names_and_unknown_combination_are_refused():
     with pytest.raises(ConfigError, match=r"config key datasets.all: 'all' is reserved"):
         Options.from_config({"datasets": {"all": {"format": "simulated"}}})
+    two = {"x": {"format": "simulated"}, "y": {"format": "simulated"}}
     with pytest.raises(ConfigError, match=r"config key across.combination: 'relevance' is not one of"):
-        Options.from_config({"datasets": {"x": {"format": "simulated"}}, "across": {"combination": "relevance"}})
+        Options.from_config({"datasets": two, "across": {"combination": "relevance"}})
+    # one data set: no verdict across data sets, so its combination is never needed
+    Options.from_config({"datasets": {"x": {"format": "simulated"}}, "human_scores": {"combinations": ["arithmetic"]}})
 
 
 # ----------------------------------------------------------------------------- the workflow

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.workflow
 
 SMALL = scenario_config("operations.yaml")
 ANALYSIS_RULES = {"human_scores", "correlate", "correlation_tables", "agreement", "rerank", "report", "all",
-                  "sweeps", "statistics"}
+                  "sweeps", "statistics", "across"}
 
 
 def setup_dir(path: Path, extra: dict | None = None) -> Path:
@@ -96,7 +96,8 @@ def test_statistics_options_rerun_only_the_statistics_job(run):
     for extra in ({"seed": 3}, {"permutation": "both"}, {"variants": ["top"]}, {"resampling_levels": []}):
         assert set(job_counts(dry_run(run, {"statistics": extra}))) == {"statistics", "report", "all"}, extra
     counts = job_counts(dry_run(run, {"statistics": {"optimal": "permutation"}}))
-    assert set(counts) == {"statistics", "correlate", "correlation_tables", "rerank", "report", "all"}, counts
+    # with two data sets the verdict across them reads the correlations (and now the permutation tests)
+    assert set(counts) == {"statistics", "correlate", "correlation_tables", "rerank", "report", "across", "all"}, counts
     counts = job_counts(dry_run(run, {"statistics": {"enabled": False}}))
     assert set(counts) == {"report", "all"}, counts          # nothing new to compute; the report loses its sections
 
@@ -213,7 +214,8 @@ def reasons(dry_run_output: str) -> dict[str, set[str]]:
     # the Williams test is imported by the correlation stage only; its tables feed the correlation
     # tables, the re-ranking and the report
     # and by the statistics stage (its optimal set and clusters), which only the report reads
-    ("stats/williams.py", {"correlate", "statistics"}, {"correlation_tables", "rerank", "report", "all"}),
+    # (the scenario's two data sets also get the verdict across them, which reads the correlations)
+    ("stats/williams.py", {"correlate", "statistics"}, {"correlation_tables", "rerank", "report", "across", "all"}),
     # the Wilcoxon verdicts by the agreement stage (and the report, for the method's description,
     # which re-runs anyway because the agreement tables are its inputs)
     ("stats/verdicts.py", {"agreement"}, {"report", "all"}),

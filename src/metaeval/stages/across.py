@@ -35,8 +35,8 @@ import pandas as pd
 from .. import figures, tables
 from ..files import write_text
 from ..options import AcrossOptions
+from ..pages import figure_html, page, table_html
 from ..stats.replicability import replicability
-from .report import figure_html, page, table_html
 
 CORRELATION_KEYS = ("pearson", "pearson_lo", "pearson_hi", "spearman", "kendall")
 

@@ -75,7 +75,11 @@ def grids(inp: analysis_inputs.AnalysisInputs, options: CalibrationModelOptions)
     keys = [Variant.parse(m).summary_metric for m in options.metrics]
     missing = [m for m, k in zip(options.metrics, keys) if k not in ps.metrics]
     if missing:
-        raise ValueError(f"calibration.metrics: no per-summary scores of {missing} in this data set")
+        raise ValueError(f"config key calibration.metrics: no per-summary scores of {missing} in this data set; "
+                         "expected variants that rouge.measures / stemming / stopwords_removed (or bleu) compute")
+    if options.combination not in ps.human:
+        raise ValueError(f"config key calibration.combination: {options.combination!r} is not computed for this "
+                         f"data set (its human combinations: {', '.join(ps.human)})")
     y = np.stack([ps.human[options.combination], *(ps.metrics[k] for k in keys)])
     complete = ~np.isnan(y).any(axis=(0, 1))
     return y[:, :, complete], int((~complete).sum())
