@@ -37,6 +37,7 @@ from ..files import write_text
 from ..options import AcrossOptions
 from ..pages import figure_html, page, table_html
 from ..stats.replicability import replicability
+from .correlation_tables import matrix_p
 
 CORRELATION_KEYS = ("pearson", "pearson_lo", "pearson_hi", "spearman", "kendall")
 
@@ -69,8 +70,7 @@ class Across:
 
     @property
     def mean_rank(self) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            return np.nanmean(np.where(np.isnan(self.rank), np.nan, self.rank), axis=1)
+        return _mean_rank(self.rank)
 
     @property
     def beaten_on(self) -> np.ndarray:
@@ -104,6 +104,12 @@ def load(correlations: Mapping[str, str], williams: Mapping[str, str], combinati
 
 # ----------------------------------------------------------------------------- computing
 
+def _mean_rank(rank: np.ndarray) -> np.ndarray:
+    """Each variant's mean rank over the data sets where its r is defined."""
+    with np.errstate(all="ignore"):
+        return np.nanmean(rank, axis=1)
+
+
 def _ranks(r: np.ndarray) -> np.ndarray:
     """Rank 1 = highest r per column; ties share the lower rank; NaN stays NaN."""
     out = np.full(r.shape, np.nan)
@@ -112,13 +118,6 @@ def _ranks(r: np.ndarray) -> np.ndarray:
         ok = ~np.isnan(col)
         out[ok, j] = 1 + np.sum(col[ok][None, :] > col[ok][:, None], axis=1)
     return out
-
-
-def _p(will: pd.DataFrame, a: str, b: str) -> float:
-    """The one-sided p-value of "a correlates better than b" (NaN when undefined or untested)."""
-    if a not in will.index or b not in will.columns:
-        return math.nan
-    return float(tables.to_float([will.loc[a, b]])[0])
 
 
 def compute(corr: Mapping[str, pd.DataFrame], will: Mapping[str, pd.DataFrame], options: AcrossOptions) -> Across:
@@ -148,29 +147,22 @@ def compute(corr: Mapping[str, pd.DataFrame], will: Mapping[str, pd.DataFrame], 
         p = np.array([tables.to_float(sub[c]) for c in common]).T          # p[u, v]: u beats v
         np.fill_diagonal(p, np.nan)
         beaten[:, j] = np.any(p < options.alpha, axis=0)
-    result = Across(options.combination, datasets, skipped, common, values, rank, beaten, tested, excluded, [], [],
-                    options)
-    by_mean = [common[i] for i in np.argsort(np.nan_to_num(result.mean_rank, nan=np.inf), kind="stable")]
-    result.variants = by_mean
-    perm = [common.index(v) for v in by_mean]
-    result.values = {k: v[perm] for k, v in values.items()}
-    result.rank, result.beaten, result.tested = rank[perm], beaten[perm], tested[perm]
+    # the variants in order of mean rank (ties in the given order)
+    by_mean = np.argsort(np.nan_to_num(_mean_rank(rank), nan=np.inf), kind="stable")
+    variants = [common[i] for i in by_mean]
     for v in options.variants:
         if v not in every:
-            result.excluded.append((v, "named in across.variants but " + (
+            excluded.append((v, "named in across.variants but " + (
                 "not computed on " + ", ".join(d for d in datasets if v not in present[d]) if v in order
                 else "computed on none of the data sets")))
-    compared = list(dict.fromkeys([*(v for v in options.variants if v in every), *by_mean[:options.top]]))
-    result.compared = compared
-    for a in compared:
-        for b in compared:
-            if a != b:
-                result.pairs.append(_pair(a, b, datasets, will, options))
-    return result
+    compared = list(dict.fromkeys([*(v for v in options.variants if v in every), *variants[:options.top]]))
+    pairs = [_pair(a, b, datasets, will, options) for a in compared for b in compared if a != b]
+    return Across(options.combination, datasets, skipped, variants, {k: v[by_mean] for k, v in values.items()},
+                  rank[by_mean], beaten[by_mean], tested[by_mean], excluded, compared, pairs, options)
 
 
 def _pair(a: str, b: str, datasets: Sequence[str], will: Mapping[str, pd.DataFrame], options: AcrossOptions) -> Pair:
-    p = [_p(will[d], a, b) for d in datasets]
+    p = [matrix_p(will[d], a, b) for d in datasets]
     defined = [(d, x) for d, x in zip(datasets, p) if not math.isnan(x)]
     if not defined:
         return Pair(a, b, p, [], [], 0, [])

@@ -69,7 +69,7 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     tar.addfile(info, io.BytesIO(data))
 
 
-def archived_score_files(dataset: str, entry: Mapping[str, Any], sources: Sequence[str]) -> list[tuple[str, str]]:
+def archived_score_files(entry: Mapping[str, Any], sources: Sequence[str]) -> list[tuple[str, str]]:
     """(source, name under data/{dataset}/) of every score file: a canonical folder's own
     metric_scores.tsv keeps its name (the rerun reads it from the folder), the entry's files go to
     ``metric_scores/`` under their names (numbered when two share a name)."""
@@ -89,7 +89,7 @@ def write_archive(dataset: str, results_dir: str | Path, resolved_config: Mappin
     results_dir = Path(results_dir)
     root = f"{dataset}-{config_hash}"
     original = dict(resolved_config["datasets"][dataset])
-    scores = archived_score_files(dataset, original, score_files)
+    scores = archived_score_files(original, score_files)
     entry: dict[str, Any] = {"format": "canonical", "path": f"data/{dataset}"}
     named = [f"data/{dataset}/{name}" for _, name in scores if name != METRIC_SCORES]
     entry.update({"metric_scores": named} if named else {})

@@ -180,6 +180,14 @@ class Answer(NamedTuple):
     alpha: float
 
 
+def matrix_p(matrix, a: str, b: str) -> float:
+    """The one-sided p-value of "a correlates better than b" in a p-value matrix (a Williams or
+    permutation table indexed by variant, or None); NaN where the test is undefined or untested."""
+    if matrix is None or a not in matrix.index or b not in matrix.columns:
+        return math.nan
+    return float(tables.to_float([matrix.loc[a, b]])[0])
+
+
 def answer(corr: list[dict[str, str]], williams, comb: str, baseline: str, alpha: float) -> Answer:
     """The best variant by Pearson r among the optimal ones (Williams), how many variants it does
     not significantly beat (p >= alpha, one-sided Williams test of best > other), the baseline's
@@ -188,16 +196,10 @@ def answer(corr: list[dict[str, str]], williams, comb: str, baseline: str, alpha
     optimal = [r for r in ranked if r["optimal"] == "yes"] or ranked
     best = optimal[0] if optimal else None
     w = williams.set_index("variant") if williams is not None and len(williams) else None
-
-    def p(a: str, b: str) -> float:
-        if w is None or a not in w.index or b not in w.columns:
-            return math.nan
-        return float(tables.to_float([w.loc[a, b]])[0])
-
     ids = [r["variant"] for r in ranked]
-    not_worse = sum(1 for v in ids if best and v != best["variant"] and not p(best["variant"], v) < alpha)
+    not_worse = sum(1 for v in ids if best and v != best["variant"] and not matrix_p(w, best["variant"], v) < alpha)
     rank = ids.index(baseline) + 1 if baseline in ids else None
-    beaten_by = sum(1 for v in ids if v != baseline and p(v, baseline) < alpha)
+    beaten_by = sum(1 for v in ids if v != baseline and matrix_p(w, v, baseline) < alpha)
     return Answer(comb, best, not_worse, len(ids), baseline, rank, beaten_by, alpha)
 
 

@@ -35,7 +35,7 @@ from .. import figures, tables
 from ..options import StatisticsOptions
 from ..stats import kendall
 from ..stats.bootstrap import PerSummary, variant_scores
-from ..stats.levels import COEFFICIENT, LEVELS, Statistic, statistic, weighted_means
+from ..stats.levels import COEFFICIENT, LEVELS, statistic, weighted_means
 from ..stats.resampling import bootstrap, null_distribution, permutation_matrix, permutation_test, winner
 from ..stats.williams import assign_clusters, optimal
 from ..variants import Variant
