@@ -25,10 +25,15 @@ from ..files import write_text
 from .pyramid import TopicPyramid
 
 SUMMARY_KINDS = ("system", "human")
+# What a human dimension's values are (dataset.yaml ``dimensions.<d>.kind``; docs/DATASET_FORMAT.md):
+# graded scores on [min, max]; binary labels 0/1; proportions on [0, 1]; a preference between the
+# two judged summaries of a topic (1 = preferred, 0 = the other).
+DIMENSION_KINDS = ("graded", "binary", "proportion", "preference")
+ANNOTATION_HEADER = ("topic", "summarizer", "dimension", "annotator", "group", "score")
 HUMAN_COMPONENTS = ("coverage", "linguistic_quality")
 # The files of a data set folder, by key (docs/DATASET_FORMAT.md); the first three are required.
 FILES = {"dataset": "dataset.yaml", "summaries": "summaries.jsonl", "judgments": "judgments.tsv",
-         "documents": "documents.jsonl", "pyramids": "pyramids.jsonl"}
+         "documents": "documents.jsonl", "pyramids": "pyramids.jsonl", "annotations": "annotations.tsv"}
 REQUIRED = ("dataset", "summaries", "judgments")
 # Scores of metrics computed elsewhere, read from a canonical folder when present (metaeval.data.metric_scores).
 METRIC_SCORES = "metric_scores.tsv"
@@ -62,6 +67,8 @@ class Summary:
     kind: str
     sentences: tuple[str, ...]
     line: int = 0
+    split: str | None = None       # optional: the data set's split (e.g. FRANK's valid / test)
+    subset: str | None = None      # optional: a part of the data set (e.g. FRANK's cnndm / bbc)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -79,14 +86,37 @@ class Summary:
 
 @dataclass(frozen=True)
 class Dimension:
+    """A human dimension. ``kind`` is one of :data:`DIMENSION_KINDS`. A dimension whose judgments
+    come from annotations.tsv (no column in judgments.tsv) is the mean of the annotations of
+    ``annotations_of`` (default: itself) by the annotators of ``annotation_group`` (default: all)."""
+
     name: str
     min: float
     max: float
     description: str = ""
+    kind: str = "graded"
+    annotations_of: str | None = None
+    annotation_group: str | None = None
 
     def rescale(self, value: float) -> float:
         """Map a score onto [0, 1] by the declared min/max."""
         return (value - self.min) / (self.max - self.min)
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """One annotator's score of one summary on one dimension (annotations.tsv)."""
+
+    topic: str
+    summarizer: str
+    dimension: str
+    annotator: str
+    group: str
+    score: float
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.topic, self.summarizer)
 
 
 @dataclass
@@ -102,6 +132,8 @@ class Dataset:
     documents: dict[str, list[str]] | None = None
     warnings: list[str] = field(default_factory=list)
     pyramids: dict[str, TopicPyramid] | None = None
+    annotations: list[Annotation] = field(default_factory=list)
+    has_texts: bool = True         # dataset.yaml ``texts: false``: summaries without text (score-only)
 
     def summary(self, topic: str, summarizer: str) -> Summary:
         return self._index[(topic, summarizer)]
