@@ -9,7 +9,7 @@ rule archive:
 
 rule archive_dataset:
     input:
-        results=lambda wc: OUT.final(wc.dataset, COMBINATIONS),
+        results=lambda wc: OUT.final(wc.dataset, COMBINATIONS, texts=OPTIONS.has_texts(wc.dataset)),
         score_files=file_metric_sources,
     output:
         OUT.ARCHIVE,

@@ -5,7 +5,7 @@ from pathlib import Path
 from metaeval import outputs as OUT
 from metaeval.data.datasets import FILES, REQUIRED
 from metaeval.data.importers import SUMMARY_FILE
-from metaeval.options import DATASET_WILDCARD
+from metaeval.options import DATASET_WILDCARD, FRANK_FILES
 from metaeval.provenance import code_version, git_state
 
 # The software environment of every job (used with --software-deployment-method conda).
@@ -39,7 +39,7 @@ def canonical_inputs(wildcards):
         folder = Path(entry["path"])
         return {key: str(folder / name) for key, name in FILES.items()
                 if key in REQUIRED or (folder / name).exists()}
-    return OUT.files(OUT.IMPORTERS[entry["format"]], wildcards.dataset)
+    return {k: v for k, v in OUT.files(OUT.IMPORTERS[entry["format"]], wildcards.dataset).items() if k in FILES}
 
 
 def duc_tac_inputs(wildcards):
@@ -62,6 +62,8 @@ def score_parts(*kinds):
 
     def inputs(wildcards):
         parts = {}
+        if not OPTIONS.has_texts(wildcards.dataset):
+            return parts  # a score-only data set: nothing to score
         for stem, stop in SETTINGS:
             for k in SHARDS:
                 files = OUT.files("score", wildcards.dataset, stem=stem, stop=stop, shard=k)
@@ -77,8 +79,9 @@ def sera_corpus(wildcards):
 
 
 def sera_scores(wildcards):
-    """SERA's per-summary table and signature, for the jobs that read metric scores (none when disabled)."""
-    if not OPTIONS.sera_enabled:
+    """SERA's per-summary table and signature, for the jobs that read metric scores (none when
+    disabled or the data set has no texts)."""
+    if not OPTIONS.sera_enabled or not OPTIONS.has_texts(wildcards.dataset):
         return {}
     files = OUT.files("sera", wildcards.dataset)
     return {"sera": files["scores"], "sera_signature": files["signature"]}
@@ -103,8 +106,10 @@ def file_metric_files(**names):
     return inputs
 def chrf_files(wildcards, *keys):
     """The chrF job's files, named as the jobs that read them name them (``chrf``: the per-summary
-    scores, ``chrf_stats_<id>``, ``chrf_signature``), of the given kinds; none when chrF is off."""
-    files = OUT.files("chrf", wildcards.dataset, metric=CHRF_METRICS) if CHRF_METRICS else {}
+    scores, ``chrf_stats_<id>``, ``chrf_signature``), of the given kinds; none when chrF is off or
+    the data set has no texts."""
+    texts = OPTIONS.has_texts(wildcards.dataset)
+    files = OUT.files("chrf", wildcards.dataset, metric=CHRF_METRICS) if CHRF_METRICS and texts else {}
     named = {"chrf" if k == "scores" else f"chrf_{k}": v for k, v in files.items()}
     return {k: v for k, v in named.items() if k in keys or k.startswith("chrf_stats_") and "stats" in keys}
 
@@ -121,7 +126,10 @@ def scores_outputs(dataset="{dataset}"):
 
 
 def bleu_stats(wildcards):
-    """The merged BLEU statistics per setting (``bleu_stats_ST1_RS0``...; none when BLEU is off)."""
+    """The merged BLEU statistics per setting (``bleu_stats_ST1_RS0``...; none when BLEU is off or
+    the data set has no texts)."""
+    if not OPTIONS.has_texts(wildcards.dataset):
+        return {}
     return {k: v for k, v in scores_outputs(wildcards.dataset).items() if k.startswith("bleu_stats_")}
 
 
@@ -157,7 +165,27 @@ def across_inputs(wildcards):
 
 def final_outputs():
     across = list(OUT.files("across", OUT.ACROSS).values()) if len(DATASETS) >= 2 else []
-    return [path for d in DATASETS for path in OUT.final(d, COMBINATIONS, STATISTICS_PERMUTATIONS)] + across
+    return [path for d in DATASETS
+            for path in OUT.final(d, COMBINATIONS, STATISTICS_PERMUTATIONS, OPTIONS.has_texts(d))] + across
+
+
+def report_inputs(wildcards):
+    """The report's named inputs: every section's files, but those of the jobs that are off (the
+    statistics job when disabled; the text metrics' stages for a score-only data set)."""
+    skip = (() if OPTIONS.statistics_enabled else ("statistics",)) + (
+        () if OPTIONS.has_texts(wildcards.dataset) else OUT.TEXT_STAGES)
+    return OUT.report_inputs(wildcards.dataset, combinations=COMBINATIONS, skip=skip)
+
+
+def bartscore_release(wildcards):
+    """The release file a bartscore_pkl data set is imported from."""
+    return OPTIONS.bartscore(wildcards.dataset)[0]
+
+
+def frank_release(wildcards):
+    """FRANK's release files of a frank data set, by name."""
+    folder = Path(OPTIONS.dataset(wildcards.dataset)["path"])
+    return {Path(name).stem: str(folder / name) for name in FRANK_FILES}
 
 
 # The statistics job's permutation matrices: one per combination it tests (None: the job is off).

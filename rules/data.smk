@@ -1,4 +1,5 @@
-# Stage 1 - data: every data set is brought into the canonical form, validated, and summarised
+# Stage 1 - data: every data set is brought into the canonical form (release files: SummEval's jsonl,
+# BARTScore's unified pickles, FRANK's json, NIST DUC/TAC; or the embedded simulation), validated, and summarised
 # (the validation job writes the normalised copy and its summary table).
 # Importers write results/{dataset}/<importer>/; validation writes the normalised copy that every
 # later stage reads, results/{dataset}/data/. The user's files are only ever read.
@@ -33,6 +34,39 @@ rule import_summeval:
         METAEVAL_ENV
     script:
         "../workflow/scripts/import_summeval.py"
+
+
+rule import_bartscore:
+    input:
+        bartscore_release,
+    output:
+        **OUT.files("import_bartscore"),
+    params:
+        code=code("import_bartscore"),
+        name="{dataset}",
+        release=lambda wc: OPTIONS.bartscore(wc.dataset)[1],
+    log:
+        OUT.log("import_bartscore"),
+    conda:
+        METAEVAL_ENV
+    script:
+        "../workflow/scripts/import_bartscore.py"
+
+
+rule import_frank:
+    input:
+        unpack(frank_release),
+    output:
+        **OUT.files("import_frank"),
+    params:
+        code=code("import_frank"),
+        name="{dataset}",
+    log:
+        OUT.log("import_frank"),
+    conda:
+        METAEVAL_ENV
+    script:
+        "../workflow/scripts/import_frank.py"
 
 
 rule import_duc_tac:

@@ -3,7 +3,7 @@
 
 rule report:
     input:
-        **OUT.report_inputs(combinations=COMBINATIONS, skip=() if OPTIONS.statistics_enabled else ("statistics",)),
+        unpack(report_inputs),
     output:
         report=report(
             OUT.file("report", "report"),

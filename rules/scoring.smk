@@ -116,7 +116,7 @@ rule gather_scores:
         **scores_outputs(),
     params:
         code=code("gather_scores"),
-        options=OPTIONS.gather,
+        options=lambda wc: OPTIONS.gather_job(wc.dataset),
     log:
         OUT.log("gather_scores"),
     resources:

@@ -20,11 +20,27 @@ def test_summeval_official_means_equal_canonical_judgments():
     raw = sorted(shared_dataset("raw/summeval-official").glob("*.jsonl"))
     canonical = load_dataset(shared_dataset("summeval"))
     imported = import_summeval_jsonl(raw)
-    assert len(imported.judgments) == 200
+    # the release files: every record of the 12 abstractive systems, read here with json alone
+    records = [json.loads(line) for path in raw for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(imported.judgments) == len(records) == 1200
+    assert sorted({r["model_id"] for r in records}) == sorted({s for _, s in imported.judgments})
     for key, scores in imported.judgments.items():
         for d in DIMS:
             assert scores[d] == canonical.judgments[key][d], (key, d)
-        assert 1 <= scores["turker_relevance"] <= 5
+    # every annotation kept: 3 experts and 5 crowd workers per summary and dimension, their means the judgments
+    assert len(imported.annotations) == 1200 * 4 * (3 + 5)
+    for rec in records:
+        key = (rec["id"], rec["model_id"])
+        for d in DIMS:
+            experts = [a[d] for a in rec["expert_annotations"]]
+            crowd = [a[d] for a in rec["turker_annotations"]]
+            assert (len(experts), len(crowd)) == (3, 5)
+            assert imported.judgments[key][d] == sum(experts) / 3
+            assert imported.judgments[key][f"turker_{d}"] == sum(crowd) / 5
+    mine = {(a.topic, a.summarizer, a.dimension, a.annotator): a.score for a in imported.annotations}
+    first = records[0]
+    assert [mine[(first["id"], first["model_id"], "relevance", f"crowd{i}")] for i in range(1, 6)] == \
+        [float(a["relevance"]) for a in first["turker_annotations"]]
     # references ref0..ref10 as human summaries; the source articles become documents
     topic = next(iter(imported.judgments))[0]
     assert [r.summarizer for r in imported.references(topic)] == sorted(f"ref{i}" for i in range(11))
@@ -38,7 +54,10 @@ def test_summeval_import_writes_valid_canonical(tmp_path):
     raw = sorted(shared_dataset("raw/summeval-official").glob("*.jsonl"))
     write_dataset(import_summeval_jsonl(raw), folder_paths(tmp_path / "out"))
     ds = load_dataset(tmp_path / "out")
-    assert len(ds.judged()) == 200 and len(ds.dimensions) == 8
+    assert len(ds.judged()) == 1200 and len(ds.dimensions) == 8
+    assert len(ds.annotations) == 1200 * 4 * 8
+    assert ds.dimensions["turker_coherence"].annotations_of == "coherence"
+    assert ds.dimensions["turker_coherence"].annotation_group == "crowd"
 
 
 def test_summeval_bad_record(tmp_path):

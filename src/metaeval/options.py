@@ -24,7 +24,7 @@ from typing import Any, Mapping, NamedTuple
 from .data.datasets import FILES, METRIC_SCORES, REQUIRED
 from .data.simulate import SimulationParams
 from .metrics.tokenize import exception_order
-from .outputs import RESULTS
+from .outputs import IMPORTER_SCORES, RESULTS, file as output_file
 from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
@@ -33,6 +33,8 @@ DATASET_NAME = r"[A-Za-z0-9][A-Za-z0-9_-]*"
 RESERVED_NAMES = ("all", "archive")
 # The Snakefile's {dataset} wildcard constraint: a data set name, never a reserved folder.
 DATASET_WILDCARD = rf"(?!(?:{'|'.join(RESERVED_NAMES)})/){DATASET_NAME}"
+# The release files a FRANK data set folder needs (metaeval.data.frank).
+FRANK_FILES = ("human_annotations.json", "baseline_factuality_metrics_outputs.json")
 SECTIONS = ("rouge", "bleu", "chrf", "human_scores", "correlation", "agreement", "rerank", "sera", "sweeps", "intervals",
             "statistics")
 
@@ -99,7 +101,7 @@ def check(config: Mapping[str, Any]) -> None:
             raise ConfigError(f"config key {key}: {name!r} is reserved (results/{name}/ holds "
                               f"{'the cross-data-set results' if name == 'all' else 'the archives'}); rename the data set")
         paths: list[tuple[str, str]] = []
-        if entry["format"] in ("canonical", "duc_tac"):
+        if entry["format"] in ("canonical", "duc_tac", "bartscore_pkl", "frank"):
             paths.append(("path", entry["path"]))
         if entry["format"] == "summeval_jsonl":
             paths.extend((f"paths[{i}]", p) for i, p in enumerate(entry["paths"]))
@@ -127,6 +129,14 @@ def check(config: Mapping[str, Any]) -> None:
                 raise ConfigError(f"config key {key}.{k}: {p!r} is inside the workflow's output folder "
                                   f"{RESULTS}/, whose files the workflow writes and deletes; expected a data set "
                                   "folder outside it (copy the files elsewhere, e.g. data/<name>/)")
+        if entry["format"] == "bartscore_pkl" and not Path(entry["path"]).is_file():
+            raise ConfigError(f"config key {key}.path: {entry['path']!r} is not a file; expected one of BARTScore's "
+                              "unified files (<Release>/data.pkl)")
+        if entry["format"] == "frank":
+            for name in FRANK_FILES:
+                if not (Path(entry["path"]) / name).is_file():
+                    raise ConfigError(f"config key {key}.path: {entry['path']!r} has no {name}; expected FRANK's "
+                                      f"data/ folder with {' and '.join(FRANK_FILES)}")
         if entry["format"] == "duc_tac" and not (entry.get("see_table") or entry.get("manual_peer")):
             raise ConfigError(f"config key {key}: a duc_tac data set needs see_table and/or manual_peer")
         if entry["format"] == "simulated" and entry["sentences"] > entry["units"]:
@@ -615,10 +625,42 @@ class Options:
 
     def file_metric_sources(self, name: str) -> list[str]:
         """The score files of a data set: a canonical folder's metric_scores.tsv (read when it
-        exists), then the entry's ``metric_scores`` in the given order."""
+        exists) or the one its importer writes (FRANK's baseline metrics), then the entry's
+        ``metric_scores`` in the given order."""
         e = self.datasets[name]
         folder = [str(Path(e["path"]) / METRIC_SCORES)] if e["format"] == "canonical" else []
-        return [p for p in folder if Path(p).is_file()] + list(e.get("metric_scores", []))
+        imported = [output_file(IMPORTER_SCORES[e["format"]], "metric_scores", name)] if e["format"] in IMPORTER_SCORES else []
+        return [p for p in folder if Path(p).is_file()] + imported + list(e.get("metric_scores", []))
+
+    def has_texts(self, name: str) -> bool:
+        """Whether a data set's summaries have texts, known before any job runs (so that the text
+        metrics' jobs are left out of a score-only data set's DAG): FRANK's release has none; a
+        canonical folder says ``texts: false`` in dataset.yaml (read here with the safe loader; its
+        validation job reports any other problem of the file)."""
+        e = self.datasets[name]
+        if e["format"] == "frank":
+            return False
+        if e["format"] != "canonical":
+            return True
+        try:
+            import yaml
+
+            meta = yaml.safe_load((Path(e["path"]) / FILES["dataset"]).read_text(encoding="utf-8-sig"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            return True
+        return not (isinstance(meta, dict) and meta.get("texts") is False)
+
+    def gather_job(self, name: str) -> GatherOptions:
+        """The gathering job of a data set: a score-only data set gathers no ROUGE or BLEU."""
+        if self.has_texts(name):
+            return self.gather
+        return GatherOptions(self.rouge._replace(measures=(), stemming=(), stopwords_removed=()), False,
+                             self.scale.shards)
+
+    def bartscore(self, name: str) -> tuple[str, str | None]:
+        """The bartscore_pkl importer's file and release (None: the file's folder name)."""
+        e = self.datasets[name]
+        return e["path"], e.get("release")
 
     def file_metrics(self, name: str) -> FileMetricsOptions:
         e = self.datasets[name]

@@ -19,7 +19,10 @@ from .data.datasets import FILES as DATA_FILES   # the data set contract names i
 from .variants import setting_tag
 
 RESULTS = "results"
-IMPORTERS = {"simulated": "simulate", "summeval_jsonl": "import_summeval", "duc_tac": "import_duc_tac"}
+IMPORTERS = {"simulated": "simulate", "summeval_jsonl": "import_summeval", "duc_tac": "import_duc_tac",
+             "bartscore_pkl": "import_bartscore", "frank": "import_frank"}
+# Importers that also write a score file of metrics the release computed (read by the file metrics job).
+IMPORTER_SCORES = {"frank": "import_frank"}
 
 
 def _in(folder: str, names: Mapping[str, str]) -> dict[str, str]:
@@ -47,6 +50,8 @@ STAGES: dict[str, dict[str, str]] = {
     "simulate": _in("simulate", DATA_FILES),
     "import_summeval": _in("import_summeval", DATA_FILES),
     "import_duc_tac": _in("import_duc_tac", DATA_FILES),
+    "import_bartscore": _in("import_bartscore", DATA_FILES),
+    "import_frank": {**_in("import_frank", DATA_FILES), "metric_scores": "import_frank/metric_scores.tsv"},
     "data": _in("data", DATA_FILES),
     "summary": {"summary": "data/summary.tsv"},
     # scoring
@@ -183,9 +188,15 @@ def parts_by_setting(inputs: Mapping[str, str], kind: str) -> dict[tuple[int, in
 
 # ----------------------------------------------------------------------------- the main job
 
-def final(dataset: str, combinations: Sequence[str], statistics: Sequence[str] | None = None) -> list[str]:
+# The stages that read summary texts: a score-only data set (texts: false) has none of their outputs.
+TEXT_STAGES = ("intervals", "reference_sweep", "length_sweep")
+
+
+def final(dataset: str, combinations: Sequence[str], statistics: Sequence[str] | None = None,
+          texts: bool = True) -> list[str]:
     """Every final output of one data set (the main job's targets); ``statistics``: the statistics
-    job's permutation combinations (None: the job is off)."""
+    job's permutation combinations (None: the job is off); ``texts``: False for a score-only data
+    set (no :data:`TEXT_STAGES`)."""
     out = [file("summary", "summary", dataset), file("scores", "summaries", dataset),
            file("scores", "systems", dataset)]
     out += files("correlation", dataset, combination=list(combinations)).values()
@@ -193,7 +204,8 @@ def final(dataset: str, combinations: Sequence[str], statistics: Sequence[str] |
         out += files("statistics", dataset, combination=list(statistics)).values()
     for stage in ("correlation_tables", "agreement", "rerank", "intervals", "reference_sweep", "length_sweep",
                   "report"):
-        out += files(stage, dataset).values()
+        if texts or stage not in TEXT_STAGES:
+            out += files(stage, dataset).values()
     return list(dict.fromkeys(out))
 
 

@@ -15,6 +15,7 @@ import math
 import re
 import unicodedata
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
@@ -240,6 +241,67 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
+# Bounds implied by a kind; a graded dimension declares its own.
+KIND_BOUNDS = {"binary": (0.0, 1.0), "proportion": (0.0, 1.0), "preference": (0.0, 1.0)}
+DIMENSION_KEYS = ("min", "max", "description", "kind", "annotations")
+
+
+def _parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str, spec: Any) -> Dimension:
+    """One ``dimensions:`` entry: {min, max, description, kind, annotations: {dimension, group}}."""
+    line = lines.get(("dimensions", name))
+    fname = f"dimensions.{name}"
+
+    def at(*keys: str) -> int | None:
+        return lines.get(("dimensions", name, *keys), line)
+
+    if name in ("topic", "summarizer"):
+        raise fail(path, line, fname, "'topic' and 'summarizer' are reserved column names")
+    if not isinstance(spec, dict):
+        raise fail(path, line, fname, "expected a mapping {min: number, max: number}")
+    unknown = sorted(set(map(str, spec)) - set(DIMENSION_KEYS))
+    if unknown:
+        raise fail(path, at(unknown[0]), f"{fname}.{unknown[0]}", f"unknown key; expected only {', '.join(DIMENSION_KEYS)}")
+    kind = spec.get("kind", "graded")
+    if kind not in DIMENSION_KINDS:
+        raise fail(path, at("kind"), f"{fname}.kind", f"{kind!r}; expected one of {', '.join(DIMENSION_KINDS)}")
+    bounds = KIND_BOUNDS.get(kind)
+    for bound in ("min", "max"):
+        if bound not in spec and bounds is not None:
+            continue  # implied by the kind
+        if not _is_number(spec.get(bound)):
+            raise fail(path, at(bound), f"{fname}.{bound}", f"missing or not a number (got {spec.get(bound)!r})")
+    lo = float(spec.get("min", bounds[0] if bounds else 0))
+    hi = float(spec.get("max", bounds[1] if bounds else 0))
+    if bounds is not None and (lo, hi) != bounds:
+        raise fail(path, at("min"), fname, f"a {kind} dimension has min 0 and max 1 (got {lo:g} and {hi:g}); "
+                   "leave them out or set them so")
+    if not hi > lo:
+        raise fail(path, line, fname, f"max ({spec['max']}) must be greater than min ({spec['min']})")
+    source = spec.get("annotations")
+    of = group = None
+    if source is not None:
+        if not isinstance(source, dict) or set(map(str, source)) - {"dimension", "group"}:
+            raise fail(path, at("annotations"), f"{fname}.annotations",
+                       "expected a mapping {dimension: <annotated dimension>, group: <annotator group>} (both optional)")
+        for key in ("dimension", "group"):
+            if key in source and (not isinstance(source[key], str) or not source[key]):
+                raise fail(path, at("annotations", key), f"{fname}.annotations.{key}", "expected a name")
+        of, group = source.get("dimension"), source.get("group")
+    return Dimension(name, lo, hi, str(spec.get("description", "")), kind, of, group)
+
+
+def dimension_spec(d: Dimension) -> dict[str, Any]:
+    """A dimension as dataset.yaml declares it (the inverse of :func:`_parse_dimension`): the
+    issue-21 keys only where they differ from their defaults."""
+    spec: dict[str, Any] = {"min": d.min, "max": d.max, "description": d.description}
+    if d.kind != "graded":
+        spec["kind"] = d.kind
+    source = {k: v for k, v in (("dimension", d.annotations_of), ("group", d.annotation_group)) if v is not None}
+    if source:
+        spec["annotations"] = source
+    return spec
+
+
 def parse_dataset_yaml(path: Path, text: str, human_override: Mapping[str, list[str]] | None = None
                        ) -> tuple[dict[str, Any], dict[str, Dimension], dict[str, list[str]]]:
     """Validate dataset.yaml; return (meta, dimensions, human components)."""
@@ -259,20 +321,16 @@ def parse_dataset_yaml(path: Path, text: str, human_override: Mapping[str, list[
                    "missing or empty; expected a mapping of every judgment column to {min, max}")
     dims: dict[str, Dimension] = {}
     for name, spec in dims_raw.items():
-        line = lines.get(("dimensions", str(name)))
-        fname = f"dimensions.{name}"
-        if name in ("topic", "summarizer"):
-            raise fail(path, line, fname, "'topic' and 'summarizer' are reserved column names")
-        if not isinstance(spec, dict):
-            raise fail(path, line, fname, "expected a mapping {min: number, max: number}")
-        for bound in ("min", "max"):
-            if not _is_number(spec.get(bound)):
-                raise fail(path, lines.get(("dimensions", str(name), bound), line), f"{fname}.{bound}",
-                           f"missing or not a number (got {spec.get(bound)!r})")
-        if not spec["max"] > spec["min"]:
-            raise fail(path, line, fname, f"max ({spec['max']}) must be greater than min ({spec['min']})")
-        dims[str(name)] = Dimension(str(name), float(spec["min"]), float(spec["max"]),
-                                    str(spec.get("description", "")))
+        dims[str(name)] = _parse_dimension(path, lines, str(name), spec)
+    for d in dims.values():
+        if d.annotations_of is not None and d.annotations_of not in dims:
+            raise fail(path, lines.get(("dimensions", d.name, "annotations", "dimension")),
+                       f"dimensions.{d.name}.annotations.dimension",
+                       f"{d.annotations_of!r} is not a declared dimension (declared: {', '.join(dims)})")
+    texts = meta.get("texts", True)
+    if not isinstance(texts, bool):
+        raise fail(path, lines.get(("texts",)), "texts", f"{texts!r} is not true or false (false: summaries "
+                   "without text, a score-only data set)")
     human_raw = human_override if human_override is not None else meta.get("human")
     source = "config human override" if human_override is not None else None
     if not isinstance(human_raw, dict):
@@ -374,7 +432,9 @@ def json_objects(path: Path | str, expected: str) -> Iterator[tuple[int, dict[st
         yield line_no, rec
 
 
-def parse_summary_record(path: Path, line_no: int, rec: Mapping[str, Any]) -> Summary:
+def parse_summary_record(path: Path, line_no: int, rec: Mapping[str, Any], texts: bool = True) -> Summary:
+    """One summaries.jsonl record. With ``texts`` False (dataset.yaml ``texts: false``) a record
+    names a summary without giving its text."""
     for key in ("topic", "summarizer", "kind"):
         if key not in rec:
             raise fail(path, line_no, key, "missing; every record needs topic, summarizer, kind and sentences (or text)")
@@ -384,7 +444,19 @@ def parse_summary_record(path: Path, line_no: int, rec: Mapping[str, Any]) -> Su
         check_name(path, line_no, key, rec[key])
     if rec["kind"] not in SUMMARY_KINDS:
         raise fail(path, line_no, "kind", f"expected 'system' or 'human', got {rec['kind']!r}")
+    labels = {}
+    for key in ("split", "subset"):
+        if key in rec:
+            if not isinstance(rec[key], str) or not rec[key]:
+                raise fail(path, line_no, key, f"expected a non-empty string, got {rec[key]!r}")
+            check_name(path, line_no, key, rec[key])
+            labels[key] = rec[key]
     has_sent, has_text = "sentences" in rec, "text" in rec
+    if not texts:
+        if has_sent or has_text:
+            raise fail(path, line_no, "sentences" if has_sent else "text",
+                       "dataset.yaml says texts: false (a score-only data set); expected no text in summaries.jsonl")
+        return Summary(rec["topic"], rec["summarizer"], rec["kind"], (), line_no, **labels)
     if has_sent == has_text:
         raise fail(path, line_no, "sentences",
                    "expected exactly one of 'sentences' (list of strings) or 'text' (one string)")
@@ -407,14 +479,14 @@ def parse_summary_record(path: Path, line_no: int, rec: Mapping[str, Any]) -> Su
             where = f"sentences[{i}]" if has_sent else "text"
             raise fail(path, line_no, where, f"{words} words; expected at most {MAX_SENTENCE_WORDS} words per sentence "
                        "(ROUGE-L/W's memory grows with the square of the longest sentence; split it into sentences)")
-    return Summary(rec["topic"], rec["summarizer"], rec["kind"], sentences, line_no)
+    return Summary(rec["topic"], rec["summarizer"], rec["kind"], sentences, line_no, **labels)
 
 
-def read_summaries(path: Path) -> list[Summary]:
+def read_summaries(path: Path, texts: bool = True) -> list[Summary]:
     summaries: list[Summary] = []
     seen: dict[tuple[str, str], int] = {}
     for line_no, rec in json_objects(path, "one summary object per line"):
-        s = parse_summary_record(path, line_no, rec)
+        s = parse_summary_record(path, line_no, rec, texts)
         if s.key in seen:
             raise fail(path, line_no, "summarizer",
                        f"duplicate (topic, summarizer) = ({s.topic!r}, {s.summarizer!r}); first seen on line {seen[s.key]}")
@@ -427,9 +499,13 @@ def read_summaries(path: Path) -> list[Summary]:
 
 # ----------------------------------------------------------------------------- judgments.tsv
 
-def read_judgments(path: Path, dims: Mapping[str, Dimension], summary_keys: Mapping[tuple[str, str], int]
+def read_judgments(path: Path, dims: Mapping[str, Dimension], summary_keys: Mapping[tuple[str, str], int],
+                   derived: Iterable[str] = ()
                    ) -> tuple[dict[tuple[str, str], dict[str, float]], dict[tuple[str, str], int]]:
-    """Parse judgments.tsv; return ({(topic, summarizer): {dim: value}}, {key: line number})."""
+    """Parse judgments.tsv; return ({(topic, summarizer): {dim: value}}, {key: line number}).
+    Dimensions in ``derived`` (their values come from annotations.tsv) may have no column, and
+    then the file may have no rows."""
+    derived = set(derived)
     lines = read_text(path).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -444,9 +520,10 @@ def read_judgments(path: Path, dims: Mapping[str, Dimension], summary_keys: Mapp
             raise fail(path, 1, c, f"column is not a dimension declared in dataset.yaml (declared: {', '.join(dims)})")
     if len(set(columns)) != len(columns):
         raise fail(path, 1, None, "a dimension column appears twice")
-    missing = [d for d in dims if d not in columns]
+    missing = [d for d in dims if d not in columns and d not in derived]
     if missing:
-        raise fail(path, 1, missing[0], "dimension declared in dataset.yaml has no column")
+        raise fail(path, 1, missing[0], "dimension declared in dataset.yaml has no column (and no annotations in "
+                   "annotations.tsv to take its values from)")
     out: dict[tuple[str, str], dict[str, float]] = {}
     where: dict[tuple[str, str], int] = {}
     for line_no, raw in enumerate(lines[1:], start=2):
@@ -472,20 +549,121 @@ def read_judgments(path: Path, dims: Mapping[str, Dimension], summary_keys: Mapp
             # ASCII decimal numbers only: float() would also take 'nan', 'inf' and other scripts' digits
             if not NUMBER.fullmatch(cell):
                 raise fail(path, line_no, col, f"{cell!r} is not a number; expected a number or an empty cell")
-            v = float(cell)
-            d = dims[col]
-            if v < d.min or v > d.max:
-                raise fail(path, line_no, col, f"{cell} is outside the declared range [{d.min:g}, {d.max:g}]")
-            scores[col] = v
+            scores[col] = check_value(path, line_no, col, cell, dims[col])
         out[key] = scores
         where[key] = line_no
-    if not out:
+    if not out and len(derived) < len(dims):
         raise fail(path, None, None, "no judgment rows after the header; expected one row per judged summary")
     for col in columns:
         if all(math.isnan(scores[col]) for scores in out.values()):
             raise fail(path, None, col, "every cell of this dimension is empty; expected at least one judgment "
                        "(fill it, or remove the column and its entry in dataset.yaml)")
     return out, where
+
+
+def check_value(path: Path | str, line_no: int, field_name: str, cell: str, d: Dimension) -> float:
+    """A judgment or annotation cell (an ASCII decimal number) checked against its dimension's
+    range and kind."""
+    v = float(cell)
+    if v < d.min or v > d.max:
+        raise fail(path, line_no, field_name, f"{cell} is outside the declared range [{d.min:g}, {d.max:g}]")
+    if d.kind in ("binary", "preference") and v not in (0.0, 1.0):
+        raise fail(path, line_no, field_name, f"{cell} is not a label of a {d.kind} dimension; expected 0 or 1")
+    return v
+
+
+def check_preferences(path: Path | str, dims: Mapping[str, Dimension], judgments: Mapping[tuple[str, str], Mapping[str, float]],
+                      lines: Mapping[tuple[str, str], int]) -> None:
+    """A preference dimension judges exactly two summaries of each topic it judges: the preferred
+    one 1, the other 0."""
+    for d in (d for d in dims.values() if d.kind == "preference"):
+        by_topic: dict[str, list[tuple[tuple[str, str], float]]] = {}
+        for key, scores in judgments.items():
+            if not math.isnan(scores.get(d.name, math.nan)):
+                by_topic.setdefault(key[0], []).append((key, scores[d.name]))
+        for topic, pairs in sorted(by_topic.items()):
+            pairs.sort(key=lambda kv: lines.get(kv[0], 0))
+            labels = sorted(v for _, v in pairs)
+            if len(pairs) != 2 or labels != [0.0, 1.0]:
+                line = lines.get(pairs[-1][0]) if len(pairs) > 2 else lines.get(pairs[0][0])
+                raise fail(path, line, d.name, f"topic {topic!r} has {len(pairs)} judged summar"
+                           f"{'y' if len(pairs) == 1 else 'ies'} with labels {[f'{v:g}' for v in labels]}; a "
+                           "preference judges a pair: exactly two summaries of the topic, the preferred one 1 "
+                           "and the other 0")
+
+
+# ----------------------------------------------------------------------------- annotations.tsv
+
+def read_annotations(path: Path, dims: Mapping[str, Dimension], summary_keys: Iterable[tuple[str, str]]
+                     ) -> list[Annotation]:
+    """annotations.tsv: one row per (summary, dimension, annotator); header ``topic summarizer
+    dimension annotator score`` or with ``group`` before ``score`` (without it every annotator is in
+    the group ``all``). An annotator belongs to one group."""
+    keys = set(summary_keys)
+    lines = read_text(path).split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    full, short = list(ANNOTATION_HEADER), [c for c in ANNOTATION_HEADER if c != "group"]
+    header = lines[0].rstrip("\r").split("\t") if lines else []
+    if header not in (full, short):
+        raise fail(path, 1, None, f"header {header}; expected the tab-separated columns {' '.join(full)} "
+                   "(group may be left out)")
+    out: list[Annotation] = []
+    seen: dict[tuple[str, str, str, str], int] = {}
+    groups: dict[str, tuple[str, int]] = {}
+    for line_no, raw in enumerate(lines[1:], start=2):
+        raw = raw.rstrip("\r")
+        if not raw.strip():
+            continue
+        cells = raw.split("\t")
+        if len(cells) != len(header):
+            raise fail(path, line_no, None, f"{len(cells)} tab-separated cells; expected {len(header)} as in the header")
+        row = dict(zip(header, cells))
+        key = (row["topic"], row["summarizer"])
+        if key not in keys:
+            raise fail(path, line_no, "summarizer", f"annotates ({key[0]!r}, {key[1]!r}), which has no summary in "
+                       "summaries.jsonl")
+        if row["dimension"] not in dims:
+            raise fail(path, line_no, "dimension", f"{row['dimension']!r} is not a dimension declared in dataset.yaml "
+                       f"(declared: {', '.join(dims)})")
+        for name in ("annotator", "group"):
+            if name in row:
+                if not row[name]:
+                    raise fail(path, line_no, name, "empty; expected a name")
+                check_name(path, line_no, name, row[name])
+        group = row.get("group", "all")
+        first = groups.setdefault(row["annotator"], (group, line_no))
+        if first[0] != group:
+            raise fail(path, line_no, "group", f"annotator {row['annotator']!r} is in group {first[0]!r} on line "
+                       f"{first[1]}; expected one group per annotator")
+        ident = (*key, row["dimension"], row["annotator"])
+        if ident in seen:
+            raise fail(path, line_no, "annotator", f"second score of {row['annotator']!r} for ({key[0]!r}, {key[1]!r}) "
+                       f"on {row['dimension']!r}; first on line {seen[ident]}")
+        seen[ident] = line_no
+        cell = row["score"].strip()
+        if not NUMBER.fullmatch(cell):
+            raise fail(path, line_no, "score", f"{cell!r} is not a number; expected an ASCII decimal number")
+        score = check_value(path, line_no, "score", cell, dims[row["dimension"]])
+        out.append(Annotation(key[0], key[1], row["dimension"], row["annotator"], group, score))
+    return out
+
+
+def annotation_means(dims: Mapping[str, Dimension], annotations: Sequence[Annotation]
+                     ) -> dict[str, dict[tuple[str, str], float]]:
+    """The judgment of every dimension that annotations can give, per summary: the mean of the
+    annotations of the dimension's ``annotations_of`` (default: itself) by its ``annotation_group``
+    (default: every annotator). The contract's rule for a dimension without a judgments.tsv column."""
+    sums: dict[tuple[str, str | None], dict[tuple[str, str], list[float]]] = {}
+    for a in annotations:
+        for group in (None, a.group):
+            sums.setdefault((a.dimension, group), {}).setdefault(a.key, []).append(a.score)
+    out: dict[str, dict[tuple[str, str], float]] = {}
+    for d in dims.values():
+        source = sums.get((d.annotations_of or d.name, d.annotation_group))
+        if source:
+            out[d.name] = {k: math.fsum(v) / len(v) for k, v in source.items()}
+    return out
 
 
 # ----------------------------------------------------------------------------- documents.jsonl
@@ -591,13 +769,30 @@ def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str
     is in ``warnings`` (the validation job logs it; :func:`load_dataset` warns)."""
     ypath = Path(paths["dataset"])
     meta, dims, human = parse_dataset_yaml(ypath, read_text(ypath), human_override)
+    texts = meta.get("texts", True)
     spath = Path(paths["summaries"])
-    summaries = read_summaries(spath)
+    summaries = read_summaries(spath, texts)
     lines = {s.key: s.line for s in summaries}
+    apath = Path(paths["annotations"]) if paths.get("annotations") else None
+    annotations = read_annotations(apath, dims, lines) if apath and apath.is_file() else []
+    means = annotation_means(dims, annotations)
     jpath = Path(paths["judgments"])
-    judgments, jlines = read_judgments(jpath, dims, lines)
+    judgments, jlines = read_judgments(jpath, dims, lines, means)
+    for d, values in means.items():
+        if any(d in row for row in judgments.values()):
+            continue  # judgments.tsv gives this dimension: its values are the data set's own
+        for key, value in values.items():
+            judgments.setdefault(key, {})[d] = value
+    for row in judgments.values():
+        for d in dims:
+            row.setdefault(d, math.nan)
+    for d in dims:
+        if judgments and all(math.isnan(row[d]) for row in judgments.values()):
+            raise fail(jpath, None, d, "no judgment of this dimension in judgments.tsv or annotations.tsv; expected "
+                       "at least one (or remove it from dataset.yaml)")
+    check_preferences(jpath, dims, judgments, {**lines, **jlines})
     topics_with_refs = {s.topic for s in summaries if s.kind == "human"}
-    for key, line_no in sorted(jlines.items(), key=lambda kv: kv[1]):
+    for key, line_no in sorted(jlines.items(), key=lambda kv: kv[1]) if texts else ():
         if key[0] not in topics_with_refs:
             raise fail(jpath, line_no, "topic",
                        f"topic {key[0]!r} has judged summaries but no human (reference) summary in summaries.jsonl")
@@ -608,8 +803,9 @@ def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str
     ppath = Path(paths["pyramids"]) if paths.get("pyramids") else None
     pyramids = (read_pyramids(ppath, lines) or None) if ppath and ppath.is_file() else None
     ds = Dataset(name=str(meta["name"]), meta=meta, dimensions=dims, human=human,
-                 summaries=summaries, judgments=judgments, documents=documents, pyramids=pyramids)
-    n_empty = sum(1 for s in summaries if s.is_empty)
+                 summaries=summaries, judgments=judgments, documents=documents, pyramids=pyramids,
+                 annotations=annotations, has_texts=texts)
+    n_empty = sum(1 for s in summaries if s.is_empty) if texts else 0
     if n_empty:
         ds.warnings.append(f"{spath}: {n_empty} empty summar{'y' if n_empty == 1 else 'ies'} "
                            "(legal; they score 0 on every metric)")
@@ -631,20 +827,27 @@ def _fmt(v: float) -> str:
 
 
 def write_dataset(ds: Dataset, paths: Mapping[str, str]) -> None:
-    """Write the normalised canonical copy to the files named by key (:data:`FILES`, all five):
-    records sorted by (topic, kind, summarizer), every record with ``sentences``, judgments in
-    dataset.yaml's dimension order, floats in shortest round-trip form, and always a
-    documents.jsonl and a pyramids.jsonl (empty when the data set has none). Each file is
-    written to a temporary name and renamed, so no half-written file is left."""
+    """Write the normalised canonical copy to the files named by key (:data:`FILES`): records
+    sorted by (topic, kind, summarizer), every record with ``sentences`` (none in a score-only data
+    set) and its ``split``/``subset`` when it has them, judgments in dataset.yaml's dimension order
+    (a dimension taken from annotations written out as its values), floats in shortest round-trip
+    form, and always a documents.jsonl, a pyramids.jsonl and an annotations.tsv (empty, or the
+    header only, when the data set has none). Each file is written to a temporary name and
+    renamed, so no half-written file is left."""
     meta = dict(ds.meta)
     meta["human"] = {k: list(v) for k, v in ds.human.items()}
     meta["has_documents"] = ds.documents is not None
     meta["has_pyramids"] = ds.pyramids is not None
+    if not ds.has_texts:
+        meta["texts"] = False
     write_text(paths["dataset"], yaml.safe_dump(meta, sort_keys=False, allow_unicode=True))
     lines = []
     for s in sorted(ds.summaries, key=_sort_key):
-        lines.append(json.dumps({"topic": s.topic, "summarizer": s.summarizer, "kind": s.kind,
-                                 "sentences": list(s.sentences)}, ensure_ascii=False))
+        rec: dict[str, Any] = {"topic": s.topic, "summarizer": s.summarizer, "kind": s.kind}
+        if ds.has_texts:
+            rec["sentences"] = list(s.sentences)
+        rec.update({k: v for k, v in (("split", s.split), ("subset", s.subset)) if v is not None})
+        lines.append(json.dumps(rec, ensure_ascii=False))
     write_text(paths["summaries"], "".join(l + "\n" for l in lines))
     dims = list(ds.dimensions)
     rows = ["\t".join(["topic", "summarizer"] + dims)]
@@ -660,6 +863,12 @@ def write_dataset(ds: Dataset, paths: Mapping[str, str]) -> None:
         json.dumps({"topic": t, "models": p.models, "scus": dict(sorted(p.weights.items())),
                     "summaries": {s: list(u) for s, u in sorted(p.expressed.items())}}, ensure_ascii=False) + "\n"
         for t, p in sorted(pyramids.items())))
+    if "annotations" in paths:
+        dim_order = {d: i for i, d in enumerate(dims)}
+        rows = ["\t".join(ANNOTATION_HEADER)]
+        for a in sorted(ds.annotations, key=lambda a: (order[a.key], dim_order[a.dimension], a.group, a.annotator)):
+            rows.append("\t".join([a.topic, a.summarizer, a.dimension, a.annotator, a.group, repr(float(a.score))]))
+        write_text(paths["annotations"], "".join(r + "\n" for r in rows))
 
 
 # ----------------------------------------------------------------------------- summary table
@@ -682,13 +891,33 @@ def summary_table(ds: Dataset) -> list[tuple[str, str]]:
         ("judged_summaries", str(len(judged))),
         ("judged_system_summaries", str(sum(1 for s in judged if s.kind == "system"))),
         ("judged_human_summaries", str(sum(1 for s in judged if s.kind == "human"))),
-        ("empty_summaries", str(sum(1 for s in ds.summaries if s.is_empty))),
+        ("empty_summaries", str(sum(1 for s in ds.summaries if s.is_empty)) if ds.has_texts else "NA"),
         ("summaries_without_ascii_letters_or_digits", str(len(ds.unscorable))),
         ("has_documents", "yes" if ds.documents is not None else "no"),
         ("has_pyramids", "yes" if ds.pyramids is not None else "no"),
         ("coverage_dimensions", ",".join(ds.human["coverage"]) or "-"),
         ("linguistic_quality_dimensions", ",".join(ds.human["linguistic_quality"]) or "-"),
     ]
+    # rows only a data set with the issue-21 extensions has, so that older data sets' tables stay as they were
+    if not ds.has_texts:
+        rows.append(("texts", "no (score-only: text metrics are skipped)"))
+    for key in ("split", "subset"):
+        counts = Counter(getattr(s, key) for s in judged if getattr(s, key) is not None)
+        if counts:
+            rows.append((f"judged_summaries_by_{key}", ",".join(f"{k}:{n}" for k, n in sorted(counts.items()))))
+    if ds.annotations:
+        groups: dict[str, set[str]] = {}
+        for a in ds.annotations:
+            groups.setdefault(a.group, set()).add(a.annotator)
+        rows.append(("annotations", str(len(ds.annotations))))
+        rows.append(("annotated_summaries", str(len({a.key for a in ds.annotations}))))
+        rows.append(("annotators_by_group", ",".join(f"{g}:{len(v)}" for g, v in sorted(groups.items()))))
+    for d in ds.dimensions.values():
+        if d.kind != "graded":
+            rows.append((f"{d.name}_kind", d.kind))
+        if d.annotations_of or d.annotation_group:
+            rows.append((f"{d.name}_from_annotations",
+                         f"mean of {d.annotations_of or d.name} by {d.annotation_group or 'every annotator'}"))
     for d in ds.dimensions:
         vals = [ds.judgments[k][d] for k in ds.judgments if not math.isnan(ds.judgments[k][d])]
         rows.append((f"{d}_n", str(len(vals))))

@@ -14,7 +14,8 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from .datasets import Dataset, DatasetError, Dimension, Summary, fail, json_objects
+from .datasets import (Annotation, Dataset, DatasetError, Dimension, Summary, annotation_means, dimension_spec, fail,
+                       json_objects)
 from .sentences import split_sentences
 
 # ----------------------------------------------------------------------------- SummEval
@@ -22,22 +23,24 @@ from .sentences import split_sentences
 SUMMEVAL_DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
 
 
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else math.nan
+# The annotator groups of the release: its expert and crowd (turker) annotation lists.
+SUMMEVAL_GROUPS = (("expert", "expert_annotations"), ("crowd", "turker_annotations"))
 
 
-def _annotation_means(path: Path, line_no: int, rec: Mapping[str, Any], field_name: str) -> dict[str, float]:
-    anns = rec.get(field_name)
-    if not isinstance(anns, list) or not anns:
-        raise fail(path, line_no, field_name, "expected a non-empty list of {dimension: score} objects")
-    out = {}
-    for dim in SUMMEVAL_DIMENSIONS:
-        vals = []
+def _annotations(path: Path, line_no: int, rec: Mapping[str, Any], topic: str, system: str) -> list[Annotation]:
+    """A record's expert and crowd annotations, annotator ``expert1``.. / ``crowd1``.. by position."""
+    out = []
+    for group, field_name in SUMMEVAL_GROUPS:
+        anns = rec.get(field_name)
+        if not isinstance(anns, list) or not anns:
+            raise fail(path, line_no, field_name, "expected a non-empty list of {dimension: score} objects")
         for i, a in enumerate(anns):
-            if not isinstance(a, dict) or not isinstance(a.get(dim), (int, float)) or isinstance(a.get(dim), bool):
-                raise fail(path, line_no, f"{field_name}[{i}].{dim}", "missing or not a number")
-            vals.append(float(a[dim]))
-        out[dim] = _mean(vals)
+            for dim in SUMMEVAL_DIMENSIONS:
+                value = a.get(dim) if isinstance(a, dict) else None
+                if not isinstance(value, (int, float)) or isinstance(value, bool) or not 1 <= value <= 5:
+                    raise fail(path, line_no, f"{field_name}[{i}].{dim}", f"{value!r}: missing or not a number "
+                               "from 1 to 5")
+                out.append(Annotation(topic, system, dim, f"{group}{i + 1}", group, float(value)))
     return out
 
 
@@ -45,13 +48,17 @@ def import_summeval_jsonl(paths: Iterable[Path | str], name: str = "summeval") -
     """Read the official SummEval paired annotation jsonl (one or more files of the same records).
 
     Topic = record ``id``; summarizer = ``model_id``; the summary is ``decoded`` split into
-    sentences by :func:`metaeval.sentences.split_sentences`; the judgment of each dimension is the
-    mean of the expert annotations (``turker_<dim>``: mean of the turker annotations);
-    ``references`` become human summaries ``ref0``..``refN`` in the file's order; the record's
-    ``text`` (the source article) becomes the topic's document.
+    sentences by :func:`metaeval.sentences.split_sentences`; ``references`` become human summaries
+    ``ref0``..``refN`` in the file's order; the record's ``text`` (the source article) becomes the
+    topic's document. Every annotation is kept (annotations.tsv): the experts as ``expert1``..
+    ``expert3`` (group ``expert``) and the crowd workers as ``crowd1``..``crowd5`` (group ``crowd``),
+    numbered by their position in the record's list — the release does not name its annotators, so
+    a position is the same person across records only as far as the release keeps the order. The
+    judgment of a dimension is the mean of its expert annotations, ``turker_<dim>`` the mean of its
+    crowd annotations (dataset.yaml says so: ``annotations: {dimension, group}``).
     """
     summaries: dict[tuple[str, str], Summary] = {}
-    judgments: dict[tuple[str, str], dict[str, float]] = {}
+    annotations: list[Annotation] = []
     refs: dict[str, tuple[Path, int, list[str]]] = {}
     documents: dict[str, list[str]] = {}
     for path in sorted(Path(p) for p in paths):
@@ -76,30 +83,33 @@ def import_summeval_jsonl(paths: Iterable[Path | str], name: str = "summeval") -
                 documents[topic] = [rec["text"]]
             summaries[(topic, system)] = Summary(topic, system, "system",
                                                  tuple(split_sentences(rec["decoded"])), line_no)
-            expert = _annotation_means(path, line_no, rec, "expert_annotations")
-            turker = _annotation_means(path, line_no, rec, "turker_annotations")
-            judgments[(topic, system)] = {**expert, **{f"turker_{d}": v for d, v in turker.items()}}
+            annotations.extend(_annotations(path, line_no, rec, topic, system))
     if not summaries:
         raise DatasetError(f"{', '.join(map(str, paths))}: no SummEval records found")
     for topic, (_, _, references) in refs.items():
         for i, ref in enumerate(references):
             summaries[(topic, f"ref{i}")] = Summary(topic, f"ref{i}", "human", tuple(split_sentences(ref)))
-    dims = {d: Dimension(d, 1.0, 5.0, f"expert {d}, mean of the expert annotations") for d in SUMMEVAL_DIMENSIONS}
-    dims.update({f"turker_{d}": Dimension(f"turker_{d}", 1.0, 5.0, f"crowd {d}, mean of the turker annotations")
+    dims = {d: Dimension(d, 1.0, 5.0, f"expert {d}, mean of the 3 expert annotations", annotation_group="expert")
+            for d in SUMMEVAL_DIMENSIONS}
+    dims.update({f"turker_{d}": Dimension(f"turker_{d}", 1.0, 5.0, f"crowd {d}, mean of the 5 crowd annotations",
+                                          annotations_of=d, annotation_group="crowd")
                  for d in SUMMEVAL_DIMENSIONS})
+    means = annotation_means(dims, annotations)
+    judgments = {key: {d: means[d][key] for d in dims} for key in sorted({a.key for a in annotations})}
     human = {"coverage": ["relevance"], "linguistic_quality": ["coherence", "fluency"]}
     meta = {
         "name": name,
         "description": "SummEval (Fabbri et al., 2021), imported from the official paired annotation jsonl: "
-                       "system summaries of CNN/DailyMail articles rated 1-5 by experts and crowd workers.",
+                       "system summaries of CNN/DailyMail articles rated 1-5 by 3 experts and 5 crowd workers; "
+                       "every annotation is in annotations.tsv.",
         "source": ", ".join(str(p) for p in paths),
         "license": "SummEval annotations: MIT (Yale-LILY/SummEval); CNN/DailyMail: see its terms",
         "citation": "Fabbri et al. 2021. SummEval: Re-evaluating Summarization Evaluation. TACL 9.",
-        "dimensions": {d.name: {"min": d.min, "max": d.max, "description": d.description} for d in dims.values()},
+        "dimensions": {d.name: dimension_spec(d) for d in dims.values()},
         "human": human,
     }
     return Dataset(name=name, meta=meta, dimensions=dims, human=human, summaries=list(summaries.values()),
-                   judgments=judgments, documents=documents or None)
+                   judgments=judgments, documents=documents or None, annotations=annotations)
 
 
 # ----------------------------------------------------------------------------- DUC / TAC
@@ -304,7 +314,7 @@ def import_duc_tac(summaries_dir: Path | str, name: str, see_table: Path | str |
         "source": source or str(root),
         "license": license or "NIST DUC/TAC data: licensed by NIST; not redistributable",
         "citation": citation,
-        "dimensions": {d.name: {"min": d.min, "max": d.max, "description": d.description} for d in dims.values()},
+        "dimensions": {d.name: dimension_spec(d) for d in dims.values()},
         "human": human,
     }
     return Dataset(name=name, meta=meta, dimensions=dims, human=human, summaries=list(summaries.values()),

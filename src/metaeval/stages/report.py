@@ -30,7 +30,14 @@ def _exceptions(rouge: Mapping) -> str:
     return f"files loaded in the order {', '.join(value)}"
 
 
-def methods(config: Mapping) -> str:
+# The methods' items that describe the text metrics (ROUGE, BLEU, chrF, SERA, pyramids' neighbours
+# aside: by position in :func:`methods`), replaced by one sentence for a score-only data set.
+SCORE_ONLY = ("No text metrics: the data set gives no summary texts (dataset.yaml texts: false), so ROUGE, BLEU, "
+              "chrF, SERA, ROUGE-1.5.5's intervals and the sweeps are skipped; every analysis below runs on the "
+              "metrics from score files.")
+
+
+def methods(config: Mapping, texts: bool = True) -> str:
     r, c, a, rr, h = (config.get(k, {}) for k in ("rouge", "correlation", "agreement", "rerank", "human_scores"))
     se, sw, iv, ch = (config.get(k, {}) for k in ("sera", "sweeps", "intervals", "chrf"))
     limit = (f"the first {r['word_limit']} words" if r.get("word_limit") else
@@ -79,6 +86,9 @@ def methods(config: Mapping) -> str:
         f"Re-ranking: best variant {rr.get('best')} for {rr.get('combination')} vs the original {rr.get('original')}; "
         f"Shapiro-Wilk, then paired t-tests or Wilcoxon signed-rank tests (alpha = {rr.get('alpha')}).",
     ]
+    if not texts:
+        text_items = (items[0], items[1], items[2], items[5], items[7], items[8])  # ROUGE, BLEU, chrF, SERA, intervals, sweeps
+        items = [SCORE_ONLY] + [i for i in items if i not in text_items]
     items += statistics_methods(config)
     return "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"
 
@@ -199,7 +209,8 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
             f"<p>{html.escape(str(meta.get('description', '')))}</p>",
             f"<p><b>Source:</b> {html.escape(str(meta.get('source', '')))}<br><b>Licence:</b> "
             f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>"]
-    sections = [("The data set", dataset_html(path("summary", "summary"))), ("Methods", methods(config))]
+    sections = [("The data set", dataset_html(path("summary", "summary"))),
+                ("Methods", methods(config, texts=meta.get("texts", True) is not False))]
     for section in outputs.REPORT_SECTIONS:
         if not any(inputs.get(outputs.input_key(i)) for i in section.items):
             continue                      # a switched-off stage's section (statistics.enabled: false)

@@ -73,18 +73,25 @@ def load(inputs: Mapping[str, str], options: RerankOptions) -> tuple[AnalysisInp
 def compute(inp: AnalysisInputs, correlations: list[dict[str, str]], options: RerankOptions) -> Reranking:
     available = list(dict.fromkeys(r["combination"] for r in correlations))
     comb = options.combination if options.combination in available else main_combination(available)
-    variant, how = choose_best(correlations, comb, options.best, options.original)
     col = {v: i for i, v in enumerate(inp.variant_ids)}
-    for v in (variant, options.original):
+    original = options.original
+    if original not in col and inp.variant_ids:
+        # a score-only data set computes no ROUGE: the ranking is compared with the first of its own variants
+        original = inp.variant_ids[0]
+    variant, how = choose_best(correlations, comb, options.best, original)
+    if original != options.original:
+        how += (f"; the configured original {options.original} is not computed on this data set (no summary texts), "
+                f"so the ranking is compared with {original}")
+    for v in (variant, original):
         if v not in col:
             raise ValueError(f"variant {v!r} is not in system_scores.tsv (known: e.g. {', '.join(inp.variant_ids[:3])})")
-    sb, so = inp.system_metric[:, col[variant]], inp.system_metric[:, col[options.original]]
+    sb, so = inp.system_metric[:, col[variant]], inp.system_metric[:, col[original]]
     tau = float(kendalltau(sb, so, variant="b")[0]) if len(sb) > 1 else math.nan
     chosen = Variant.parse(variant)
     per = inp.summary_metric[chosen.summary_metric]
     normal_p, _ = pw.normality(per, options.alpha)
     tests, beats = pw.pairwise_tests(inp.summarizers, per, chosen.statistic == "A", options.alpha)
-    return Reranking(comb, variant, how, options.original, inp.summarizers, sb, so, tau, normal_p, tests, beats,
+    return Reranking(comb, variant, how, original, inp.summarizers, sb, so, tau, normal_p, tests, beats,
                      pw.top_group(inp.summarizers, beats), options.alpha)
 
 

@@ -481,7 +481,12 @@ def write_gathered(g: Gathered, rouge: RougeOptions, out: Mapping[str, str]) -> 
     tables.write_tsv(system_scores_frame(g.parts, g.bleu_system, g.other, g.chrf_system), out["systems"])
     for (stem, stop), stats in g.bleu_stats.items():
         write_bleu_stats(stats, out[f"bleu_stats_{setting_tag(stem, stop)}"])
-    lines = [f"rouge\t{rouge_signature(rouge)}"]
+    if not rouge.measures:
+        # a score-only data set (texts: false): the rule's BLEU statistics files hold the header only
+        for key in (k for k in out if k.startswith("bleu_stats_")):
+            write_bleu_stats([], out[key])
+    lines = [f"rouge\t{rouge_signature(rouge)}" if rouge.measures else
+             "rouge\tnot computed: the data set has no summary texts (texts: false); only metrics from score files"]
     lines.extend(f"bleu\t{s}" for s in sorted(g.bleu_signatures))
     lines.extend(f"chrf\t{s}" for s in g.chrf_signatures)
     lines.extend(f"{kind}\t{s}" for kind, s in g.other_signatures)

@@ -1,0 +1,9 @@
+"""Import one of BARTScore's unified pickles (read without running code) into the canonical form."""
+from metaeval.data.bartscore import import_bartscore_pkl
+from metaeval.data.datasets import write_dataset
+from metaeval.logs import job_log
+
+with job_log(snakemake.log[0], "import_bartscore") as log:
+    ds = import_bartscore_pkl(snakemake.input[0], name=snakemake.params.name, release=snakemake.params.release)
+    write_dataset(ds, dict(snakemake.output.items()))
+    log.info("%d summaries, %d judged", len(ds.summaries), len(ds.judgments))
