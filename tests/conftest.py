@@ -23,10 +23,13 @@ TINY_JUDGMENTS = (TINY / "judgments.tsv").read_text(encoding="utf-8")
 
 
 def shared_dataset(name: str) -> Path:
-    """A real data set from ../shared/data, or skip the test cleanly when it is not there."""
+    """A real data set (or release file) from ../shared/data, or skip the test cleanly when it is
+    not there — except in CI (METAEVAL_REQUIRE_REFERENCE=1), which has them: there it fails."""
+    from reference import require
+
     path = SHARED_DATA / name
     if not path.exists():
-        pytest.skip(f"{path} is not available")
+        require(f"{path} is not available", "the real data of ../shared/data")
     return path
 
 

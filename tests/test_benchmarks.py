@@ -1,0 +1,75 @@
+"""The seven benchmarks as released (.test/config/benchmarks.yaml), end to end in one snakemake run
+from ../shared/data/raw: every data set's report opens with an answer, score-only FRANK runs without
+a text metric, SummEval keeps every annotation. The analyses are lightened (as tests/test_across.py
+does); the full configuration's figures are in the README."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO, scenario_config, shared_dataset, snakemake
+from metaeval import tables
+
+LIGHT = {"rouge": {"measures": ["R1", "R2", "RL"], "stemming": [1], "stopwords_removed": [0]},
+         "sera": {"enabled": False}, "chrf": {"metrics": ["CHRF"]},
+         "correlation": {"bootstrap_samples": 200, "baselines": ["R1_ST1_RS0_M_R", "R2_ST1_RS0_M_R"]},
+         "rerank": {"original": "R2_ST1_RS0_M_R"},
+         "sweeps": {"variants": ["R2_ST1_RS0_A_R"], "word_limits": [50], "compression": [20]},
+         "intervals": {"shown": ["R2_ST1_RS0_A_R"], "resamples": 100},
+         "statistics": {"bootstrap_samples": 200, "permutation_samples": 200, "null_samples": 200}}
+NAMES = ("frank", "newsroom", "qags_cnn", "qags_xsum", "rank19", "realsumm", "summeval")
+
+
+@pytest.fixture(scope="module")
+def seven(tmp_path_factory) -> Path:
+    shared_dataset("raw")
+    workdir = tmp_path_factory.mktemp("benchmarks")
+    config = scenario_config("benchmarks.yaml")
+    for entry in config["datasets"].values():
+        if "path" in entry:
+            entry["path"] = str(REPO / entry["path"])
+        if "paths" in entry:
+            entry["paths"] = [str(REPO / p) for p in entry["paths"]]
+    (workdir / "config").mkdir()
+    (workdir / "config/config.yaml").write_text(yaml.safe_dump({**config, **LIGHT}))
+    snakemake(workdir, "--cores", "2")
+    return workdir
+
+
+def test_every_benchmark_report_opens_with_an_answer(seven):
+    assert sorted(p.name for p in (seven / "results").iterdir() if (p / "report.html").exists()) == \
+        sorted([*NAMES, "all"])
+    for name in NAMES:
+        text = (seven / "results" / name / "report.html").read_text(encoding="utf-8")
+        answer = re.search(r'class="answer".*?</p>', text, re.S)[0]
+        assert re.search(r"the best metric for \w+ (at the summary level )?is <b>\S+</b> \((Pearson )?r = -?[0-9.]+",
+                         answer), (name, answer[:600])
+        assert "NA" not in re.sub(r"<[^>]+>", "", answer).split("best metric")[1][:80], (name, answer[:600])
+
+
+def test_frank_is_score_only(seven):
+    res = seven / "results/frank"
+    assert not (res / "scores/parts").exists() and not (res / "intervals").exists() and not (res / "sweeps").exists()
+    summary = dict(tables.read_tsv(res / "data/summary.tsv").itertuples(index=False, name=None))
+    assert summary["texts"].startswith("no") and summary["systems"] == "9" and summary["judged_summaries"] == "2246"
+    assert summary["judged_summaries_by_split"] == "test:1575,valid:671"
+    assert summary["judged_summaries_by_subset"] == "bbc:996,cnndm:1250"
+    metrics = tables.read_tsv(res / "scores/file_metrics/metrics.tsv")
+    assert len(metrics) == 15
+    signature = (res / "scores/scoring_signature.txt").read_text()
+    assert "rouge\tnot computed: the data set has no summary texts" in signature
+    variants = set(tables.read_tsv(res / "analysis/correlations.tsv")["variant"])
+    assert variants == {f"{m}_{s}" for m in metrics["metric"] for s in "AM"}
+
+
+def test_summeval_keeps_every_annotator(seven):
+    res = seven / "results/summeval"
+    annotations = tables.read_tsv(res / "data/annotations.tsv")
+    assert len(annotations) == 1200 * 4 * 8
+    counts = annotations.groupby(["topic", "summarizer", "dimension", "group"]).size()
+    assert set(counts.xs("expert", level="group")) == {3} and set(counts.xs("crowd", level="group")) == {5}
+    summary = dict(tables.read_tsv(res / "data/summary.tsv").itertuples(index=False, name=None))
+    assert summary["annotators_by_group"] == "crowd:5,expert:3" and summary["systems"] == "12"
