@@ -666,7 +666,9 @@ class Options:
         e = self.datasets[name]
         decl = tuple((m, d.get("name"), d.get("higher_is_better"), d.get("description"))
                      for m, d in sorted(e.get("metrics", {}).items()))
-        return FileMetricsOptions(decl, bool(e.get("partial_coverage", False)), f"config key datasets.{name}.metrics")
+        # FRANK's release has no score of some metrics for a few summaries (null): partial by default
+        partial = e.get("partial_coverage", e["format"] == "frank")
+        return FileMetricsOptions(decl, bool(partial), f"config key datasets.{name}.metrics")
 
     def resolved(self, dataset: str) -> dict[str, Any]:
         """Everything that determines one data set's results: its entry and every analysis section

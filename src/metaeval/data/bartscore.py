@@ -1,0 +1,197 @@
+"""BARTScore's unified meta-evaluation files (neulab/BARTScore, SUM/<Release>/data.pkl) -> the
+canonical form. The only module that knows their layout:
+
+``{doc_id: {"src": article, "ref_summ": reference, ["ref_summs": [references]],
+"sys_summs": {system: {"sys_summ": summary, "scores": {human_metric: value}}}}}``, all text tokenised.
+
+Six releases share it; each has a :class:`Release` profile (its human dimensions, their kinds and
+scales, its description). The pickle is read by :func:`metaeval.data.safe_pickle.load_data_pickle`,
+which refuses anything but plain data. Topic = ``str(doc_id)``; summarizer = the system name without
+REALSumm's ``.txt``; sentences are split after stand-alone ``.``, ``!`` and ``?`` tokens (the text is
+tokenised); the source becomes the topic's document. References: SummEval's ``ref_summs`` are
+``ref0``..``ref10`` (``ref0`` is ``ref_summ``, the original highlights); the others' ``ref_summ`` is
+``ref0``. For the factuality releases (QAGS, Rank19) ``ref_summ`` is the source itself (BARTScore
+scores summaries against the source there), so text metrics compare a summary with its article.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from .datasets import Dataset, DatasetError, Dimension, Summary, dimension_spec
+from .safe_pickle import load_data_pickle
+
+SENTENCE_END = (".", "!", "?")
+
+
+@dataclass(frozen=True)
+class Release:
+    """What one release's scores are: its dimensions (name -> (min, max, kind, description)), the
+    human components, the systems it may name (None: any) and its description."""
+
+    dimensions: Mapping[str, tuple[float, float, str, str]]
+    coverage: tuple[str, ...]
+    linguistic_quality: tuple[str, ...]
+    description: str
+    source: str
+    license: str
+    citation: str
+    systems: tuple[str, ...] | None = None
+    multi_reference: bool = False
+
+
+_SE = "expert {}, mean of 3 annotators"
+_NR = "{}, mean of 3 annotators"
+_BART = "neulab/BARTScore SUM/{}/data.pkl"
+_BART_LICENSE = "BARTScore repository: Apache-2.0"
+
+RELEASES: dict[str, Release] = {
+    "SummEval": Release(
+        {d: (1, 5, "graded", _SE.format(d)) for d in ("coherence", "consistency", "fluency", "relevance")},
+        ("relevance",), ("coherence", "fluency"),
+        "SummEval (Fabbri et al., 2021): 16 summarization systems on 100 CNN/DailyMail test articles, each summary "
+        "rated 1-5 by 3 experts on coherence, consistency, fluency and relevance (mean of the 3 experts); 11 reference "
+        "summaries per article (the original highlights + 10 crowd-written).",
+        _BART.format("SummEval") + " (derived from Yale-LILY/SummEval model_annotations.aligned.paired.jsonl); text is "
+        "tokenised", "SummEval annotations: MIT (Yale-LILY/SummEval); " + _BART_LICENSE + "; CNN/DailyMail articles: "
+        "see the CNN/DM dataset terms", "Fabbri et al. 2021. SummEval: Re-evaluating Summarization Evaluation. TACL 9.",
+        multi_reference=True),
+    "REALSumm": Release(
+        {"litepyramid_recall": (0, 1, "graded", "LitePyramid recall of reference SCUs")}, ("litepyramid_recall",), (),
+        "REALSumm (Bhandari et al., 2020): 24 extractive and abstractive systems on 100 CNN/DailyMail test articles, "
+        "each summary scored by crowd-sourced LitePyramid recall (semantic content units of the reference); "
+        "1 reference per article.",
+        _BART.format("REALSumm") + " (derived from neulab/REALSumm scores_dicts); text is tokenised",
+        "REALSumm: CC-BY 4.0; " + _BART_LICENSE,
+        "Bhandari et al. 2020. Re-evaluating Evaluation in Text Summarization. EMNLP."),
+    "Newsroom": Release(
+        {d: (1, 5, "graded", _NR.format(d)) for d in ("coherence", "fluency", "informativeness", "relevance")},
+        ("informativeness",), ("coherence", "fluency"),
+        "Newsroom human evaluation (Grusky et al., 2018): 7 systems on 60 news articles, each summary rated 1-5 by "
+        "3 annotators on coherence, fluency, informativeness and relevance (mean of 3); 1 reference per article.",
+        _BART.format("Newsroom") + "; text is tokenised",
+        "Newsroom human evaluation data: see lil-lab/newsroom; " + _BART_LICENSE,
+        "Grusky et al. 2018. Newsroom: A Dataset of 1.3 Million Summaries with Diverse Extractive Strategies. NAACL."),
+    **{name: Release(
+        {"fact": (0, 1, "proportion", "share of the summary's sentences judged factually consistent with the article")}, ("fact",), (),
+        f"QAGS-{corpus} (Wang et al., 2020): one model summary of each of {n} {corpus_long} articles (one system, "
+        "named 0 in the release), each sentence judged for factual consistency with the article; the score is the share of "
+        "consistent sentences. There are no reference summaries: as BARTScore does, the article is the reference "
+        "(ref0), so text metrics compare a summary with its source.",
+        _BART.format(name) + "; text is tokenised", "QAGS annotations: see W4ngatang/qags; " + _BART_LICENSE,
+        "Wang, Cho & Lewis 2020. Asking and Answering Questions to Evaluate the Factual Consistency of Summaries. ACL.")
+        for name, corpus, corpus_long, n in (("QAGS_CNN", "CNN", "CNN/DailyMail", 235), ("QAGS_XSUM", "XSum", "XSum", 239))},
+    "Rank19": Release(
+        {"fact": (0, 1, "preference", "1 = the factually correct summary of the pair, 0 = the incorrect one")},
+        ("fact",), (),
+        "Rank19 (Falke et al., 2019): 373 CNN/DailyMail articles, each with a pair of summary sentences, one "
+        "factually correct and one incorrect (summarizers 'correct' and 'incorrect'); a metric should score the "
+        "correct one higher. There are no reference summaries: as BARTScore does, the article is the reference "
+        "(ref0).",
+        _BART.format("Rank19") + "; text is tokenised", "Falke et al. 2019 data: see their release; " + _BART_LICENSE,
+        "Falke et al. 2019. Ranking Generated Summaries by Correctness: An Interesting but Challenging Application "
+        "for Natural Language Inference. ACL.", systems=("correct", "incorrect")),
+}
+
+
+def split_tokenised(text: str) -> tuple[str, ...]:
+    """Sentences of tokenised text: a sentence ends after a stand-alone ``.``, ``!`` or ``?`` token."""
+    sentences, current = [], []
+    for token in text.split():
+        current.append(token)
+        if token in SENTENCE_END:
+            sentences.append(" ".join(current))
+            current = []
+    if current:
+        sentences.append(" ".join(current))
+    return tuple(sentences)
+
+
+def _text(path: Path, where: str, value: Any, field: str) -> str:
+    if not isinstance(value, str):
+        raise DatasetError(f"{path}: {where}, field '{field}': expected a string, got {type(value).__name__}")
+    return value
+
+
+def _score(path: Path, where: str, value: Any, name: str, spec: tuple[float, float, str, str]) -> float:
+    lo, hi, kind, _ = spec
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise DatasetError(f"{path}: {where}, field 'scores.{name}': {value!r} is not a number")
+    if not lo <= value <= hi:
+        raise DatasetError(f"{path}: {where}, field 'scores.{name}': {value!r} is outside [{lo:g}, {hi:g}]")
+    if kind == "preference" and value not in (0, 1):
+        raise DatasetError(f"{path}: {where}, field 'scores.{name}': {value!r}; expected the label 0 or 1")
+    return float(value)
+
+
+def import_bartscore_pkl(path: Path | str, name: str, release: str | None = None) -> Dataset:
+    """Read one of BARTScore's unified files; ``release`` (default: the file's folder name) picks
+    its profile in :data:`RELEASES`. Errors name the file, the record (doc_id, system) and the field."""
+    path = Path(path)
+    release = release or path.parent.name
+    if release not in RELEASES:
+        raise DatasetError(f"{path}: release {release!r} is not known; expected one of {', '.join(RELEASES)} (config "
+                           "key release, or the name of the file's folder)")
+    profile = RELEASES[release]
+    data = load_data_pickle(path)
+    if not isinstance(data, dict) or not data:
+        raise DatasetError(f"{path}: expected a non-empty mapping {{doc_id: record}}, got {type(data).__name__}")
+    summaries: list[Summary] = []
+    judgments: dict[tuple[str, str], dict[str, float]] = {}
+    documents: dict[str, list[str]] = {}
+    for doc_id, rec in data.items():
+        topic, where = str(doc_id), f"record {doc_id!r}"
+        if not isinstance(rec, dict):
+            raise DatasetError(f"{path}: {where}: expected a mapping with src, ref_summ and sys_summs")
+        if topic in documents:
+            raise DatasetError(f"{path}: {where}: a second record of topic {topic!r}")
+        documents[topic] = [_text(path, where, rec.get("src"), "src")]
+        refs = rec.get("ref_summs") if profile.multi_reference else [rec.get("ref_summ")]
+        if not isinstance(refs, list) or not refs:
+            raise DatasetError(f"{path}: {where}, field 'ref_summs': expected a non-empty list of references")
+        for i, ref in enumerate(refs):
+            field = f"ref_summs[{i}]" if profile.multi_reference else "ref_summ"
+            summaries.append(Summary(topic, f"ref{i}", "human", split_tokenised(_text(path, where, ref, field))))
+        systems = rec.get("sys_summs")
+        if not isinstance(systems, dict) or not systems:
+            raise DatasetError(f"{path}: {where}, field 'sys_summs': missing or empty; expected {{system: "
+                               "{sys_summ, scores}}")
+        for system, entry in systems.items():
+            summarizer = str(system).removesuffix(".txt")
+            at = f"record {doc_id!r}, system {system!r}"
+            if profile.systems is not None and summarizer not in profile.systems:
+                raise DatasetError(f"{path}: {at}, field 'sys_summs': unknown system for {release}; expected "
+                                   f"{' or '.join(profile.systems)}")
+            if (topic, summarizer) in judgments:
+                raise DatasetError(f"{path}: {at}: a second summary by {summarizer!r}")
+            if not isinstance(entry, dict):
+                raise DatasetError(f"{path}: {at}: expected a mapping with sys_summ and scores")
+            text = _text(path, at, entry.get("sys_summ"), "sys_summ")
+            scores = entry.get("scores")
+            if not isinstance(scores, dict):
+                raise DatasetError(f"{path}: {at}, field 'scores': missing; expected {{human metric: value}}")
+            row = {}
+            for dim, spec in profile.dimensions.items():
+                if dim not in scores:
+                    raise DatasetError(f"{path}: {at}, field 'scores.{dim}': missing ({release} judges "
+                                       f"{', '.join(profile.dimensions)})")
+                row[dim] = _score(path, at, scores[dim], dim, spec)
+            summaries.append(Summary(topic, summarizer, "system", split_tokenised(text)))
+            judgments[(topic, summarizer)] = row
+        if profile.systems is not None:
+            labels = sorted(judgments[(topic, s)][d] for s in profile.systems if (topic, s) in judgments
+                            for d, spec in profile.dimensions.items() if spec[2] == "preference")
+            if len(systems) != len(profile.systems) or labels != [0.0, 1.0]:
+                raise DatasetError(f"{path}: {where}, field 'sys_summs': expected exactly one 'correct' (label 1) "
+                                   f"and one 'incorrect' (label 0) summary, got {sorted(map(str, systems))} with "
+                                   f"labels {labels}")
+    dims = {d: Dimension(d, float(lo), float(hi), desc, kind) for d, (lo, hi, kind, desc) in profile.dimensions.items()}
+    human = {"coverage": list(profile.coverage), "linguistic_quality": list(profile.linguistic_quality)}
+    meta = {"name": name, "description": profile.description, "source": profile.source, "license": profile.license,
+            "citation": profile.citation, "dimensions": {d.name: dimension_spec(d) for d in dims.values()},
+            "human": human}
+    return Dataset(name=name, meta=meta, dimensions=dims, human=human, summaries=summaries, judgments=judgments,
+                   documents=documents)

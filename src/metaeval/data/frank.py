@@ -1,0 +1,174 @@
+"""FRANK (Pagnoni, Balachandran & Tsvetkov 2021), artidoro/frank data/ -> the canonical form and a
+score file. The only module that knows the release's layout:
+
+* ``human_annotations.json``: a list of records, one per (article ``hash``, ``model_name``):
+  ``Factuality`` (the share of the summary's sentences without a factual error), one field per
+  error category and group (1 = no such error, 0 = every sentence has one), their ``Flip_``
+  variants (the factuality with that category's errors ignored: the paper's ablation), ``dataset``
+  (``cnndm`` or ``bbc`` = XSum) and ``split`` (``valid`` or ``test``);
+* ``baseline_factuality_metrics_outputs.json``: the same records with the scores of the 15 metrics
+  the paper compared (numbers, or numbers as strings; ``null`` where the release has no score, which
+  leaves that summary without a score of that metric: the frank format allows partial coverage).
+
+The release has no summary texts (they are in a larger file of the authors), so the data set is
+score-only (``texts: false``): topic = hash, summarizer = model name, ``split`` and ``subset``
+(= ``dataset``) kept on every summary; the dimensions are the release's fields, all proportions; the
+baseline metrics become score-file rows under ids made of the release's names (spaces -> ``_``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from .datasets import Dataset, DatasetError, Dimension, Summary, dimension_spec, read_text
+
+HUMAN = "human_annotations.json"
+BASELINES = "baseline_factuality_metrics_outputs.json"
+KEYS = ("hash", "model_name", "dataset", "split")
+SPLITS = ("valid", "test")
+SUBSETS = {"cnndm": "CNN/DailyMail", "bbc": "XSum (BBC)"}
+# The release's error typology (the paper's Table 1), for the dimensions' descriptions.
+CATEGORIES = {
+    "Semantic_Frame_Errors": "semantic frame errors (RelE, EntE, CircE)", "Discourse_Errors": "discourse errors "
+    "(CorefE, LinkE)", "Content_Verifiability_Errors": "content verifiability errors (OutE, GramE)",
+    "RelE": "relation errors", "EntE": "entity errors", "CircE": "circumstance errors", "OutE": "out-of-article "
+    "errors", "GramE": "grammatical errors", "CorefE": "coreference errors", "LinkE": "discourse link errors",
+    "Other": "other errors"}
+METRIC_ID = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*")
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(read_text(path))
+    except json.JSONDecodeError as e:
+        raise DatasetError(f"{path}, line {e.lineno}: malformed JSON ({e.msg} at column {e.colno}); expected the "
+                           "release's list of records") from None
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise DatasetError(f"{path}: expected a list of records (JSON objects)")
+    return data
+
+
+def _key(path: Path, i: int, rec: dict[str, Any]) -> tuple[str, str]:
+    for k in KEYS:
+        if not isinstance(rec.get(k), str) or not rec[k]:
+            raise DatasetError(f"{path}: record {i}, field '{k}': missing or not a non-empty string")
+    if rec["split"] not in SPLITS:
+        raise DatasetError(f"{path}: record {i} ({rec['hash']}, {rec['model_name']}), field 'split': "
+                           f"{rec['split']!r}; expected one of {', '.join(SPLITS)}")
+    return rec["hash"], rec["model_name"]
+
+
+def _number(path: Path, i: int, key: tuple[str, str], field: str, value: Any) -> float:
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            pass
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise DatasetError(f"{path}: record {i} ({key[0]}, {key[1]}), field '{field}': {value!r} is not a number")
+    return float(value)
+
+
+def metric_id(name: str) -> str:
+    """A score-file metric id for a release metric name ("Rouge 1" -> "Rouge_1")."""
+    return re.sub(r"[^A-Za-z0-9_.+-]", "_", name.strip())
+
+
+def import_frank(folder: Path | str, name: str = "frank"
+                 ) -> tuple[Dataset, list[tuple[str, str, str, float]], dict[str, dict[str, str]]]:
+    """(the score-only data set, the baseline metrics' rows (topic, summarizer, metric, score),
+    their declarations {metric id: {name, description}}). Errors name the file, the record (index,
+    hash, model) and the field."""
+    folder = Path(folder)
+    hpath, bpath = folder / HUMAN, folder / BASELINES
+    for p in (hpath, bpath):
+        if not p.is_file():
+            raise DatasetError(f"{p}: missing; expected FRANK's data/ folder with {HUMAN} and {BASELINES}")
+    human = _records(hpath)
+    if not human:
+        raise DatasetError(f"{hpath}: no records")
+    dims_names = [k for k in human[0] if k not in KEYS]
+    if "Factuality" not in dims_names:
+        raise DatasetError(f"{hpath}: record 0, field 'Factuality': missing; expected the summary's factuality")
+    summaries: list[Summary] = []
+    judgments: dict[tuple[str, str], dict[str, float]] = {}
+    where: dict[tuple[str, str], tuple[str, str]] = {}
+    for i, rec in enumerate(human):
+        key = _key(hpath, i, rec)
+        if key in judgments:
+            raise DatasetError(f"{hpath}: record {i} ({key[0]}, {key[1]}): a second record of this article and model")
+        row = {}
+        for d in dims_names:
+            if d not in rec:
+                raise DatasetError(f"{hpath}: record {i} ({key[0]}, {key[1]}), field '{d}': missing (record 0 has it)")
+            v = _number(hpath, i, key, d, rec[d])
+            if not 0 <= v <= 1:
+                raise DatasetError(f"{hpath}: record {i} ({key[0]}, {key[1]}), field '{d}': {v!r} is outside [0, 1]")
+            row[d] = v
+        judgments[key] = row
+        where[key] = (rec["split"], rec["dataset"])
+        summaries.append(Summary(key[0], key[1], "system", (), split=rec["split"], subset=rec["dataset"]))
+    rows: list[tuple[str, str, str, float]] = []
+    names: dict[str, str] = {}
+    missing: dict[str, int] = {}
+    seen: set[tuple[str, str]] = set()
+    for i, rec in enumerate(_records(bpath)):
+        key = _key(bpath, i, rec)
+        if key not in judgments:
+            raise DatasetError(f"{bpath}: record {i} ({key[0]}, {key[1]}): no human annotation of this article and "
+                               f"model in {hpath.name}")
+        if key in seen:
+            raise DatasetError(f"{bpath}: record {i} ({key[0]}, {key[1]}): a second record of this article and model")
+        seen.add(key)
+        if where[key] != (rec["split"], rec["dataset"]):
+            raise DatasetError(f"{bpath}: record {i} ({key[0]}, {key[1]}), field 'split': {rec['split']}/"
+                               f"{rec['dataset']} differs from {hpath.name}'s {where[key][0]}/{where[key][1]}")
+        for field, value in rec.items():
+            if field in KEYS:
+                continue
+            mid = metric_id(field)
+            if not METRIC_ID.fullmatch(mid):
+                raise DatasetError(f"{bpath}: record {i}, field '{field}': cannot name a metric")
+            names.setdefault(mid, field)
+            if value is None:
+                # the release has no score of this metric for this summary (Dep Entail: 83, FEQA: 4)
+                missing[mid] = missing.get(mid, 0) + 1
+                continue
+            rows.append((key[0], key[1], mid, _number(bpath, i, key, field, value)))
+    dims = {d: Dimension(d, 0.0, 1.0, _description(d), "proportion") for d in dims_names}
+    declarations = {m: {"name": n, "description": f"FRANK's baseline output '{n}' (higher = more factual)"
+                                                 + (f"; no score for {missing[m]} summaries (null in the release)"
+                                                    if m in missing else "")}
+                    for m, n in sorted(names.items())}
+    comps = {"coverage": ["Factuality"], "linguistic_quality": []}
+    meta = {
+        "name": name,
+        "description": "FRANK (Pagnoni, Balachandran & Tsvetkov, 2021): summaries of 9 systems on CNN/DailyMail "
+                       "(cnndm) and XSum (bbc) articles, each sentence annotated with a typology of factual errors; "
+                       "Factuality is the share of sentences without error, each category's field the share without "
+                       "that error, Flip_ the factuality with that category ignored. No summary texts: a score-only "
+                       "data set, with the scores of the 15 metrics the paper compared. Split (valid / test) and "
+                       "subset (cnndm / bbc) on every summary.",
+        "source": f"artidoro/frank data/ ({HUMAN}, {BASELINES})",
+        "license": "FRANK: MIT (artidoro/frank)",
+        "citation": "Pagnoni, Balachandran & Tsvetkov 2021. Understanding Factuality in Abstractive Summarization "
+                    "with FRANK: A Benchmark for Factuality Metrics. NAACL.",
+        "texts": False,
+        "dimensions": {d.name: dimension_spec(d) for d in dims.values()},
+        "human": comps,
+    }
+    ds = Dataset(name=name, meta=meta, dimensions=dims, human=comps, summaries=summaries, judgments=judgments,
+                 has_texts=False)
+    return ds, rows, declarations
+
+
+def _description(field: str) -> str:
+    if field == "Factuality":
+        return "share of the summary's sentences without a factual error"
+    flip = field.startswith("Flip_")
+    what = CATEGORIES.get(field.removeprefix("Flip_"), field)
+    return (f"factuality with {what} ignored (FRANK's ablation)" if flip else f"share of sentences without {what}")
