@@ -125,9 +125,21 @@ def compute(corr: Mapping[str, pd.DataFrame], will: Mapping[str, pd.DataFrame], 
     for d in options.datasets:
         if len(corr[d]) == 0:
             skipped.append((d, f"no human combination {options.combination!r} (its human components lack it)"))
+        elif corr[d]["pearson"].isna().all():
+            skipped.append((d, "no system-level correlation is defined (fewer than 3 systems or constant human "
+                               "scores); its own report answers at the summary level"))
         else:
             datasets.append(d)
     present = {d: set(corr[d].index) for d in datasets}
+    # a data set that shares no variant with the others (a score-only data set has only its own
+    # file metrics) cannot be ranked beside them: the one sharing least is left out until some is common
+    while len(datasets) > 1 and not set.intersection(*present.values()):
+        shared = {d: sum(len(present[d] & present[e]) for e in datasets if e != d) for d in datasets}
+        worst = min(datasets, key=lambda d: (shared[d], d))
+        skipped.append((worst, "shares no variant with the other data sets (e.g. a score-only data set, whose "
+                               "metrics are its own score files)"))
+        datasets.remove(worst)
+        del present[worst]
     every = set.intersection(*present.values()) if present else set()
     order = list(dict.fromkeys(v for d in datasets for v in corr[d].index))
     common = [v for v in order if v in every]
@@ -140,7 +152,7 @@ def compute(corr: Mapping[str, pd.DataFrame], will: Mapping[str, pd.DataFrame], 
     tested = np.zeros(rank.shape, dtype=bool)     # the variant has a row in the data set's p-value matrix
     for j, d in enumerate(datasets):
         w = will[d]
-        if w.empty:
+        if w.empty or not common:
             continue
         tested[:, j] = [v in w.index for v in common]
         sub = w.reindex(index=common, columns=common)
