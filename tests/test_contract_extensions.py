@@ -216,3 +216,35 @@ def test_bad_split_name(tmp_path):
     recs[2]["split"] = ""
     with pytest.raises(DatasetError, match=r"summaries.jsonl, line 3, field 'split'"):
         quiet_load(write_tiny(tmp_path / "d", records=recs))
+
+
+# --------------------------------------------------------------------------- config entries of the release formats
+
+def test_release_format_entries_are_checked_at_start(tmp_path):
+    from metaeval.options import ConfigError, Options
+
+    def options(entry):
+        return Options.from_config({"datasets": {"x": entry}})
+
+    (tmp_path / "frank").mkdir()
+    (tmp_path / "frank" / "human_annotations.json").write_text("[]")
+    with pytest.raises(ConfigError, match=r"config key datasets.x.path: .* has no baseline_factuality_metrics_outputs.json"):
+        options({"format": "frank", "path": str(tmp_path / "frank")})
+    with pytest.raises(ConfigError, match=r"config key datasets.x.path: .* is not a file; expected one of BARTScore's"):
+        options({"format": "bartscore_pkl", "path": str(tmp_path)})
+    (tmp_path / "data.pkl").write_bytes(b"")
+    with pytest.raises(ConfigError, match=r"config key datasets.x.release"):
+        options({"format": "bartscore_pkl", "path": str(tmp_path / "data.pkl"), "release": "CNNDM"})
+    opts = options({"format": "bartscore_pkl", "path": str(tmp_path / "data.pkl"), "release": "Rank19"})
+    assert opts.bartscore("x") == (str(tmp_path / "data.pkl"), "Rank19") and opts.has_texts("x")
+
+
+def test_score_only_is_known_before_any_job_runs(tmp_path):
+    from metaeval.options import Options
+
+    folder = score_only(tmp_path)
+    opts = Options.from_config({"datasets": {"so": {"format": "canonical", "path": str(folder)},
+                                             "tiny": {"format": "canonical", "path": str(write_tiny(tmp_path / "t"))}}})
+    assert not opts.has_texts("so") and opts.has_texts("tiny")
+    assert opts.gather_job("so").rouge.measures == () and opts.gather_job("tiny") == opts.gather
+    assert opts.file_metrics("so").partial_coverage is False
