@@ -499,6 +499,19 @@ def read_summaries(path: Path, texts: bool = True) -> list[Summary]:
 
 # ----------------------------------------------------------------------------- judgments.tsv
 
+def _tsv_rows(path: Path, lines: Sequence[str], width: int) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) of every non-blank line after the header; a row of another width than
+    the header's is an error naming the line."""
+    for line_no, raw in enumerate(lines[1:], start=2):
+        raw = raw.rstrip("\r")
+        if not raw.strip():
+            continue
+        cells = raw.split("\t")
+        if len(cells) != width:
+            raise fail(path, line_no, None, f"{len(cells)} tab-separated cells; expected {width} as in the header")
+        yield line_no, cells
+
+
 def read_judgments(path: Path, dims: Mapping[str, Dimension], summary_keys: Mapping[tuple[str, str], int],
                    derived: Iterable[str] = ()
                    ) -> tuple[dict[tuple[str, str], dict[str, float]], dict[tuple[str, str], int]]:
@@ -526,13 +539,7 @@ def read_judgments(path: Path, dims: Mapping[str, Dimension], summary_keys: Mapp
                    "annotations.tsv to take its values from)")
     out: dict[tuple[str, str], dict[str, float]] = {}
     where: dict[tuple[str, str], int] = {}
-    for line_no, raw in enumerate(lines[1:], start=2):
-        raw = raw.rstrip("\r")
-        if not raw.strip():
-            continue
-        cells = raw.split("\t")
-        if len(cells) != len(header):
-            raise fail(path, line_no, None, f"{len(cells)} tab-separated cells; expected {len(header)} as in the header")
+    for line_no, cells in _tsv_rows(path, lines, len(header)):
         key = (cells[0], cells[1])
         if key not in summary_keys:
             raise fail(path, line_no, "summarizer",
@@ -611,13 +618,7 @@ def read_annotations(path: Path, dims: Mapping[str, Dimension], summary_keys: It
     out: list[Annotation] = []
     seen: dict[tuple[str, str, str, str], int] = {}
     groups: dict[str, tuple[str, int]] = {}
-    for line_no, raw in enumerate(lines[1:], start=2):
-        raw = raw.rstrip("\r")
-        if not raw.strip():
-            continue
-        cells = raw.split("\t")
-        if len(cells) != len(header):
-            raise fail(path, line_no, None, f"{len(cells)} tab-separated cells; expected {len(header)} as in the header")
+    for line_no, cells in _tsv_rows(path, lines, len(header)):
         row = dict(zip(header, cells))
         key = (row["topic"], row["summarizer"])
         if key not in keys:
