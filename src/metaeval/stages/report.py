@@ -18,7 +18,7 @@ from ..pages import figure_html, markdown_html, page, table_html, tsv_html
 from ..provenance import reported_versions
 from ..stats.rouge_bootstrap import percent
 from ..stats.verdicts import METHOD as AGREEMENT_METHOD
-from .correlation_tables import answer, main_of
+from .correlation_tables import answer, main_of, summary_answer
 
 def _exceptions(rouge: Mapping) -> str:
     """rouge.stemmer_exceptions in words (the config as archived, so a missing key is the default)."""
@@ -114,10 +114,35 @@ def winner_sentence(winner_tsv: str | None, a) -> str:
     return text
 
 
-def answer_html(a, figure: str | None, winner_tsv: str | None = None) -> str:
+def summary_answer_text(s) -> str:
+    """The opening verdict at the summary level (:func:`metaeval.stages.correlation_tables.summary_answer`),
+    for a data set without a system-level correlation (fewer than 3 systems)."""
+    b = s.best
+    pooled = "pooled" in s.level
+    ci = ("" if b["pearson_lo"] == tables.NA else
+          f", 95% CI [{tables.fixed(b['pearson_lo'])}, {tables.fixed(b['pearson_hi'])}]")
+    how = (f"over all {b['summaries']} judged summaries pooled" if pooled else
+           f"within each of {b['topics']} topics, averaged")
+    text = (f"This data set has too few systems for a system-level correlation, so the answer is at the summary "
+            f"level: the best metric for {html.escape(s.combination)} at the summary level is "
+            f"<b>{html.escape(b['metric'])}</b> (Pearson r = {tables.fixed(b['pearson'])}{ci}, {how}); "
+            f"{s.not_worse} of the other {s.metrics - 1} metrics are not significantly worse (paired bootstrap over "
+            f"topics, p &ge; {s.alpha}). ")
+    if s.baseline_rank is None:
+        text += f"The common baseline {html.escape(s.baseline)} has no defined correlation here."
+    else:
+        text += (f"The common baseline {html.escape(s.baseline)} ranks #{s.baseline_rank} "
+                 f"(r = {tables.fixed(s.baseline_row['pearson'])}).")
+    return text
+
+
+def answer_html(a, figure: str | None, winner_tsv: str | None = None, summary=None) -> str:
     """The opening verdict in plain words (:func:`metaeval.stages.correlation_tables.answer`), with
-    the winner's probability of being the best when the statistics job ran."""
-    if a.best is None:
+    the winner's probability of being the best when the statistics job ran; without a system-level
+    answer, the summary-level one (``summary``: :func:`metaeval.stages.correlation_tables.summary_answer`)."""
+    if a.best is None and summary is not None:
+        text = summary_answer_text(summary)
+    elif a.best is None:
         text = (f"No variant has a defined correlation with {a.combination} on this data set (see the notes of the "
                 "correlation section), so there is no answer to give.")
     else:
@@ -133,8 +158,10 @@ def answer_html(a, figure: str | None, winner_tsv: str | None = None) -> str:
             text += (f"The common baseline {html.escape(a.baseline)} ranks #{a.baseline_rank} and is significantly beaten "
                      f"by {a.baseline_beaten_by} variant{'s' if a.baseline_beaten_by != 1 else ''}.")
         text += winner_sentence(winner_tsv, a)
-    fig = figure_html(figure, "The top variants' Pearson r with 95% bootstrap intervals (filled: optimal; red: the "
-                              "baseline).") if figure else ""
+    caption = ("The top metrics' summary-level Pearson r with 95% bootstrap intervals over topics (filled: not "
+               "significantly worse than the best; red: the baseline)." if a.best is None and summary is not None else
+               "The top variants' Pearson r with 95% bootstrap intervals (filled: optimal; red: the baseline).")
+    fig = figure_html(figure, caption) if figure else ""
     return f'<p class="answer">{text}</p>{fig}'
 
 
@@ -203,9 +230,12 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
     will = inputs.get(f"williams__{comb}")
     williams = tables.read_tsv(will) if will else None
     baseline = config.get("agreement", {}).get("baseline", "R2_ST1_RS0_A_R")
-    verdict = answer(corr, williams, comb, baseline, config.get("correlation", {}).get("alpha", 0.05))
+    alpha = config.get("correlation", {}).get("alpha", 0.05)
+    verdict = answer(corr, williams, comb, baseline, alpha)
+    summary = summary_answer(tables.read_tsv(path("correlation", "summary_level")).to_dict("records"), comb,
+                             baseline, alpha)
     winner = inputs.get(outputs.input_key(outputs.ReportItem("statistics", "winner")))
-    lead = [answer_html(verdict, path("correlation_tables", "top_png"), winner),
+    lead = [answer_html(verdict, path("correlation_tables", "top_png"), winner, summary),
             f"<p>{html.escape(str(meta.get('description', '')))}</p>",
             f"<p><b>Source:</b> {html.escape(str(meta.get('source', '')))}<br><b>Licence:</b> "
             f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>"]
