@@ -56,10 +56,11 @@ def constancy_notes(inp: AnalysisInputs) -> list[tuple[str, str]]:
     with the same score for every summarizer, every metric constant (or every ROUGE and BLEU
     variant), or single constant metrics."""
     n_sys = len(inp.summarizers)
-    if n_sys < 2:
-        return [("one_summarizer", f"only {n_sys} summarizer: a correlation across summarizers needs at least 3, so "
-                                   "every system-level correlation is NA and there are no system-level tests; the "
-                                   "summary level pools all judged summaries (summary_level_correlations.tsv)")]
+    if n_sys < 3:   # every system-level correlation is NA: a note per constant metric would only repeat it
+        return [("one_summarizer" if n_sys < 2 else "too_few_summarizers",
+                 f"only {n_sys} summarizer{'s' if n_sys != 1 else ''}: a correlation across summarizers needs at least "
+                 "3, so every system-level correlation is NA and there are no system-level tests; the summary level "
+                 "pools all judged summaries (summary_level_correlations.tsv)")]
     notes = [("constant_human", f"{comb}: the same human score for every summarizer, so every correlation with it "
                                 "is undefined (NA)")
              for c, comb in enumerate(inp.combinations) if _constant(inp.system_human[:, c])]
@@ -139,7 +140,7 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
     hi[undefined] = np.nan
     williams: dict[str, np.ndarray] = {}
     rows: list[dict[str, object]] = []
-    if 2 <= n_sys < 4:
+    if n_sys == 3:
         notes.append(("williams_undefined", f"only {n_sys} summarizers: the Williams test needs at least 4 "
                                             "(n - 3 degrees of freedom); no significance tests, optimal or clusters"))
     for c, comb in enumerate(inp.combinations):
