@@ -251,3 +251,23 @@ def test_one_system_data_set_gets_pooled_summary_level_rows():
     best, other = sorted(rows.values(), key=lambda r: -r["pearson"])
     assert np.isnan(best["p_vs_best"]) and 0 <= other["p_vs_best"] <= 1
     assert any(kind == "summary_level" for kind, _ in result.notes)
+
+
+def test_summary_answer_from_a_hand_made_table():
+    """The summary-level verdict: the best metric by r, others counted as not worse when their
+    paired p >= alpha (by hand: B at 0.20 and D undefined -> 1 of 2 defined others), the baseline
+    variant's per-summary metric ranked."""
+    from metaeval.stages.correlation_tables import summary_answer
+    from metaeval.stages.report import summary_answer_text
+    level = "summary (all judged summaries pooled)"
+    row = lambda m, r, p, c="coverage": {"level": level, "metric": m, "combination": c, "topics": "9",  # noqa: E731
+                                         "summaries": "18", "pearson": r, "pearson_lo": "0.1", "pearson_hi": "0.7",
+                                         "p_vs_best": p, "spearman": "NA", "kendall": "NA"}
+    table = [row("R1_ST1_RS0_R", "0.3", "0.01"), row("A", "0.5", "NA"), row("B", "0.45", "0.2"), row("D", "NA", "NA"),
+             row("A", "0.9", "NA", "other")]
+    s = summary_answer(table, "coverage", "R1_ST1_RS0_A_R", 0.05)
+    assert (s.best["metric"], s.not_worse, s.metrics, s.baseline, s.baseline_rank) == ("A", 1, 3, "R1_ST1_RS0_R", 3)
+    text = summary_answer_text(s)
+    assert "the best metric for coverage at the summary level is <b>A</b> (Pearson r = 0.500, 95% CI [0.100, 0.700], " \
+           "over all 18 judged summaries pooled); 1 of the other 2 metrics are not significantly worse" in text
+    assert summary_answer([row("A", "NA", "NA")], "coverage", "R1_ST1_RS0_A_R", 0.05) is None

@@ -114,17 +114,20 @@ def winner_sentence(winner_tsv: str | None, a) -> str:
     return text
 
 
-def summary_answer_text(s) -> str:
-    """The opening verdict at the summary level (:func:`metaeval.stages.correlation_tables.summary_answer`),
-    for a data set without a system-level correlation (fewer than 3 systems)."""
+def summary_answer_text(s, alone: bool = True) -> str:
+    """The opening verdict at the summary level (:func:`metaeval.stages.correlation_tables.summary_answer`):
+    the whole answer for a data set without a system-level correlation (fewer than 3 systems,
+    ``alone``), else a second one after the system-level verdict (a score-only data set, whose
+    benchmarks are read at the summary level)."""
     b = s.best
     pooled = "pooled" in s.level
     ci = ("" if b["pearson_lo"] == tables.NA else
           f", 95% CI [{tables.fixed(b['pearson_lo'])}, {tables.fixed(b['pearson_hi'])}]")
     how = (f"over all {b['summaries']} judged summaries pooled" if pooled else
            f"within each of {b['topics']} topics, averaged")
-    text = (f"This data set has too few systems for a system-level correlation, so the answer is at the summary "
-            f"level: the best metric for {html.escape(s.combination)} at the summary level is "
+    lead = ("This data set has too few systems for a system-level correlation, so the answer is at the summary "
+            "level: the best metric" if alone else "At the summary level, the best metric")
+    text = (f"{lead} for {html.escape(s.combination)} at the summary level is "
             f"<b>{html.escape(b['metric'])}</b> (Pearson r = {tables.fixed(b['pearson'])}{ci}, {how}); "
             f"{s.not_worse} of the other {s.metrics - 1} metrics are not significantly worse (paired bootstrap over "
             f"topics, p &ge; {s.alpha}). ")
@@ -136,10 +139,11 @@ def summary_answer_text(s) -> str:
     return text
 
 
-def answer_html(a, figure: str | None, winner_tsv: str | None = None, summary=None) -> str:
+def answer_html(a, figure: str | None, winner_tsv: str | None = None, summary=None, both: bool = False) -> str:
     """The opening verdict in plain words (:func:`metaeval.stages.correlation_tables.answer`), with
     the winner's probability of being the best when the statistics job ran; without a system-level
-    answer, the summary-level one (``summary``: :func:`metaeval.stages.correlation_tables.summary_answer`)."""
+    answer, the summary-level one (``summary``: :func:`metaeval.stages.correlation_tables.summary_answer`),
+    and with ``both`` (a score-only data set) the summary-level one after the system-level one."""
     if a.best is None and summary is not None:
         text = summary_answer_text(summary)
     elif a.best is None:
@@ -158,6 +162,8 @@ def answer_html(a, figure: str | None, winner_tsv: str | None = None, summary=No
             text += (f"The common baseline {html.escape(a.baseline)} ranks #{a.baseline_rank} and is significantly beaten "
                      f"by {a.baseline_beaten_by} variant{'s' if a.baseline_beaten_by != 1 else ''}.")
         text += winner_sentence(winner_tsv, a)
+        if both and summary is not None:
+            text += " " + summary_answer_text(summary, alone=False)
     caption = ("The top metrics' summary-level Pearson r with 95% bootstrap intervals over topics (filled: not "
                "significantly worse than the best; red: the baseline)." if a.best is None and summary is not None else
                "The top variants' Pearson r with 95% bootstrap intervals (filled: optimal; red: the baseline).")
@@ -235,7 +241,8 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
     summary = summary_answer(tables.read_tsv(path("correlation", "summary_level")).to_dict("records"), comb,
                              baseline, alpha)
     winner = inputs.get(outputs.input_key(outputs.ReportItem("statistics", "winner")))
-    lead = [answer_html(verdict, path("correlation_tables", "top_png"), winner, summary),
+    lead = [answer_html(verdict, path("correlation_tables", "top_png"), winner, summary,
+                        both=meta.get("texts", True) is False),
             f"<p>{html.escape(str(meta.get('description', '')))}</p>",
             f"<p><b>Source:</b> {html.escape(str(meta.get('source', '')))}<br><b>Licence:</b> "
             f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>"]
