@@ -184,15 +184,18 @@ class _Comb:
         return statistic(level, coefficient)
 
 
-def few_systems(options: StatisticsOptions) -> StatisticsOptions:
+def few_systems(options: StatisticsOptions, n_sys: int) -> StatisticsOptions:
     """The options for a data set with fewer than 3 systems, where nothing is defined at the system
-    level: the bootstrap and the null baseline also at the global (pooled) level, and the permutation
-    tests of the global-level correlation, whole inputs swapped (PERM-INPUTS), when they were
-    configured at the system level or with whole systems swapped."""
+    level: the bootstrap (inputs resampled: drawing 2 systems out of 2 would often leave one) and the
+    null baseline also at the global (pooled) level, and the permutation tests of the global-level
+    correlation, whole inputs swapped (PERM-INPUTS), when they were configured at the system level
+    or with whole systems swapped. With one system there is nothing to permute within an input, so
+    no null baseline."""
     level = "global" if options.permutation_level == "system" else options.permutation_level
     method = "inputs" if options.permutation == "systems" else options.permutation
     resampling = tuple(dict.fromkeys((*options.resampling_levels, "global")))
-    return options._replace(permutation_level=level, permutation=method, resampling_levels=resampling)
+    return options._replace(permutation_level=level, permutation=method, resampling_levels=resampling,
+                            resample="inputs", null_samples=options.null_samples if n_sys > 1 else 0)
 
 
 def _pooled_pearson(inp: AnalysisInputs, main: str) -> np.ndarray:
@@ -215,7 +218,7 @@ def compute(inp: AnalysisInputs, options: StatisticsOptions) -> StatisticsResult
     chosen by the pooled Pearson r."""
     notes = list(constancy_notes(inp))
     n_sys = len(inp.summarizers)
-    o = few_systems(options) if n_sys < 3 else options
+    o = few_systems(options, n_sys) if n_sys < 3 else options
     combos = list(dict.fromkeys(analysed_combinations(o.combinations, inp.combinations).values()))
     perm_combos = analysed_combinations(o.permutation_combinations, inp.combinations)
     for c in dict.fromkeys((*o.combinations, *o.permutation_combinations)):
@@ -236,7 +239,8 @@ def compute(inp: AnalysisInputs, options: StatisticsOptions) -> StatisticsResult
         notes.append(("too_few_systems", f"only {n_sys} summarizer(s): system-level correlations, accuracies and "
                                          "their tests need at least 3, so they are NA; the tested variants are the "
                                          "top ones by their global-level (pooled) Pearson r, the bootstrap and null "
-                                         f"baseline run at the levels {', '.join(o.resampling_levels)}, and the "
+                                         f"baseline ({o.null_samples} samples) run at the levels "
+                                         f"{', '.join(o.resampling_levels)} with inputs resampled, and the "
                                          f"permutation tests compare the {o.permutation_level}-level "
                                          f"{o.permutation_coefficient} ({o.permutation} swapped)"))
     result = StatisticsResult(ids, [], {}, [], [], [], [], notes,
