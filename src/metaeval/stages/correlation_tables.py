@@ -179,6 +179,7 @@ class Answer(NamedTuple):
     baseline_rank: int | None            # rank by r, 1 = best; None if not computed or undefined
     baseline_beaten_by: int              # variants significantly better than the baseline
     alpha: float
+    baseline_computed: bool = True       # False: not among the data set's variants (e.g. no texts: no ROUGE)
 
 
 def matrix_p(matrix, a: str, b: str) -> float:
@@ -201,7 +202,8 @@ def answer(corr: list[dict[str, str]], williams, comb: str, baseline: str, alpha
     not_worse = sum(1 for v in ids if best and v != best["variant"] and not matrix_p(w, best["variant"], v) < alpha)
     rank = ids.index(baseline) + 1 if baseline in ids else None
     beaten_by = sum(1 for v in ids if v != baseline and matrix_p(w, v, baseline) < alpha)
-    return Answer(comb, best, not_worse, len(ids), baseline, rank, beaten_by, alpha)
+    return Answer(comb, best, not_worse, len(ids), baseline, rank, beaten_by, alpha,
+                  any(r["variant"] == baseline for r in corr))
 
 
 class SummaryAnswer(NamedTuple):
