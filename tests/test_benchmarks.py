@@ -1,7 +1,7 @@
 """The seven benchmarks as released (.test/config/benchmarks.yaml), end to end in one snakemake run
 from ../shared/data/raw: every data set's report opens with an answer, score-only FRANK runs without
 a text metric, SummEval keeps every annotation. The analyses are lightened (as tests/test_across.py
-does); the full configuration's figures are in the README."""
+does); the full configuration's figures are in docs/benchmarks.md."""
 from __future__ import annotations
 
 import re
