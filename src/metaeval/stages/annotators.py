@@ -239,6 +239,7 @@ def compute(ai: AnnotatorInputs, options: AnnotatorsOptions) -> AnnotatorsResult
     if len(inp.summarizers) < 3:
         res.notes.append(("too_few_systems", f"only {len(inp.summarizers)} summarizer(s): every correlation needs "
                                              "at least 3, so the ceiling and parity are NA"))
+    draws_cache: dict = {}
     for dimension, make in units:
         annotated = {a for (d, a) in ai.grids if d == dimension} if dimension in ai.items else None
         for group in groups:
@@ -256,7 +257,7 @@ def compute(ai: AnnotatorInputs, options: AnnotatorsOptions) -> AnnotatorsResult
                                     "kind": r.kind, "level": r.level, "coefficient": r.coefficient,
                                     "value": r.value, "sets": r.sets})
             if o.bootstrap_samples > 0 and len(names) >= 2:
-                _parity(ai, dimension, group, names, unit, predictors, chosen, o, res)
+                _parity(ai, dimension, group, names, unit, predictors, chosen, o, res, draws_cache)
     res.notes.append(("settings", f"seed {o.seed}; {o.bootstrap_samples} bootstrap samples (alpha: items; parity: "
                                   f"topics and the held-out annotator); at most {o.max_held_out_sets} held-out sets "
                                   f"per k; confidence {o.confidence}"))
@@ -332,7 +333,7 @@ def _predictors(ai, dimension, group, groups, members, make, chosen):
 
 
 def _parity(ai, dimension, group, names, unit: _Unit, predictors, chosen, o: AnnotatorsOptions,
-            res: AnnotatorsResult) -> None:
+            res: AnnotatorsResult, cache: dict) -> None:
     inp = ai.analysis
     pred_names = list(predictors)
     grids = np.stack([predictors[p][1] for p in pred_names])
@@ -342,7 +343,11 @@ def _parity(ai, dimension, group, names, unit: _Unit, predictors, chosen, o: Ann
     def system_of_draws(c: np.ndarray) -> np.ndarray:
         parts = []
         if metric_variants:
-            parts.append(variant_scores(inp.per_summary, metric_variants, c))              # (B, S, V)
+            # every unit draws the same topics (one seed): recomputing medians and corpus BLEU once
+            key = (c.shape, c.tobytes())
+            if key not in cache:
+                cache[key] = variant_scores(inp.per_summary, metric_variants, c)            # (B, S, V)
+            parts.append(cache[key])
         for p in others:
             parts.append(resampled_means(predictors[p][1], c).T[:, :, None])               # (B, S, 1)
         return np.concatenate(parts, axis=2)

@@ -86,20 +86,53 @@ class Correlations:
     per_topic: np.ndarray
 
 
+def slice_correlations(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson, Spearman and Kendall tau-b (3, P, Q, N) of every x[p, :, n] with every y[q, :, n]
+    (x (P, S, N), y (Q, S, N): N slices, e.g. topics or bootstrap samples, of S items each), with
+    the definitions of :func:`metaeval.stats.correlation.column_correlations` (NaN with fewer than
+    3 items or a constant side). Slices without missing values are computed all at once; a slice
+    with one goes through ``column_correlations`` (its rows where both are defined)."""
+    P, S, N = x.shape
+    Q = y.shape[0]
+    out = np.full((3, P, Q, N), np.nan)
+    if S < 3 or not P or not Q or not N:
+        return out
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for c, (a, b) in enumerate(((x, y), (_ranks(x), _ranks(y)))):
+            ac, bc = a - a.mean(axis=1, keepdims=True), b - b.mean(axis=1, keepdims=True)
+            num = np.einsum("psn,qsn->pqn", ac, bc)
+            den = np.sqrt(np.einsum("psn,psn->pn", ac, ac)[:, None] * np.einsum("qsn,qsn->qn", bc, bc)[None])
+            out[c] = np.clip(num / den, -1, 1)
+        i, j = np.triu_indices(S, 1)
+        dx, dy = np.sign(x[:, i] - x[:, j]), np.sign(y[:, i] - y[:, j])
+        num = np.einsum("pkn,qkn->pqn", dx, dy)
+        den = np.sqrt((dx != 0).sum(axis=1)[:, None] * (dy != 0).sum(axis=1)[None].astype(float))
+        out[2] = np.clip(num / den, -1, 1)
+    constant = (np.ptp(x, axis=1) == 0)[:, None] | (np.ptp(y, axis=1) == 0)[None]       # (P, Q, N)
+    out[:, constant] = np.nan
+    missing = np.isnan(x).any(axis=(0, 1)) | np.isnan(y).any(axis=(0, 1))
+    for n in np.flatnonzero(missing):
+        p, s, k, _ = column_correlations(x[:, :, n].T, y[:, :, n].T)
+        out[:, :, :, n] = p, s, k
+    return out
+
+
+def _ranks(a: np.ndarray) -> np.ndarray:
+    """Average ranks along the items axis (1) of (P, S, N); NaN stays NaN (those slices are redone)."""
+    from scipy.stats import rankdata
+
+    return rankdata(a, axis=1, nan_policy="omit") if np.isnan(a).any() else rankdata(a, axis=1)
+
+
 def correlate(predictors: np.ndarray, targets: np.ndarray, predictor_systems: np.ndarray | None = None
               ) -> Correlations:
     """Every predictor grid (P, S, T) with every target grid (Q, S, T): system level over the
     system scores (the predictors' own system scores ``predictor_systems`` (P, S) when given, e.g.
     a corpus-level metric's, else their means over topics), summary level within each topic over
     the summarizers, averaged over the topics where defined (NaN when none)."""
-    P, S, T = predictors.shape
-    Q = targets.shape[0]
     xs = system_scores(predictors) if predictor_systems is None else predictor_systems
-    system = np.stack(column_correlations(xs.T, system_scores(targets).T)[:3])
-    per_topic = np.full((3, P, Q, T), np.nan)
-    for t in range(T):
-        p, s, k, _ = column_correlations(predictors[:, :, t].T, targets[:, :, t].T)
-        per_topic[:, :, :, t] = p, s, k
+    system = slice_correlations(xs[:, :, None], system_scores(targets)[:, :, None])[..., 0]
+    per_topic = slice_correlations(predictors, targets)
     summary = nanmean(per_topic, axis=-1)
     return Correlations(system, summary, per_topic)
 
@@ -226,11 +259,10 @@ def parity(m: int, grid_of: Callable[[tuple[int, ...]], np.ndarray], predictor_g
         S = singles.shape[1]
         single_sys = resampled_means(singles.reshape(m * S, T), c).reshape(m, S, samples)
         target_sys = resampled_means(targets.reshape(m * S, T), c).reshape(m, S, samples)
-        for b in range(samples):
-            a = held[b]
-            x = np.concatenate([pred_sys[b], single_sys[a, :, b][:, None]], axis=1)     # (S, P + 1)
-            r = np.stack(column_correlations(x, target_sys[a, :, b][:, None])[:3])[:, :, 0]
-            boot_sys_pred[:, :, b], boot_sys_ann[:, b] = r[:, :P], r[:, P]
+        b = np.arange(samples)
+        x = np.concatenate([np.transpose(pred_sys, (2, 1, 0)), single_sys[held, :, b].T[None]], axis=0)  # (P + 1, S, B)
+        r = slice_correlations(x, target_sys[held, :, b].T[None])[:, :, 0, :]                    # (3, P + 1, B)
+        boot_sys_pred, boot_sys_ann = r[:, :P], r[:, P]
     rows = []
     for level, full_pred, boot_pred, boot_ann in (("system", corr_pred.system, boot_sys_pred, boot_sys_ann),
                                                   ("summary", corr_pred.summary, boot_sum_pred, boot_sum_ann)):
