@@ -313,3 +313,94 @@ def test_a_perfect_metric_is_above_a_noisy_annotator():
     rows = ce.parity(m, lambda idx: arr[list(idx)].mean(axis=0), truth[None], ["truth"], system_of_draws, 300, 1)
     summary = next(r for r in rows if r.level == "summary" and r.coefficient == "pearson")
     assert summary.p_parity == 1.0 and summary.p_above < 0.01 and summary.p_below > 0.5
+
+
+# ----------------------------------------------------------------------------- annotators in the bootstrap
+
+@pytest.fixture(scope="module")
+def summeval_release():
+    from metaeval.data.importers import import_summeval_jsonl
+
+    raw = shared_dataset("raw") / "summeval-official"
+    return import_summeval_jsonl(sorted(raw.glob("M*_outputs_annotations.jsonl")))
+
+
+@pytest.mark.parametrize("order", ["combine_then_average", "average_then_combine"])
+def test_every_annotator_once_gives_the_human_scores_stages_values(summeval_release, order):
+    from metaeval.options import HumanOptions
+    from metaeval.stages import human
+    from metaeval.stats import annotator_resampling as ar
+
+    ds = summeval_release
+    combos = ["arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality"]
+    scores = human.compute(ds, HumanOptions(tuple(combos), order))
+    systems = [s for s, k in zip(scores.systems.summarizers, scores.systems.kinds) if k == "system"]
+    topics = sorted({t for t, _ in ds.judgments})
+    model = ar.build(ds, systems, topics)
+    assert set(model.annotated) == {"relevance", "coherence", "fluency"} and not model.fixed
+    once = {g: np.ones((1, len(m))) for g, m in model.groups.items()}
+    got = ar.human_system_scores(model, combos, np.ones((1, len(topics))), once, order)[0]
+    for k, c in enumerate(combos):
+        expected = [scores.systems.scores[c][scores.systems.summarizers.index(s)] for s in systems]
+        assert got[:, k] == pytest.approx(expected, abs=1e-12), c
+
+
+def test_annotator_draws_follow_the_stated_scheme(summeval_release):
+    from metaeval.stats import annotator_resampling as ar
+
+    ds = summeval_release
+    model = ar.build(ds, sorted({s for _, s in ds.judgments}), sorted({t for t, _ in ds.judgments}))
+    w = ar.draw_weights(model, 50, 7)
+    rng = np.random.default_rng([7, 22])
+    for b in range(50):
+        for g in ("crowd", "expert"):                 # sorted groups, sample by sample
+            idx = rng.integers(0, len(model.groups[g]), len(model.groups[g]))
+            assert list(w[g][b]) == list(np.bincount(idx, minlength=len(model.groups[g])))
+    # one sample's human score by hand: the drawn experts' weighted mean of relevance, rescaled
+    c = np.ones((1, len(model.topics)))
+    h = ar.human_system_scores(model, ["coverage"], c, {g: x[:1] for g, x in w.items()})[0, :, 0]
+    experts = model.groups["expert"]
+    s0 = model.summarizers[0]
+    per_summary = []
+    for t in model.topics:
+        vals = [a.score for a in ds.annotations if a.topic == t and a.summarizer == s0 and a.dimension == "relevance"
+                and a.group == "expert" for _ in range(int(w["expert"][0][experts.index(a.annotator)]))]
+        per_summary.append((sum(vals) / len(vals) - 1) / 4)
+    assert h[0] == pytest.approx(sum(per_summary) / len(per_summary), abs=1e-12)
+
+
+def test_resampling_annotators_is_an_option_that_leaves_the_default_intervals_alone(summeval_release):
+    """Off (the default): bootstrap_pearson's intervals are the earlier ones. On: the same system
+    and topic draws with annotators drawn too - the intervals differ and, with annotator noise
+    added, the summed widths are larger."""
+    from metaeval.stats import annotator_resampling as ar
+    from metaeval.stats.bootstrap import PerSummary, bootstrap_pearson
+    from metaeval.variants import Variant
+
+    ds = summeval_release
+    systems = sorted({s for _, s in ds.judgments if not s.startswith("ref")})
+    topics = sorted({t for t, _ in ds.judgments})
+    model = ar.build(ds, systems, topics)
+    once = {g: np.ones((1, len(m))) for g, m in model.groups.items()}
+    combos = ["arithmetic", "coverage"]
+    # per-summary human grids and a made-up metric: the expert means plus noise
+    grids = {}
+    for k, c in enumerate(combos):
+        grids[c] = np.stack([ar.human_system_scores(model, [c], np.eye(len(topics))[t:t + 1], once)[0, :, 0]
+                             for t in range(len(topics))], axis=1)
+    rng = np.random.default_rng(1)
+    metric = grids["arithmetic"] + rng.normal(scale=0.2, size=grids["arithmetic"].shape)
+    ps = PerSummary(systems, topics, {"R1_ST1_RS0_R": metric}, {}, grids)
+    variants = [Variant.parse("R1_ST1_RS0_A_R")]
+    sys_metric = metric.mean(axis=1)[:, None]
+    sys_human = np.stack([grids[c].mean(axis=1) for c in combos], axis=1)
+    args = (ps, variants, combos, sys_metric, sys_human, 300, "both", 5, 0.95)
+    lo0, hi0 = bootstrap_pearson(*args)
+    lo1, hi1 = bootstrap_pearson(*args, human=ar.HumanResampler(model, combos, 300, 5, "combine_then_average"))
+    # with every annotator drawn once, the resampler reproduces the default intervals exactly
+    fixed = ar.HumanResampler(model, combos, 300, 5, "combine_then_average")
+    fixed.weights = {g: np.ones_like(x) for g, x in fixed.weights.items()}
+    lo2, hi2 = bootstrap_pearson(*args, human=fixed)
+    assert lo2 == pytest.approx(lo0, abs=1e-12) and hi2 == pytest.approx(hi0, abs=1e-12)
+    assert not np.allclose(lo1, lo0)
+    assert (hi1 - lo1).sum() > (hi0 - lo0).sum()

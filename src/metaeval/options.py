@@ -348,6 +348,8 @@ class CorrelateOptions(NamedTuple):
     alpha: float
     correction: str | None
     optimal: str = "williams"     # statistics.optimal when the statistics job runs, else williams
+    resample_annotators: bool = False   # issue 22: the bootstrap also resamples annotators
+    human_order: str = "combine_then_average"   # human_scores.order (the human scores resampled annotators give)
 
 
 class CorrelationTablesOptions(NamedTuple):
@@ -608,7 +610,8 @@ class Options:
         c = config["correlation"]
         self.correlate = CorrelateOptions(_t(h["combinations"]), c["summarizers"], c["bootstrap_samples"], c["resample"],
                                           c["confidence"], c["seed"], c["alpha"], c["correction"],
-                                          "permutation" if self.optimal_by_permutation else "williams")
+                                          "permutation" if self.optimal_by_permutation else "williams",
+                                          c["resample_annotators"], h["order"])
         self.correlation_tables = CorrelationTablesOptions(_t(c["baselines"]), c["top_variants"], c["alpha"],
                                                            config["agreement"]["baseline"], self.correlate.optimal)
         a = config["agreement"]

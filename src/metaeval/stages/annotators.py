@@ -528,3 +528,16 @@ def methods(config: Mapping) -> list[str]:
                      "sample each group's annotators are drawn with replacement and the human scores recomputed "
                      "from them.")
     return lines
+
+
+def resampling_model(inputs: Mapping[str, str], inp: AnalysisInputs):
+    """The :class:`metaeval.stats.annotator_resampling.AnnotatorModel` of a data set (its validated
+    canonical copy among a job's named inputs, :data:`metaeval.data.datasets.FILES` keys) on the
+    analysis' grid, for the correlation bootstrap with annotators resampled."""
+    from ..data.datasets import FILES, read_dataset
+    from ..stats.annotator_resampling import build
+    from .human import PYRAMID_SCORES
+
+    ds = read_dataset({k: v for k, v in inputs.items() if k in FILES})
+    pyramids = {c: inp.per_summary.human[c] for c in PYRAMID_SCORES if c in inp.per_summary.human}
+    return build(ds, inp.summarizers, inp.per_summary.topics, pyramids)
