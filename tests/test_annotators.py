@@ -404,3 +404,51 @@ def test_resampling_annotators_is_an_option_that_leaves_the_default_intervals_al
     assert lo2 == pytest.approx(lo0, abs=1e-12) and hi2 == pytest.approx(hi0, abs=1e-12)
     assert not np.allclose(lo1, lo0)
     assert (hi1 - lo1).sum() > (hi0 - lo0).sum()
+
+
+# ----------------------------------------------------------------------------- the stage
+
+def test_defaults_on_and_annotator_resampling_off():
+    from metaeval.options import Options
+
+    o = Options.from_config({"datasets": {"d": {"format": "simulated"}}})
+    assert o.annotators_enabled is True and o.correlate.resample_annotators is False
+    assert o.annotators.bootstrap_samples == 1000 and o.annotators.top == 1
+
+
+def test_a_data_set_without_annotations_gets_one_note_and_header_only_tables(tmp_path):
+    import pandas as pd
+
+    from metaeval import outputs
+    from metaeval.options import AnnotatorsOptions
+    from metaeval.stages import annotators
+
+    frame = pd.DataFrame(columns=["topic", "summarizer", "dimension", "annotator", "group", "score"])
+    ai = annotators.from_annotations(empty_analysis(), {}, {"coverage": ["c"]}, frame)
+    o = AnnotatorsOptions("systems", ("top",), 1, (), 100, 20, 1, 0.95)
+    result = annotators.compute(ai, o)
+    assert [k for k, _ in result.notes] == ["no_annotations"]
+    out = {k: str(tmp_path / Path(v).name) for k, v in outputs.files("annotators", "x").items()}
+    annotators.write(result, o, out)
+    assert (tmp_path / "alpha.tsv").read_text().splitlines() == ["\t".join(annotators.ALPHA_COLUMNS)]
+    assert (tmp_path / "ceiling.tsv").read_text().splitlines() == ["\t".join(annotators.CEILING_COLUMNS)]
+    assert (tmp_path / "parity.tsv").read_text().splitlines() == ["\t".join(annotators.PARITY_COLUMNS)]
+    assert len((tmp_path / "notes.tsv").read_text().splitlines()) == 2
+    assert (tmp_path / "figure_ceiling.png").stat().st_size > 0
+    assert annotators.ceiling_sentence(str(tmp_path / "ceiling.tsv"), "R1_ST1_RS0_A_R", "arithmetic") == ""
+
+
+def test_the_answer_sentence_reads_the_ceiling_table(tmp_path):
+    from metaeval.stages import annotators
+
+    rows = [("arithmetic", "expert", 3, 1, 2, "single annotator", "annotators", "system", "pearson", 0.71, 3),
+            ("arithmetic", "expert", 3, 1, 2, "R2_ST1_RS0_A_R", "metric", "system", "pearson", 0.62, 3),
+            ("arithmetic", "expert", 3, 1, 2, "crowd mean", "group_mean", "system", "pearson", 0.2, 3),
+            ("arithmetic", "expert", 3, 1, 2, "R2_ST1_RS0_A_R", "metric", "summary", "pearson", 0.1, 3),
+            ("arithmetic", "crowd", 5, 1, 4, "single annotator", "annotators", "system", "pearson", 0.4, 5)]
+    path = tmp_path / "ceiling.tsv"
+    tables.write_tsv(tables.frame(rows, annotators.CEILING_COLUMNS), path)
+    text = annotators.ceiling_sentence(str(path), "R2_ST1_RS0_A_R", "arithmetic")
+    assert text == (" Against the human ceiling of arithmetic (system level, each expert annotator left out in turn): "
+                    "a single expert annotator reaches r = 0.710 against the mean of the other 2, R2_ST1_RS0_A_R "
+                    "r = 0.620 against the same targets (below one annotator by 0.090); the crowd mean r = 0.200.")
