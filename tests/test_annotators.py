@@ -452,3 +452,92 @@ def test_the_answer_sentence_reads_the_ceiling_table(tmp_path):
     assert text == (" Against the human ceiling of arithmetic (system level, each expert annotator left out in turn): "
                     "a single expert annotator reaches r = 0.710 against the mean of the other 2, R2_ST1_RS0_A_R "
                     "r = 0.620 against the same targets (below one annotator by 0.090); the crowd mean r = 0.200.")
+
+
+# ----------------------------------------------------------------------------- SummEval from the release, end to end
+
+@pytest.fixture(scope="module")
+def summeval_run(tmp_path_factory) -> Path:
+    """The workflow on SummEval from the release (the ``summeval`` entry of .test/config/benchmarks.yaml,
+    the light analysis settings of tests/test_benchmarks.py), up to the report."""
+    from test_benchmarks import LIGHT
+
+    shared_dataset("raw")
+    workdir = tmp_path_factory.mktemp("summeval_annotators")
+    config = yaml.safe_load((REPO / ".test/config/benchmarks.yaml").read_text(encoding="utf-8"))
+    entry = config["datasets"]["summeval"]
+    entry["paths"] = [str(REPO / p) for p in entry["paths"]]
+    full = {**{k: v for k, v in config.items() if k != "datasets"}, "datasets": {"summeval": entry}, **LIGHT}
+    (workdir / "config").mkdir()
+    (workdir / "config/config.yaml").write_text(yaml.safe_dump(full))
+    snakemake(workdir, "--cores", "2", "results/summeval/report.html")
+    return workdir / "results/summeval"
+
+
+@pytest.mark.workflow
+def test_summeval_alpha_table_equals_krippendorff_on_the_raw_release(summeval_run):
+    alpha = tables.read_tsv(summeval_run / "annotators/alpha.tsv", numeric=("alpha", "lo", "hi"))
+    got = {(d, g): a for d, g, a in zip(alpha["dimension"], alpha["group"], alpha["alpha"])}
+    expected = release_alpha_reference()
+    assert set(got) == set(expected)
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value, abs=1e-9), key
+
+
+@pytest.mark.workflow
+def test_summeval_ceiling_rows_equal_plain_loops_over_the_tables(summeval_run):
+    """Leave-one-expert-out on relevance: each expert against the mean of the other two, and
+    R2_ST1_RS0_A_R (system scores from system_scores.tsv, per-summary recall from
+    summary_scores.tsv) against the same targets, recomputed with loops and scipy."""
+    ann = tables.read_tsv(summeval_run / "data/annotations.tsv", numeric=("score",))
+    ann = ann[(ann["dimension"] == "relevance") & (ann["group"] == "expert")]
+    scores: dict[tuple[str, str], dict[str, float]] = {}
+    for t, s, a, v in zip(ann["topic"], ann["summarizer"], ann["annotator"], ann["score"]):
+        scores.setdefault((t, s), {})[a] = v
+    systems = sorted({s for _, s in scores})
+    topics = sorted({t for t, _ in scores})
+    experts = sorted({a for v in scores.values() for a in v})
+    sys_tab = tables.read_tsv(summeval_run / "scores/system_scores.tsv", numeric=("score",))
+    metric_sys = dict(zip(sys_tab[sys_tab["variant"] == "R2_ST1_RS0_A_R"]["summarizer"],
+                          sys_tab[sys_tab["variant"] == "R2_ST1_RS0_A_R"]["score"]))
+    summ = tables.read_tsv(summeval_run / "scores/summary_scores.tsv", numeric=("R",))
+    summ = summ[(summ["measure"] == "R2") & (summ["stem"] == "1") & (summ["stopwords_removed"] == "0")]
+    metric_summary = {(t, s): r for t, s, r in zip(summ["topic"], summ["summarizer"], summ["R"])}
+    expected = {"system": {"ann": [], "metric": []}, "summary": {"ann": [], "metric": []}}
+    for held in experts:
+        target = {k: np.mean([v[a] for a in experts if a != held]) for k, v in scores.items()}
+        sys_target = [np.mean([target[(t, s)] for t in topics]) for s in systems]
+        sys_held = [np.mean([scores[(t, s)][held] for t in topics]) for s in systems]
+        expected["system"]["ann"].append(stats.pearsonr(sys_held, sys_target)[0])
+        expected["system"]["metric"].append(stats.pearsonr([metric_sys[s] for s in systems], sys_target)[0])
+        per_topic_ann, per_topic_metric = [], []
+        for t in topics:
+            y = [target[(t, s)] for s in systems]
+            per_topic_ann.append(stats.pearsonr([scores[(t, s)][held] for s in systems], y)[0]
+                                 if np.ptp(y) and np.ptp([scores[(t, s)][held] for s in systems]) else np.nan)
+            per_topic_metric.append(stats.pearsonr([metric_summary[(t, s)] for s in systems], y)[0]
+                                    if np.ptp(y) else np.nan)
+        expected["summary"]["ann"].append(np.nanmean(per_topic_ann))
+        expected["summary"]["metric"].append(np.nanmean(per_topic_metric))
+    ceiling = tables.read_tsv(summeval_run / "annotators/ceiling.tsv", numeric=("value",), integer=("held_out",))
+    rows = ceiling[(ceiling["dimension"] == "relevance") & (ceiling["group"] == "expert")
+                   & (ceiling["held_out"] == 1) & (ceiling["coefficient"] == "pearson")]
+    value = {(p, lv): v for p, lv, v in zip(rows["predictor"], rows["level"], rows["value"])}
+    for level in ("system", "summary"):
+        assert value[("single annotator", level)] == pytest.approx(np.mean(expected[level]["ann"]), abs=1e-9)
+        assert value[("R2_ST1_RS0_A_R", level)] == pytest.approx(np.mean(expected[level]["metric"]), abs=1e-9)
+
+
+@pytest.mark.workflow
+def test_summeval_report_puts_the_best_metric_beside_the_ceiling(summeval_run):
+    text = (summeval_run / "report.html").read_text(encoding="utf-8")
+    answer = re.sub(r"<[^>]+>", "", re.search(r'class="answer".*?</p>', text, re.S)[0])
+    best = re.search(r"the best metric for arithmetic is (\S+) ", answer)[1]
+    ceiling = tables.read_tsv(summeval_run / "annotators/ceiling.tsv", numeric=("value",), integer=("held_out",))
+    rows = ceiling[(ceiling["dimension"] == "arithmetic") & (ceiling["group"] == "expert") & (ceiling["held_out"] == 1)
+                   & (ceiling["coefficient"] == "pearson") & (ceiling["level"] == "system")]
+    value = dict(zip(rows["predictor"], rows["value"]))
+    assert (f"a single expert annotator reaches r = {value['single annotator']:.3f} against the mean of the other 2, "
+            f"{best} r = {value[best]:.3f} against the same targets") in answer
+    assert "Annotators: agreement, the human ceiling and human parity" in text
+    assert (summeval_run / "annotators/parity.tsv").stat().st_size > 0
