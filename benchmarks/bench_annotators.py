@@ -86,6 +86,28 @@ def main() -> None:
     print(f"  (rows: alpha {len(result.alpha)}, ceiling {len(result.ceiling)}, parity {len(result.parity)}; "
           f"results folder {res})")
 
+    # the correlation stage's bootstrap without and with annotators resampled (correlation.resample_annotators)
+    from metaeval.stages import correlation
+
+    data = {k: str(workdir / v) for k, v in outputs.files("data", d).items()}
+    corr_inputs = {**inputs, **data, "skipped": str(workdir / outputs.file("human", "skipped", d))}
+    co = options.correlate._replace(samples=args.samples)
+    inp_c, skipped = correlation.load(corr_inputs, co)
+    start = time.perf_counter()
+    correlation.compute(inp_c, co, skipped)
+    t_off = time.perf_counter() - start
+    start = time.perf_counter()
+    model = annotators.resampling_model(corr_inputs, inp_c)
+    t_model = time.perf_counter() - start
+    start = time.perf_counter()
+    correlation.compute(inp_c, co._replace(resample_annotators=True), skipped, None, model)
+    t_on = time.perf_counter() - start
+    print(f"correlation stage compute, {args.samples} bootstrap samples ({co.resample}; "
+          f"{len(inp_c.variants)} variants x {len(inp_c.combinations)} combinations)")
+    print(f"  {'annotators not resampled (default)':50s} {t_off:8.2f} s")
+    print(f"  {'annotators resampled: reading the data set':50s} {t_model:8.2f} s")
+    print(f"  {'annotators resampled: compute':50s} {t_on:8.2f} s   x{t_on / t_off:.2f}")
+
 
 if __name__ == "__main__":
     main()
