@@ -541,3 +541,36 @@ def test_summeval_report_puts_the_best_metric_beside_the_ceiling(summeval_run):
             f"{best} r = {value[best]:.3f} against the same targets") in answer
     assert "Annotators: agreement, the human ceiling and human parity" in text
     assert (summeval_run / "annotators/parity.tsv").stat().st_size > 0
+
+
+def test_degenerate_data_gives_notes_not_crashes(tmp_path):
+    """Two systems, one topic, one annotator in one group and a constant one in the other: NA
+    values with notes, and the stage writes every file."""
+    import pandas as pd
+
+    from metaeval import outputs
+    from metaeval.data.datasets import Dimension
+    from metaeval.options import AnnotatorsOptions
+    from metaeval.stages import annotators
+    from metaeval.stages.analysis_inputs import AnalysisInputs
+    from metaeval.stats.bootstrap import PerSummary
+    from metaeval.variants import Variant
+
+    systems, topics = ["A", "B"], ["t1"]
+    ps = PerSummary(systems, topics, {"R1_ST1_RS0_R": np.array([[0.1], [0.2]])}, {},
+                    {"coverage": np.array([[0.5], [0.6]])})
+    inp = AnalysisInputs(systems, ["system", "system"], [Variant.parse("R1_ST1_RS0_A_R")], np.array([[0.1], [0.2]]),
+                         ["coverage"], np.array([[0.5], [0.6]]), ps)
+    frame = pd.DataFrame([("t1", "A", "q", "e1", "expert", "3"), ("t1", "B", "q", "e1", "expert", "4"),
+                          ("t1", "A", "q", "c1", "crowd", "2"), ("t1", "B", "q", "c1", "crowd", "2"),
+                          ("t1", "A", "q", "c2", "crowd", "2"), ("t1", "B", "q", "c2", "crowd", "2")],
+                         columns=["topic", "summarizer", "dimension", "annotator", "group", "score"])
+    ai = annotators.from_annotations(inp, {"q": Dimension("q", 1, 5)}, {"coverage": ["q"]}, frame)
+    o = AnnotatorsOptions("systems", ("top", "R1_ST1_RS0_A_R"), 1, (), 50, 20, 1, 0.95)
+    result = annotators.compute(ai, o)
+    kinds = {k for k, _ in result.notes}
+    assert {"too_few_systems", "one_annotator", "alpha_undefined"} <= kinds
+    assert all(math.isnan(r["value"]) for r in result.ceiling)
+    out = {k: str(tmp_path / Path(v).name) for k, v in outputs.files("annotators", "x").items()}
+    annotators.write(result, o, out)
+    assert all(Path(p).exists() for p in out.values())
