@@ -204,6 +204,8 @@ def _combination_sources(ai: AnnotatorInputs, combination: str) -> tuple[dict[st
             if source not in annotated:
                 return None, f"its {part.replace('_', ' ')} dimension {d} has no annotations"
             names.append(source)
+        if not names:
+            return None, f"it has no {part.replace('_', ' ')} dimensions"
         sources[part] = list(dict.fromkeys(names))
     return sources, ""
 
