@@ -7,8 +7,9 @@ group of annotations.tsv (in sorted order), the group's m annotators with replac
 c times counts c times. In each sample, every dimension whose judgments come from annotations (a
 dimension with annotations of its own name, or dataset.yaml's ``annotations: {dimension, group}``)
 is, per summary, the count-weighted mean of the scores of the drawn annotators of its group (every
-group when it names none) who scored that summary; a summary none of them scored has no value for
-that dimension in the sample. The human-scores stage's definitions then apply unchanged
+group when it names none) who scored that summary; a summary that annotators scored but none of the
+drawn ones has no value for that dimension in the sample, and one no annotator scored keeps its
+judgment (judgments.tsv). The human-scores stage's definitions then apply unchanged
 (:mod:`metaeval.stages.human`): each dimension rescaled by its declared min/max, coverage and
 linguistic quality the means of their dimensions, the combination per summary and the system score
 the mean over the drawn topics (``combine_then_average``; or the components averaged first,
@@ -34,8 +35,8 @@ STREAM = 22          # the second word of the annotator draws' seed: a stream ap
 @dataclass
 class AnnotatorModel:
     """What the human scores of a data set are made of, on the (summarizer, topic) grid of the
-    analysis: per dimension of the components either fixed per-summary values (S, T) or the
-    annotators it averages (group, indices into that group, (m, S, T) scores)."""
+    analysis: per dimension of the components the annotators it averages (group, index in that
+    group, (S, T) scores) and, where no annotator of it scored a summary, the judgments (S, T)."""
 
     summarizers: list[str]
     topics: list[str]
@@ -76,13 +77,15 @@ def build(ds, summarizers: Sequence[str], topics: Sequence[str], pyramid_grids: 
                   if dd == source and (dim.annotation_group is None or group_of[a] == dim.annotation_group)]
         if chosen:
             annotated[d] = chosen
-        else:
-            grid = np.full(shape, np.nan)
-            for (topic, summarizer), values in ds.judgments.items():
-                s, t = s_index.get(summarizer), t_index.get(topic)
-                if s is not None and t is not None:
-                    grid[s, t] = values.get(d, math.nan)
-            fixed[d] = grid
+        # the judgments: a dimension without annotations, or a summary no annotator of it scored
+        grid = np.full(shape, np.nan)
+        for (topic, summarizer), values in ds.judgments.items():
+            s, t = s_index.get(summarizer), t_index.get(topic)
+            if s is not None and t is not None:
+                grid[s, t] = values.get(d, math.nan)
+        if chosen:
+            grid[np.logical_or.reduce([~np.isnan(g) for _, _, g in chosen])] = np.nan
+        fixed[d] = grid
     return AnnotatorModel(list(summarizers), list(topics), groups,
                           {d: (ds.dimensions[d].min, ds.dimensions[d].max) for d in dims},
                           {p: list(ds.human.get(p, [])) for p in COMPONENTS}, fixed, annotated, dict(pyramid_grids))
@@ -142,7 +145,10 @@ def human_system_scores(model: AnnotatorModel, combinations: Sequence[str], c: n
         grids = []
         for d in model.components[part]:
             lo, hi = model.scale[d]
-            v = _weighted_mean(model.annotated[d], weights) if d in model.annotated else model.fixed[d][None]
+            v = model.fixed[d][None]
+            if d in model.annotated:       # the drawn annotators where anyone scored, else the judgment
+                drawn = _weighted_mean(model.annotated[d], weights)
+                v = np.where(np.isnan(drawn), v, drawn)
             grids.append(np.broadcast_to((v - lo) / (hi - lo), (B, *v.shape[1:])))
         parts[part] = _mean_over(grids)
     nan = np.full((B, len(model.summarizers), len(model.topics)), np.nan)
