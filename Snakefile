@@ -10,6 +10,7 @@
 #   correlation.smk  correlations, Williams tests, optimal variants; the correlation tables and figures
 #   statistics.smk   issue 14: correlation levels, bootstrap, permutation tests, Kendall variants, tie
 #                    calibration, pairwise accuracy, null baseline, uncertainty of the winner
+#   annotators.smk   issue 22: annotators as data - Krippendorff's alpha, the human ceiling, human parity
 #   agreement.smk    AESOP-style agreement of metric and human verdicts on pairs (Owczarzak et al. 2012)
 #   rerank.smk       systems re-ranked by the best variant, pairwise significance (Graham 2015 §5)
 #   sweeps.smk       single vs all references (Lin 2004), word limits and compression (Pastra & Saggion 2003)
@@ -57,6 +58,7 @@ include: "rules/human.smk"
 include: "rules/correlation.smk"
 include: "rules/statistics.smk"
 include: "rules/agreement.smk"
+include: "rules/annotators.smk"
 include: "rules/rerank.smk"
 include: "rules/sweeps.smk"
 include: "rules/report.smk"
