@@ -137,11 +137,13 @@ def summary_answer_text(s, alone: bool = True, label: str | None = None) -> str:
            f"within each of {b['topics']} topics, averaged")
     lead = ("This data set has too few systems for a system-level correlation, so the answer is at the summary "
             "level: the best metric" if alone else "At the summary level, the best metric")
-    text = (f"{lead} for {html.escape(label or s.combination)} at the summary level is "
+    text = (f"{lead} for {html.escape(label or s.combination)}{' at the summary level' if alone else ''} is "
             f"<b>{html.escape(b['metric'])}</b> (Pearson r = {tables.fixed(b['pearson'])}{ci}, {how}); "
             f"{s.not_worse} of the other {s.metrics - 1} metrics are not significantly worse (paired bootstrap over "
             f"topics, p &ge; {s.alpha}). ")
-    if s.baseline_rank is None:
+    if not s.baseline_computed:
+        text += f"The common baseline {html.escape(s.baseline)} is not computed on this data set."
+    elif s.baseline_rank is None:
         text += f"The common baseline {html.escape(s.baseline)} has no defined correlation here."
     else:
         text += (f"The common baseline {html.escape(s.baseline)} ranks #{s.baseline_rank} "
