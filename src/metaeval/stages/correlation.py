@@ -57,14 +57,15 @@ def constancy_notes(inp: AnalysisInputs) -> list[tuple[str, str]]:
     with the same score for every summarizer, every metric constant (or every ROUGE and BLEU
     variant), or single constant metrics."""
     n_sys = len(inp.summarizers)
-    if n_sys < 3:   # every system-level correlation is NA: a note per constant metric would only repeat it
-        return [("one_summarizer" if n_sys < 2 else "too_few_summarizers",
-                 f"only {n_sys} summarizer{'s' if n_sys != 1 else ''}: a correlation across summarizers needs at least "
-                 "3, so every system-level correlation is NA and there are no system-level tests; the summary level "
-                 "pools all judged summaries (summary_level_correlations.tsv)")]
-    notes = [("constant_human", f"{comb}: the same human score for every summarizer, so every correlation with it "
-                                "is undefined (NA)")
-             for c, comb in enumerate(inp.combinations) if _constant(inp.system_human[:, c])]
+    few = ("only {n} summarizer{s}: a correlation across summarizers needs at least 3, so every system-level "
+           "correlation is NA and there are no system-level tests; the summary level pools all judged summaries "
+           "(summary_level_correlations.tsv)").format(n=n_sys, s="s" if n_sys != 1 else "")
+    if n_sys < 2:
+        return [("one_summarizer", few)]
+    notes = [("too_few_summarizers", few)] if n_sys < 3 else []
+    notes += [("constant_human", f"{comb}: the same human score for every summarizer, so every correlation with it "
+                                 "is undefined (NA)")
+              for c, comb in enumerate(inp.combinations) if _constant(inp.system_human[:, c])]
     constant = [name for v, name in enumerate(inp.variant_ids) if _constant(inp.system_metric[:, v])]
     # ROUGE and BLEU read ROUGE-1.5.5's tokens, which ignore text without ASCII letters or digits;
     # chrF and SERA read the text itself, so they may vary when all of ROUGE and BLEU cannot
@@ -78,7 +79,7 @@ def constancy_notes(inp: AnalysisInputs) -> list[tuple[str, str]]:
                                          "logs/validate_dataset.log (e.g. text without ASCII letters or digits, "
                                          "which ROUGE-1.5.5 ignores)"))
         constant = [name for name in constant if name not in set(grouped)]
-    if constant:
+    if constant and n_sys >= 3:   # with 2, every system-level r is NA anyway: a note per metric would only repeat it
         notes += [("constant_metric", f"{name}: the same score for every system, so its correlation is "
                                       "undefined; it is reported as NA and left out of the Williams tests")
                   for name in constant]
