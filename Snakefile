@@ -10,6 +10,8 @@
 #   correlation.smk  correlations, Williams tests, optimal variants; the correlation tables and figures
 #   statistics.smk   issue 14: correlation levels, bootstrap, permutation tests, Kendall variants, tie
 #                    calibration, pairwise accuracy, null baseline, uncertainty of the winner
+#   factuality.smk   issue 23: factual consistency (FRANK partial correlation and ablation, QAGS / SummaC
+#                    AUC and balanced accuracy, Rank19 ranking accuracy, correlations by subset)
 #   agreement.smk    AESOP-style agreement of metric and human verdicts on pairs (Owczarzak et al. 2012)
 #   rerank.smk       systems re-ranked by the best variant, pairwise significance (Graham 2015 §5)
 #   sweeps.smk       single vs all references (Lin 2004), word limits and compression (Pastra & Saggion 2003)
@@ -56,6 +58,7 @@ include: "rules/scoring.smk"
 include: "rules/human.smk"
 include: "rules/correlation.smk"
 include: "rules/statistics.smk"
+include: "rules/factuality.smk"
 include: "rules/agreement.smk"
 include: "rules/rerank.smk"
 include: "rules/sweeps.smk"

@@ -1,0 +1,155 @@
+"""Partial correlation of a metric and a human score controlling for the system (FRANK, Pagnoni,
+Balachandran & Tsvetkov 2021, §5 and their released ``evaluation/evaluate.py``).
+
+FRANK's definition: regress the metric and the human score each on one-hot indicators of the
+system (an ordinary least-squares fit with an intercept, which predicts each system's mean), keep
+the residuals, i.e. subtract each system's mean, and correlate the residuals:
+
+* partial Pearson = Pearson r of the residuals; its p-value as ``scipy.stats.pearsonr`` of the
+  residuals gives it, with n - 2 degrees of freedom (FRANK's code). The strict test of a partial
+  correlation with k = (systems - 1) covariates has n - k - 2 degrees of freedom (pingouin's
+  ``partial_corr``); we report both;
+* partial Spearman (FRANK) = Spearman rho of the residuals (ranks taken after removing the system
+  means), p-value from ``scipy.stats.spearmanr`` of the residuals (n - 2 df);
+* partial Spearman of ranks (pingouin's ``partial_corr(method="spearman")``): the partial Pearson
+  of the ranked metric and human scores given the system. It differs from FRANK's (which ranks the
+  residuals); we report it as well so both definitions can be compared.
+
+The Pearson partial correlation equals pingouin's ``partial_corr(x, y, covar=<system dummies>)``
+(tests/test_factuality.py checks to 1e-9). Williams tests between two metrics' partial
+correlations are FRANK's ``metric_metric_correlation``: the three residualised Pearson r's of the
+summaries both metrics score, and the Williams t (n - 3 df, :mod:`metaeval.stats.williams`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats
+
+from .williams import williams_test
+
+
+class Partial(NamedTuple):
+    """One metric's partial correlations with the human score over n summaries of k+1 systems."""
+    n: int
+    systems: int
+    pearson: float
+    pearson_p: float          # n - 2 df (FRANK's code)
+    pearson_p_strict: float   # n - (systems - 1) - 2 df (pingouin)
+    spearman: float           # Spearman of the residuals (FRANK)
+    spearman_p: float         # n - 2 df (scipy.stats.spearmanr of the residuals)
+    spearman_ranks: float     # partial Pearson of the ranks (pingouin's method="spearman")
+
+
+NAN_PARTIAL = Partial(0, 0, *(np.nan,) * 6)
+
+
+def group_codes(groups) -> np.ndarray:
+    """Integer codes 0..G-1 of the group labels (order of first sorted label)."""
+    _, codes = np.unique(np.asarray(groups), return_inverse=True)
+    return codes.reshape(-1)
+
+
+def residualise(values: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``values`` minus its group's mean, along the last axis (the residuals of an OLS fit on one-hot
+    group indicators with an intercept, as FRANK's LinearRegression on OneHotEncoder)."""
+    values = np.asarray(values, dtype=float)
+    g = int(codes.max()) + 1 if codes.size else 0
+    onehot = np.zeros((codes.size, g))
+    onehot[np.arange(codes.size), codes] = 1.0
+    counts = onehot.sum(axis=0)
+    means = (values @ onehot) / counts
+    return values - means[..., codes]
+
+
+def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r along the last axis (NaN where a side is constant)."""
+    xc = x - x.mean(axis=-1, keepdims=True)
+    yc = y - y.mean(axis=-1, keepdims=True)
+    den = np.sqrt((xc * xc).sum(axis=-1) * (yc * yc).sum(axis=-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (xc * yc).sum(axis=-1) / den
+    return np.where(den > 1e-12 * np.maximum(1.0, np.abs(den)), np.clip(r, -1, 1), np.nan)
+
+
+def _t_p(r: float, df: int) -> float:
+    """Two-sided p of a correlation r with df degrees of freedom (t = r sqrt(df / (1 - r^2)))."""
+    if not np.isfinite(r) or df < 1:
+        return np.nan
+    if abs(r) >= 1:
+        return 0.0
+    t = r * np.sqrt(df / (1 - r * r))
+    return float(2 * stats.t.sf(abs(t), df))
+
+
+def partial_correlation(metric, human, systems) -> Partial:
+    """FRANK's partial correlations (module docstring) over the summaries where both scores are
+    defined. Undefined (NaN) with fewer than 2 systems, fewer than 3 summaries beyond one per
+    system, or a constant residual."""
+    x, y = np.asarray(metric, dtype=float), np.asarray(human, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    codes = group_codes(np.asarray(systems)[ok])
+    n, g = x.size, (int(codes.max()) + 1 if x.size else 0)
+    if g < 2 or n - g < 2:
+        return Partial(n, g, *(np.nan,) * 6)
+    rx, ry = residualise(x, codes), residualise(y, codes)
+    r = float(_pearson(rx, ry))
+    rho = float(_pearson(stats.rankdata(rx), stats.rankdata(ry)))
+    rho_ranks = float(_pearson(residualise(stats.rankdata(x), codes), residualise(stats.rankdata(y), codes)))
+    return Partial(n, g, r, _t_p(r, n - 2), _t_p(r, n - (g - 1) - 2), rho, _t_p(rho, n - 2), rho_ranks)
+
+
+def bootstrap_partial(metric, human, systems, samples: int, seed: int, confidence: float
+                      ) -> tuple[float, float, float, float]:
+    """Percentile bootstrap intervals (pearson_lo, pearson_hi, spearman_lo, spearman_hi) of FRANK's
+    partial Pearson and Spearman: summaries resampled with replacement within each system (the
+    design keeps every system and its number of summaries), residualised again in every sample;
+    ``default_rng(seed)``."""
+    x, y = np.asarray(metric, dtype=float), np.asarray(human, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    codes = group_codes(np.asarray(systems)[ok])
+    if x.size == 0 or codes.max() < 1 or samples < 1:
+        return (np.nan,) * 4
+    rng = np.random.default_rng(seed)
+    idx = np.empty((samples, x.size), dtype=np.int64)
+    for g in range(int(codes.max()) + 1):
+        members = np.flatnonzero(codes == g)
+        idx[:, members] = members[rng.integers(0, members.size, size=(samples, members.size))]
+    rx, ry = residualise(x[idx], codes), residualise(y[idx], codes)
+    r = _pearson(rx, ry)
+    rho = _pearson(stats.rankdata(rx, axis=-1), stats.rankdata(ry, axis=-1))
+    q = [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100]
+    out = []
+    for v in (r, rho):
+        v = v[np.isfinite(v)]
+        out += list(np.percentile(v, q)) if v.size else [np.nan, np.nan]
+    return tuple(float(v) for v in out)
+
+
+class WilliamsPair(NamedTuple):
+    n: int
+    r_a: float        # partial r of metric a with the human score
+    r_b: float
+    r_ab: float       # partial r between the two metrics
+    p: float          # one-sided: a correlates more strongly than b (n - 3 df)
+
+
+def williams_partial(a, b, human, systems) -> WilliamsPair:
+    """FRANK's Williams test between two metrics on partial correlations: over the summaries both
+    metrics and the human score define, all three residualised on the system, then the one-sided
+    Williams test that a's partial r exceeds b's (:func:`metaeval.stats.williams.williams_test`)."""
+    a, b, h = (np.asarray(v, dtype=float) for v in (a, b, human))
+    ok = np.isfinite(a) & np.isfinite(b) & np.isfinite(h)
+    codes = group_codes(np.asarray(systems)[ok])
+    n = int(ok.sum())
+    if n < 4 or codes.max() < 1:
+        return WilliamsPair(n, np.nan, np.nan, np.nan, np.nan)
+    ra, rb, rh = (residualise(v[ok], codes) for v in (a, b, h))
+    r_a, r_b, r_ab = (float(_pearson(u, v)) for u, v in ((ra, rh), (rb, rh), (ra, rb)))
+    if not all(np.isfinite((r_a, r_b, r_ab))):
+        return WilliamsPair(n, r_a, r_b, r_ab, np.nan)
+    return WilliamsPair(n, r_a, r_b, r_ab, float(williams_test(r_a, r_b, r_ab, n)))
