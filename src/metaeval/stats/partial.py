@@ -15,6 +15,11 @@ the residuals, i.e. subtract each system's mean, and correlate the residuals:
   of the ranked metric and human scores given the system. It differs from FRANK's (which ranks the
   residuals); we report it as well so both definitions can be compared.
 
+FRANK's script passes the one-hot matrix sparse, so scikit-learn's LinearRegression solves it by
+the iterative lsqr: its residuals are within ~1e-5 of the exact group-mean residuals used here
+(Pearson agrees to ~1e-10, Spearman of the residuals to ~1e-5 on the release); with a dense matrix
+(an exact least-squares fit) the two agree to 1e-9 (tests/test_factuality.py).
+
 The Pearson partial correlation equals pingouin's ``partial_corr(x, y, covar=<system dummies>)``
 (tests/test_factuality.py checks to 1e-9). Williams tests between two metrics' partial
 correlations are FRANK's ``metric_metric_correlation``: the three residualised Pearson r's of the
