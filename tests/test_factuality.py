@@ -130,6 +130,14 @@ def test_partial_bootstrap_is_seeded_and_brackets_the_estimate():
     assert a[0] < pc.pearson < a[1] and a[2] < pc.spearman < a[3]
 
 
+def test_batched_partial_bootstrap_equals_one_at_a_time():
+    x, h, sy = _synthetic(6)
+    z = x + np.random.default_rng(8).normal(size=x.size)
+    many = partial.bootstrap_partial_many(np.vstack([x, z]), h, sy, 200, 11, 0.9)
+    for row, metric in zip(many, (x, z)):
+        assert tuple(row) == partial.bootstrap_partial(metric, h, sy, 200, 11, 0.9)
+
+
 def test_partial_undefined_with_one_system():
     pc = partial.partial_correlation([1, 2, 3, 4], [1, 3, 2, 4], ["a"] * 4)
     assert pc.systems == 1 and math.isnan(pc.pearson)

@@ -320,9 +320,19 @@ REPORT_SECTIONS += (
     ReportSection("Factual consistency: summary-level correlations by subset and split", (
         ReportItem("factuality", "summary_md"),)),
     ReportSection("Factual consistency: detecting consistent summaries (QAGS, SummaC)", (
-        ReportItem("factuality", "binary_md"),)),
+        ReportItem("factuality", "binary_md"),
+        ReportItem("factuality", "auc_tests",
+                   "How to read this: DeLong's test of two metrics' AUCs on the same summaries (all subsets): "
+                   "difference = AUC a - AUC b, se its standard error, p two-sided; p < 0.05 means the two metrics "
+                   "detect consistent summaries differently well."),
+    )),
     ReportSection("Factual consistency: ranking accuracy on preference pairs (Falke et al. 2019)", (
-        ReportItem("factuality", "ranking_md"),)),
+        ReportItem("factuality", "ranking_md"),
+        ReportItem("factuality", "ranking_tests",
+                   "How to read this: the exact McNemar test between two metrics on the same pairs: a only = pairs "
+                   "metric a ranks correctly and b does not, b only the reverse (ties count as not correct); p "
+                   "two-sided; p < 0.05 means one metric ranks the pairs significantly more often correctly."),
+    )),
     ReportSection("Factual consistency: notes", (
         ReportItem("factuality", "notes", "How to read this: the notes of the factuality analyses: which protocol "
                                           "does not apply to this data set and why, and left-out metrics."),

@@ -48,7 +48,8 @@ from ..figures import pyplot, save
 from ..options import FactualityOptions
 from ..stats.binary import auc, balanced_accuracy, best_threshold, bootstrap_auc, bootstrap_balanced_accuracy, \
     delong_test
-from ..stats.partial import NAN_PARTIAL, _pearson, bootstrap_partial, partial_correlation, williams_partial
+from ..stats.partial import NAN_PARTIAL, _pearson, bootstrap_partial, bootstrap_partial_many, partial_correlation, \
+    williams_partial
 from ..stats.ranking import mcnemar_exact, ranking_accuracy
 from . import analysis_inputs
 
@@ -300,12 +301,23 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
                 if not ok_scope:
                     notes.append(("partial", d, f"{sub} / {sp}: {why_scope}"))
                     continue
+                scope = m & defined
+                # metrics defined on every summary of the scope share the resamples (one batch)
+                full = [k for k in metrics if np.isfinite(inp.metrics[k][scope]).all()]
+                batch = dict(zip(full, bootstrap_partial_many(
+                    np.array([inp.metrics[k][scope] for k in full]).reshape(len(full), -1), h[scope],
+                    inp.systems[scope], o.bootstrap_samples, o.seed, o.confidence)))
                 for mid in metrics:
                     x = inp.metrics[mid]
-                    sel = m & defined & np.isfinite(x)
+                    sel = scope & np.isfinite(x)
                     pc = partial_correlation(x[sel], h[sel], inp.systems[sel]) if sel.any() else NAN_PARTIAL
-                    ci = bootstrap_partial(x[sel], h[sel], inp.systems[sel], o.bootstrap_samples, o.seed,
-                                           o.confidence) if np.isfinite(pc.pearson) else (np.nan,) * 4
+                    if not np.isfinite(pc.pearson):
+                        ci = (np.nan,) * 4
+                    elif mid in batch:
+                        ci = tuple(float(v) for v in batch[mid])
+                    else:
+                        ci = bootstrap_partial(x[sel], h[sel], inp.systems[sel], o.bootstrap_samples, o.seed,
+                                               o.confidence)
                     partial_rows.append([d, sub, sp, mid, inp.sources[mid], pc.n, pc.systems, pc.pearson, ci[0],
                                          ci[1], pc.pearson_p, pc.pearson_p_strict, pc.spearman, ci[2], ci[3],
                                          pc.spearman_p, pc.spearman_ranks])

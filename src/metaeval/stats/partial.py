@@ -135,6 +135,33 @@ def bootstrap_partial(metric, human, systems, samples: int, seed: int, confidenc
     return tuple(float(v) for v in out)
 
 
+def bootstrap_partial_many(metrics: np.ndarray, human, systems, samples: int, seed: int, confidence: float
+                           ) -> np.ndarray:
+    """:func:`bootstrap_partial` of every row of ``metrics`` (M, n), all defined where ``human`` is:
+    the same resamples (they depend only on the systems and the seed), so the same intervals, with
+    the human side residualised and ranked once. Returns (M, 4)."""
+    x, y = np.asarray(metrics, dtype=float), np.asarray(human, dtype=float)
+    codes = group_codes(np.asarray(systems))
+    out = np.full((x.shape[0], 4), np.nan)
+    if y.size == 0 or codes.max() < 1 or samples < 1 or not x.shape[0]:
+        return out
+    rng = np.random.default_rng(seed)
+    idx = np.empty((samples, y.size), dtype=np.int64)
+    for g in range(int(codes.max()) + 1):
+        members = np.flatnonzero(codes == g)
+        idx[:, members] = members[rng.integers(0, members.size, size=(samples, members.size))]
+    ry = residualise(y[idx], codes)
+    rank_y = stats.rankdata(ry, axis=-1)
+    q = [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100]
+    for k in range(x.shape[0]):
+        rx = residualise(x[k][idx], codes)
+        for j, v in enumerate((_pearson(rx, ry), _pearson(stats.rankdata(rx, axis=-1), rank_y))):
+            v = v[np.isfinite(v)]
+            if v.size:
+                out[k, 2 * j:2 * j + 2] = np.percentile(v, q)
+    return out
+
+
 class WilliamsPair(NamedTuple):
     n: int
     r_a: float        # partial r of metric a with the human score
