@@ -138,6 +138,13 @@ def test_batched_partial_bootstrap_equals_one_at_a_time():
         assert tuple(row) == partial.bootstrap_partial(metric, h, sy, 200, 11, 0.9)
 
 
+def test_row_ranks_equal_scipy_rankdata():
+    rng = np.random.default_rng(9)
+    for shape, levels in (((40, 300), 7), ((3, 5), 2), ((1, 1), 1), ((100, 2000), 0)):
+        a = rng.integers(0, levels, size=shape) / 3 if levels else rng.normal(size=shape)
+        assert np.array_equal(partial.row_ranks(a), stats.rankdata(a, axis=-1))
+
+
 def test_partial_undefined_with_one_system():
     pc = partial.partial_correlation([1, 2, 3, 4], [1, 3, 2, 4], ["a"] * 4)
     assert pc.systems == 1 and math.isnan(pc.pearson)

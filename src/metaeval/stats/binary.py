@@ -24,6 +24,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
+from .partial import row_ranks
+
 
 def auc(scores, labels) -> float:
     """ROC AUC of ``scores`` for ``labels`` (1 positive, 0 negative), ties one half; NaN without both classes."""
@@ -38,7 +40,7 @@ def auc(scores, labels) -> float:
 def _auc_rows(scores: np.ndarray, pos: np.ndarray) -> np.ndarray:
     """AUC of every row of ``scores`` (B, n) with the fixed positive mask ``pos`` (n,)."""
     m, k = int(pos.sum()), int((~pos).sum())
-    ranks = stats.rankdata(scores, axis=-1)
+    ranks = row_ranks(scores)
     return (ranks[:, pos].sum(axis=-1) - m * (m + 1) / 2) / (m * k)
 
 
