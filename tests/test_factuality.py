@@ -299,6 +299,11 @@ def test_a_split_the_data_set_does_not_have_is_an_error_naming_file_field_and_ke
     assert "factuality.validation_split" in str(e.value) and "test, valid" in str(e.value)
 
 
+def test_the_options_record_defaults_are_the_schema_defaults():
+    options = Options.from_config({"datasets": {"d": {"format": "simulated", "topics": 5}}})
+    assert options.factuality == FactualityOptions()
+
+
 def test_frank_split_is_checked_with_the_config(tmp_path):
     for name in ("human_annotations.json", "baseline_factuality_metrics_outputs.json"):
         (tmp_path / name).write_text("[]")
