@@ -21,7 +21,7 @@
 #   calibration.smk  `snakemake calibration`: error rates, power and coverage of the tests on known truth
 # Every config value a job uses reaches it through `params:` (a typed record per job), and so does
 # the hash of the library modules its script imports, so a change re-runs exactly the jobs it
-# affects (see the README, "Incremental reruns").
+# affects (docs/scale.md, "Incremental reruns"; per option: config/README.md).
 
 from snakemake.utils import min_version
 

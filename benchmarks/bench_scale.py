@@ -33,7 +33,7 @@ def run(size: int, shard_size: int, keep: Path | None) -> dict:
     shards = max(1, round(size / shard_size))
     cfg = {"datasets": {"big": {"format": "simulated", "topics": topics, "systems": 16, "humans": 4, "seed": 7}},
            "rouge": {"stemming": [1], "stopwords_removed": [0]}, "scale": {"shards": shards},
-           "sera": {"enabled": False}}   # SERA retrieves over the whole corpus: see the README
+           "sera": {"enabled": False}}   # SERA retrieves over the whole corpus: see docs/performance.md
     (work / "config").mkdir()
     (work / "config/config.yaml").write_text(yaml.safe_dump(cfg))
     base = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(work), "--cores", "2"]

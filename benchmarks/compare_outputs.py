@@ -27,7 +27,11 @@ each expected change is checked cell by cell (any other difference in such a fil
 * analysis/notes.tsv: its first column, the kind of each note, is headed ``kind`` (was ``topic``);
 * the simulated data set's dataset.yaml names its generator ``metaeval.data.simulate`` (the module
   moved); nothing else in it changes;
-* data/summary.tsv (issue 16): one added row, ``summaries_without_ascii_letters_or_digits``.
+* data/summary.tsv (issue 16): one added row, ``summaries_without_ascii_letters_or_digits``;
+* issue 21 (benchmarks as released): ``annotations.tsv`` is new in ``data/`` and the importer's
+  folder (the header only: these data sets have no per-annotator scores); the summary-level table gains the columns ``summaries``,
+  ``pearson_lo``, ``pearson_hi`` and ``p_vs_best`` after its old ones, which keep their values; the
+  report shows that table and the top-variants figure is unchanged.
 
 Prints one line per differing file with its verdict, and exits 1 on any unexplained difference.
 """
@@ -136,6 +140,11 @@ def compare(old: Path, new: Path) -> list[tuple[str, str]]:
             if not a.exists() or not b.exists() or a.read_bytes() != b.read_bytes():
                 out.append((f, "expected (issue 12: scoring caches laid out per setting)"))
             continue
+        if f.endswith("/annotations.tsv") and not a.exists():       # data/ and the importer's folder
+            header = b.read_text(encoding="utf-8") == "topic\tsummarizer\tdimension\tannotator\tgroup\tscore\n"
+            out.append((f, "expected (issue 21: annotations.tsv, the header only)" if header else
+                        "UNEXPECTED: annotations.tsv has rows"))
+            continue
         if not a.exists() or not b.exists():
             out.append((f, f"UNEXPECTED: only {'after' if b.exists() else 'before'}"))
             continue
@@ -145,8 +154,12 @@ def compare(old: Path, new: Path) -> list[tuple[str, str]]:
         if f == "analysis/correlations.tsv":
             problem, why = check_correlations(tsv(a), tsv(b)), "defect 2; interval ends within 1e-12 (issue 12)"
         elif f == "analysis/summary_level_correlations.tsv":
-            problem = check_close(tsv(a), tsv(b), ("pearson", "spearman", "kendall"))
-            why = "issue 12: vectorised summary level, within 1e-12"
+            ta, tb = tsv(a), tsv(b)
+            added = [c for c in tb.columns if c not in ta.columns]
+            problem = (check_close(ta, tb[list(ta.columns)], ("pearson", "spearman", "kendall"))
+                       if added in ([], ["summaries", "pearson_lo", "pearson_hi", "p_vs_best"]) else
+                       f"columns added: {added}")
+            why = "issue 12: vectorised summary level, within 1e-12; issue 21: interval and paired test columns"
         elif f in ("analysis/table1.tsv", "analysis/table1.md"):
             if f.endswith(".tsv"):
                 problem = check_table1(tsv(a), tsv(b))
@@ -179,7 +192,7 @@ def compare(old: Path, new: Path) -> list[tuple[str, str]]:
                 else "more than the added row changed"
             why = "issue 16: a row counting summaries without ASCII letters or digits"
         elif f == "report.html":
-            why = "report: configuration (confidence as a fraction) and methods text"
+            why = "report: configuration (confidence as a fraction) and methods text; issue 21: the summary-level table"
         else:
             problem = "not an expected change"
         out.append((f, f"UNEXPECTED: {problem}" if problem else f"expected ({why})"))

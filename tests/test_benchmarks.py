@@ -1,7 +1,7 @@
 """The seven benchmarks as released (.test/config/benchmarks.yaml), end to end in one snakemake run
 from ../shared/data/raw: every data set's report opens with an answer, score-only FRANK runs without
 a text metric, SummEval keeps every annotation. The analyses are lightened (as tests/test_across.py
-does); the full configuration's figures are in the README."""
+does); the full configuration's figures are in docs/benchmarks.md."""
 from __future__ import annotations
 
 import re
@@ -45,9 +45,14 @@ def test_every_benchmark_report_opens_with_an_answer(seven):
     for name in NAMES:
         text = (seven / "results" / name / "report.html").read_text(encoding="utf-8")
         answer = re.search(r'class="answer".*?</p>', text, re.S)[0]
-        assert re.search(r"the best metric for \w+ (at the summary level )?is <b>\S+</b> \((Pearson )?r = -?[0-9.]+",
+        assert re.search(r"the best metric for \w+( \([\w, ]+\))? (at the summary level )?is <b>\S+</b> "
+                         r"\((Pearson )?r = -?[0-9.]+",
                          answer), (name, answer[:600])
         assert "NA" not in re.sub(r"<[^>]+>", "", answer).split("best metric")[1][:80], (name, answer[:600])
+        # one system (QAGS) or pairs (Rank19): the summary-level answer; score-only FRANK: both levels
+        assert ("too few systems for a system-level correlation" in answer) == (name in ("qags_cnn", "qags_xsum",
+                                                                                       "rank19")), name
+        assert ("At the summary level, the best metric" in answer) == (name == "frank"), name
 
 
 def test_frank_is_score_only(seven):

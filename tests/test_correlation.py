@@ -178,3 +178,96 @@ def test_resampled_medians_equal_numpys():
         warnings.simplefilter("ignore", RuntimeWarning)
         want = np.stack([np.nanmedian(x[:, i], axis=1) for i in idx], axis=1)
     np.testing.assert_array_equal(got, want)
+
+
+def _within_by_loops(metric, human, idx):
+    """Mean of the drawn topics' within-topic Pearson r (scipy), a topic drawn twice counting twice."""
+    rs = []
+    for t in idx:
+        ok = ~np.isnan(metric[:, t]) & ~np.isnan(human[:, t])
+        if ok.sum() >= 3 and np.ptp(metric[ok, t]) > 0 and np.ptp(human[ok, t]) > 0:
+            rs.append(stats.pearsonr(metric[ok, t], human[ok, t])[0])
+    return np.mean(rs) if rs else np.nan
+
+
+def _pooled_by_loops(metric, human, idx):
+    """Pearson r (scipy) over the summaries of the drawn topics, repeated as drawn."""
+    x = np.concatenate([metric[:, t] for t in idx])
+    y = np.concatenate([human[:, t] for t in idx])
+    ok = ~np.isnan(x) & ~np.isnan(y)
+    return stats.pearsonr(x[ok], y[ok])[0] if ok.sum() >= 3 and np.ptp(x[ok]) > 0 else np.nan
+
+
+@pytest.mark.parametrize("n_sys,pooled_level", [(5, False), (1, True), (2, True)])
+def test_summary_level_intervals_and_paired_test_by_loops(n_sys, pooled_level):
+    """Intervals and the paired bootstrap p against the best metric, recomputed with plain loops
+    over the same seeded topic draws (default_rng(seed).integers per sample) and scipy."""
+    from metaeval.stats.correlation import summary_level_intervals
+    rng = np.random.default_rng(7)
+    T, B, seed = 30, 200, 11
+    human = rng.normal(size=(n_sys, T))
+    metrics = {"good": human + rng.normal(0, 0.5, (n_sys, T)), "weak": human + rng.normal(0, 2.0, (n_sys, T)),
+               "noise": rng.normal(size=(n_sys, T))}
+    metrics["good"][0, 3] = np.nan                                  # a missing score
+    lo, hi, p = summary_level_intervals(metrics, {"h": human}, ["h"], pooled_level, B, seed, 0.9)
+    draw = np.random.default_rng(seed)
+    idx = [draw.integers(0, T, T) for _ in range(B)]
+    f = _pooled_by_loops if pooled_level else _within_by_loops
+    boot = np.array([[f(metrics[m], human, i) for m in metrics] for i in idx])     # (B, M)
+    assert lo[:, 0] == pytest.approx(np.percentile(boot, 5, axis=0), abs=1e-12)
+    assert hi[:, 0] == pytest.approx(np.percentile(boot, 95, axis=0), abs=1e-12)
+    # "good" is the best on the full data; p = share of samples where it does not beat the other
+    assert np.isnan(p[0, 0])
+    for k in (1, 2):
+        assert p[k, 0] == pytest.approx(np.mean(boot[:, 0] - boot[:, k] <= 0), abs=1e-12)
+    assert p[2, 0] < 0.01
+
+
+def test_pooled_summary_level_is_scipy_over_all_summaries():
+    from metaeval.stats.correlation import pooled
+    rng = np.random.default_rng(3)
+    metric, human = rng.normal(size=(1, 40)), rng.normal(size=(1, 40))
+    metric[0, 5] = np.nan
+    (name, comb, topics, n, p, s, k), = pooled({"m": metric}, {"h": human}, ["h"])
+    ok = ~np.isnan(metric[0])
+    assert (topics, n) == (39, 39)
+    assert (p, s, k) == pytest.approx((stats.pearsonr(metric[0, ok], human[0, ok])[0],
+                                       stats.spearmanr(metric[0, ok], human[0, ok])[0],
+                                       stats.kendalltau(metric[0, ok], human[0, ok])[0]), abs=1e-12)
+
+
+def test_one_system_data_set_gets_pooled_summary_level_rows():
+    """A one-system data set (QAGS-like): no system-level correlation, and the summary level pools
+    every judged summary - values from scipy, interval present, the best metric has no p."""
+    inp = _inputs(n_sys=1, n_top=40, seed=2)
+    result = compute(inp, OPTIONS._replace(samples=100))
+    assert all(np.isnan(r["pearson"]) for r in result.rows)
+    rows = {r["metric"]: r for r in result.summary_level}
+    human = inp.per_summary.human["arithmetic"][0]
+    good = rows["R1_ST0_RS0_R"]
+    assert good["level"] == "summary (all judged summaries pooled)" and good["summaries"] == 40
+    assert good["pearson"] == pytest.approx(stats.pearsonr(inp.summary_metric["R1_ST0_RS0_R"][0], human)[0])
+    assert good["pearson_lo"] < good["pearson"] < good["pearson_hi"]
+    best, other = sorted(rows.values(), key=lambda r: -r["pearson"])
+    assert np.isnan(best["p_vs_best"]) and 0 <= other["p_vs_best"] <= 1
+    assert any(kind == "summary_level" for kind, _ in result.notes)
+
+
+def test_summary_answer_from_a_hand_made_table():
+    """The summary-level verdict: the best metric by r, others counted as not worse when their
+    paired p >= alpha (by hand: B at 0.20 and D undefined -> 1 of 2 defined others), the baseline
+    variant's per-summary metric ranked."""
+    from metaeval.stages.correlation_tables import summary_answer
+    from metaeval.stages.report import summary_answer_text
+    level = "summary (all judged summaries pooled)"
+    row = lambda m, r, p, c="coverage": {"level": level, "metric": m, "combination": c, "topics": "9",  # noqa: E731
+                                         "summaries": "18", "pearson": r, "pearson_lo": "0.1", "pearson_hi": "0.7",
+                                         "p_vs_best": p, "spearman": "NA", "kendall": "NA"}
+    table = [row("R1_ST1_RS0_R", "0.3", "0.01"), row("A", "0.5", "NA"), row("B", "0.45", "0.2"), row("D", "NA", "NA"),
+             row("A", "0.9", "NA", "other")]
+    s = summary_answer(table, "coverage", "R1_ST1_RS0_A_R", 0.05)
+    assert (s.best["metric"], s.not_worse, s.metrics, s.baseline, s.baseline_rank) == ("A", 1, 3, "R1_ST1_RS0_R", 3)
+    text = summary_answer_text(s)
+    assert "the best metric for coverage at the summary level is <b>A</b> (Pearson r = 0.500, 95% CI [0.100, 0.700], " \
+           "over all 18 judged summaries pooled); 1 of the other 2 metrics are not significantly worse" in text
+    assert summary_answer([row("A", "NA", "NA")], "coverage", "R1_ST1_RS0_A_R", 0.05) is None

@@ -200,7 +200,7 @@ def test_interrupted_run_resumes_to_identical_results_with_other_cores(run, tmp_
     os.killpg(proc.pid, signal.SIGKILL)  # killed during scoring, as by a power loss
     proc.wait()
     assert not (workdir / "results/sim/scores/system_scores.tsv").exists()
-    snakemake(workdir, "--unlock")  # a killed Snakemake leaves its lock behind (README: Reliability)
+    snakemake(workdir, "--unlock")  # a killed Snakemake leaves its lock behind (docs/scale.md: Reliability)
     snakemake(workdir, "--cores", "1")  # the default profile re-runs incomplete jobs
     assert tables(workdir) == tables(run)
 

@@ -43,7 +43,7 @@ def quiet(folder):
         return load_dataset(folder)
 
 
-# The counts the README states, per release: topics, systems, system summaries, references per topic.
+# The counts docs/benchmarks.md states, per release: topics, systems, system summaries, references per topic.
 COUNTS = {"SummEval": (100, 16, 1600, 11), "REALSumm": (100, 24, 2400, 1), "Newsroom": (60, 7, 420, 1),
           "QAGS_CNN": (235, 1, 235, 1), "QAGS_XSUM": (239, 1, 239, 1), "Rank19": (373, 2, 746, 1)}
 KINDS = {"SummEval": "graded", "REALSumm": "graded", "Newsroom": "graded", "QAGS_CNN": "proportion",

@@ -93,7 +93,8 @@ def test_degenerate_but_legal_data_gives_results_with_one_note_naming_the_cause(
 
     one = notes("one")
     assert ("one_summarizer", "only 1 summarizer: a correlation across summarizers needs at least 3, so every "
-                              "correlation is NA and there are no tests") in one
+                              "system-level correlation is NA and there are no system-level tests; the summary level "
+                              "pools all judged summaries (summary_level_correlations.tsv)") in one
     assert not [n for n in one if n[0] in ("constant_metric", "williams_undefined")]
     flat = [n for n in notes("flat") if n[0] == "constant_human"]
     assert flat == [("constant_human", f"{c}: the same human score for every summarizer, so every correlation with it "

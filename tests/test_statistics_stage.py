@@ -162,3 +162,39 @@ def test_winner_probabilities_sum_to_one_and_the_figure_exists(small_run):
     for title in ("Correlation levels, bootstrap intervals", "Kendall variants and tie calibration",
                   "Pairwise accuracy of system rankings", "The uncertainty of the winner", "Permutation tests ("):
         assert title in html
+
+
+def test_two_systems_move_the_tests_to_the_global_level():
+    """Fewer than 3 systems (Rank19-like pairs): the global-level Pearson r equals scipy over all
+    summaries pooled, its bootstrap interval equals a plain-loop replay of the seeded topic draws,
+    and the permutation tests compare global-level correlations (PERM-INPUTS)."""
+    from metaeval.stages.analysis_inputs import AnalysisInputs
+    from metaeval.stages.statistics import compute
+    from metaeval.stats.bootstrap import PerSummary
+    from metaeval.variants import Variant
+
+    rng = np.random.default_rng(5)
+    T = 30
+    human = np.stack([np.ones(T), np.zeros(T)])                     # correct / incorrect per topic
+    good, weak = human + rng.normal(0, 0.5, (2, T)), human + rng.normal(0, 3.0, (2, T))
+    ps = PerSummary(["correct", "incorrect"], [f"t{t}" for t in range(T)],
+                    {"R1_ST1_RS0_R": good, "R2_ST1_RS0_R": weak}, {}, {"coverage": human})
+    variants = [Variant.parse("R1_ST1_RS0_A_R"), Variant.parse("R2_ST1_RS0_A_R")]
+    inp = AnalysisInputs(ps.summarizers, ["system"] * 2, variants, np.stack([good.mean(1), weak.mean(1)], 1),
+                         ["coverage"], human.mean(1)[:, None], ps)
+    o = OPTIONS._replace(bootstrap_samples=200, permutation_samples=200, null_samples=50, variants=("all",),
+                         accuracy_baseline="R2_ST1_RS0_A_R")
+    res = compute(inp, o)
+    assert (res.options.permutation_level, res.options.permutation, res.options.resample) == ("global", "inputs",
+                                                                                              "inputs")
+    rows = {r["variant"]: r for r in res.levels if r["level"] == "global" and r["coefficient"] == "pearson"}
+    draw = np.random.default_rng(o.seed)
+    idx = [draw.integers(0, T, T) for _ in range(200)]
+    for v, grid in (("R1_ST1_RS0_A_R", good), ("R2_ST1_RS0_A_R", weak)):
+        assert rows[v]["value"] == pytest.approx(stats.pearsonr(grid.ravel(), human.ravel())[0], abs=1e-12)
+        boot = [stats.pearsonr(grid[:, i].ravel(), human[:, i].ravel())[0] for i in idx]
+        assert (rows[v]["lo"], rows[v]["hi"]) == pytest.approx(tuple(np.percentile(boot, [2.5, 97.5])), abs=1e-12)
+    assert res.permutation["main"].shape == (2, 2)
+    optimal = {r["variant"]: r["optimal"] for r in res.optimal}
+    assert optimal == {"R1_ST1_RS0_A_R": "yes", "R2_ST1_RS0_A_R": "no"}
+    assert any(k == "too_few_systems" for k, _ in res.notes)

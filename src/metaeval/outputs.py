@@ -248,6 +248,16 @@ REPORT_SECTIONS: tuple[ReportSection, ...] = (
                    "darker = smaller p."),
         ReportItem("correlation", "notes", "Notes: skipped combinations, undefined tests and the settings of the tests."),
     )),
+    ReportSection("Summary-level correlations", (
+        ReportItem("correlation", "summary_level",
+                   "How to read this: does the metric rank the summaries of one input as the humans do? Within "
+                   "each topic, the correlation across its summarizers' summaries, averaged over the topics (with "
+                   "fewer than 3 summarizers, the correlation over all judged summaries pooled: the level says "
+                   "which); one row per per-summary metric (a mean and a median variant share it) and human "
+                   "combination. pearson_lo/hi: 95 % bootstrap interval over topics; p_vs_best: one-sided paired "
+                   "bootstrap p-value that the combination's best metric is not better than this one (small = "
+                   "significantly worse than the best)."),
+    )),
     ReportSection("SERA, chrF and pyramid scores (Cohan & Goharian 2016; Popović 2015, 2017)", (ReportItem("correlation_tables", "table5_md"),)),
     ReportSection("Metrics from score files", (ReportItem("correlation_tables", "table6_md"),)),
     # issue 14: a section per family of statistics; each Markdown table's caption says how to read it
@@ -341,7 +351,8 @@ REPORT_SECTIONS += (
 
 # What the report reads besides its sections.
 REPORT_CONTEXT = (ReportItem("data", "dataset"), ReportItem("summary", "summary"), ReportItem("scores", "signature"),
-                  ReportItem("correlation", "correlations"), ReportItem("correlation_tables", "top_png"),
+                  ReportItem("correlation", "correlations"), ReportItem("correlation", "summary_level"),
+                  ReportItem("correlation_tables", "top_png"),
                   ReportItem("statistics", "winner"), ReportItem("factuality", "answer"))
 
 

@@ -5,7 +5,7 @@ from metaeval.stages import correlation_tables as ct
 with job_log(snakemake.log[0], f"correlation tables {snakemake.wildcards.dataset}"):
     i = dict(snakemake.input.items())
     williams = {k[len("williams_"):]: v for k, v in i.items() if k.startswith("williams_")}
-    corr, will, summary_human, file_metrics = ct.load(i["correlations"], williams, i["summary_human"],
-                                                      i.get("file_metrics"))
-    ct.write(ct.compute(corr, will, summary_human, file_metrics, snakemake.params.options),
+    corr, will, summary_human, file_metrics, summary_level = ct.load(
+        i["correlations"], williams, i["summary_human"], i.get("file_metrics"), i["summary_level"])
+    ct.write(ct.compute(corr, will, summary_human, file_metrics, snakemake.params.options, summary_level),
              dict(snakemake.output.items()))

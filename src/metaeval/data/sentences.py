@@ -2,7 +2,7 @@
 
 Importers split running text with these documented rules (the same input always gives the same
 sentences). An unsupervised nltk Punkt model trained on a data set's own documents was measured
-against them on SummEval and was less accurate (README, "Data sets"):
+against them on SummEval and was less accurate (docs/datasets.md, "Formats"):
 
 1. The text is split into whitespace-separated tokens; sentences are rejoined with single spaces
    only where the input had whitespace runs (the tokens themselves are kept byte for byte).

@@ -1,6 +1,6 @@
 """The embedded default data set: a seeded, DUC-like benchmark generated from a known model.
 
-Generative model (documented in the README, so a user can check that the analyses recover it):
+Generative model (documented in docs/datasets.md, so a user can check that the analyses recover it):
 
 * **Topics** have ``units`` content units (like pyramid SCUs) with importance
   ``w_k = exp(-k / 4)`` (k = 0 most important). Every unit can be said three ways:

@@ -19,7 +19,7 @@ import numpy as np
 from .. import tables
 from ..options import CorrelateOptions
 from ..stats.bootstrap import bootstrap_pearson
-from ..stats.correlation import point_correlations, summary_level
+from ..stats.correlation import point_correlations, pooled, summary_level, summary_level_intervals, within_topic
 from ..stats.williams import adjust, assign_clusters, optimal, williams_matrix
 from . import analysis_inputs
 from .analysis_inputs import AnalysisInputs
@@ -27,6 +27,9 @@ from .analysis_inputs import AnalysisInputs
 CORRELATION_COLUMNS = ("variant", "combination", "n", "pearson", "pearson_lo", "pearson_hi", "spearman", "kendall",
                        "optimal", "cluster")
 SUMMARY_LEVEL = "summary (within topic, mean over topics)"
+POOLED_LEVEL = "summary (all judged summaries pooled)"
+SUMMARY_LEVEL_COLUMNS = ("level", "metric", "combination", "topics", "pearson", "spearman", "kendall", "summaries",
+                         "pearson_lo", "pearson_hi", "p_vs_best")
 
 
 @dataclass
@@ -34,7 +37,7 @@ class CorrelationResult:
     rows: list[dict[str, object]]            # one per (combination, variant), CORRELATION_COLUMNS
     variants: list[str]
     williams: dict[str, np.ndarray]          # computed combination -> (V, V) p-values
-    summary_level: list[tuple[str, str, int, float, float, float]]
+    summary_level: list[dict[str, object]]  # SUMMARY_LEVEL_COLUMNS
     notes: list[tuple[str, str]]
 
 
@@ -53,9 +56,11 @@ def constancy_notes(inp: AnalysisInputs) -> list[tuple[str, str]]:
     with the same score for every summarizer, every metric constant (or every ROUGE and BLEU
     variant), or single constant metrics."""
     n_sys = len(inp.summarizers)
-    if n_sys < 2:
-        return [("one_summarizer", f"only {n_sys} summarizer: a correlation across summarizers needs at least 3, so "
-                                   "every correlation is NA and there are no tests")]
+    if n_sys < 3:   # every system-level correlation is NA: a note per constant metric would only repeat it
+        return [("one_summarizer" if n_sys < 2 else "too_few_summarizers",
+                 f"only {n_sys} summarizer{'s' if n_sys != 1 else ''}: a correlation across summarizers needs at least "
+                 "3, so every system-level correlation is NA and there are no system-level tests; the summary level "
+                 "pools all judged summaries (summary_level_correlations.tsv)")]
     notes = [("constant_human", f"{comb}: the same human score for every summarizer, so every correlation with it "
                                 "is undefined (NA)")
              for c, comb in enumerate(inp.combinations) if _constant(inp.system_human[:, c])]
@@ -135,7 +140,7 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
     hi[undefined] = np.nan
     williams: dict[str, np.ndarray] = {}
     rows: list[dict[str, object]] = []
-    if 2 <= n_sys < 4:
+    if n_sys == 3:
         notes.append(("williams_undefined", f"only {n_sys} summarizers: the Williams test needs at least 4 "
                                             "(n - 3 degrees of freedom); no significance tests, optimal or clusters"))
     for c, comb in enumerate(inp.combinations):
@@ -175,8 +180,39 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
         notes.append(("optimal", "optimal and cluster rest on the statistics job's permutation tests among its tested "
                                  f"variants (statistics.optimal: permutation; alpha = {options.alpha}); the other "
                                  "variants' are NA"))
-    level = summary_level(inp.summary_metric, inp.per_summary.human, inp.combinations)
+    if n_sys < 3:
+        notes.append(("summary_level", f"{n_sys} summarizer(s): no topic has 3 summaries to correlate within, so the "
+                                       "summary level is the correlation over all judged summaries pooled"))
+    level = summary_level_rows(inp, options)
     return CorrelationResult(rows, inp.variant_ids, williams, level, notes)
+
+
+def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions) -> list[dict[str, object]]:
+    """The summary-level table (:data:`SUMMARY_LEVEL_COLUMNS`): within each topic, averaged over
+    the topics (at least 3 summarizers), or all judged summaries pooled (fewer); Pearson r with its
+    bootstrap interval over topics and the paired bootstrap p-value against the combination's best
+    metric (:func:`metaeval.stats.correlation.summary_level_intervals`; ``options.samples`` draws)."""
+    metrics, human, combs = inp.summary_metric, inp.per_summary.human, inp.combinations
+    if not metrics or not combs:
+        return []
+    pooled_level = len(inp.summarizers) < 3
+    if pooled_level:
+        points = [(POOLED_LEVEL, *r) for r in pooled(metrics, human, combs)]
+        per_topic = None
+    else:
+        per_topic = within_topic(metrics, human, combs)
+        both = lambda m, c: int((~np.isnan(metrics[m]) & ~np.isnan(human[c])).sum())  # noqa: E731
+        points = [(SUMMARY_LEVEL, name, c, topics, both(name, c), p, s, k)
+                  for name, c, topics, p, s, k in summary_level(metrics, human, combs, per_topic)]
+    lo, hi, p_best = summary_level_intervals(metrics, human, combs, pooled_level, options.samples, options.seed,
+                                             options.confidence, per_topic)
+    rows = []
+    for k, (level, name, c, topics, n, p, s, tau) in enumerate(points):
+        i, j = divmod(k, len(combs))
+        rows.append({"level": level, "metric": name, "combination": c, "topics": topics, "pearson": p,
+                     "spearman": s, "kendall": tau, "summaries": n, "pearson_lo": lo[i, j], "pearson_hi": hi[i, j],
+                     "p_vs_best": p_best[i, j]})
+    return rows
 
 
 def write(result: CorrelationResult, combinations, out: Mapping[str, str]) -> None:
@@ -191,9 +227,7 @@ def write(result: CorrelationResult, combinations, out: Mapping[str, str]) -> No
             tables.write_tsv(tables.frame(rows, ["variant", *result.variants]), path)
         else:
             tables.write_tsv(tables.frame([], ["variant"]), path)
-    rows = [(SUMMARY_LEVEL, *r) for r in result.summary_level]
-    tables.write_tsv(tables.frame(rows, ["level", "metric", "combination", "topics", "pearson", "spearman", "kendall"]),
-                     out["summary_level"])
+    tables.write_tsv(tables.frame(result.summary_level, SUMMARY_LEVEL_COLUMNS), out["summary_level"])
     tables.write_tsv(tables.frame(result.notes, ["kind", "note"]), out["notes"])
 
 

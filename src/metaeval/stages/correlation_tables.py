@@ -62,6 +62,7 @@ class Tables:
     alpha: float
     correlations: list[dict[str, str]]      # the top-variants figure
     baseline: str
+    summary_level: list[dict[str, str]]     # the top-variants figure without a system-level r
 
 
 def _family(variant_id: str) -> str:
@@ -178,6 +179,7 @@ class Answer(NamedTuple):
     baseline_rank: int | None            # rank by r, 1 = best; None if not computed or undefined
     baseline_beaten_by: int              # variants significantly better than the baseline
     alpha: float
+    baseline_computed: bool = True       # False: not among the data set's variants (e.g. no texts: no ROUGE)
 
 
 def matrix_p(matrix, a: str, b: str) -> float:
@@ -200,13 +202,54 @@ def answer(corr: list[dict[str, str]], williams, comb: str, baseline: str, alpha
     not_worse = sum(1 for v in ids if best and v != best["variant"] and not matrix_p(w, best["variant"], v) < alpha)
     rank = ids.index(baseline) + 1 if baseline in ids else None
     beaten_by = sum(1 for v in ids if v != baseline and matrix_p(w, v, baseline) < alpha)
-    return Answer(comb, best, not_worse, len(ids), baseline, rank, beaten_by, alpha)
+    return Answer(comb, best, not_worse, len(ids), baseline, rank, beaten_by, alpha,
+                  any(r["variant"] == baseline for r in corr))
 
 
-def figure_top(corr: list[dict[str, str]], comb: str, baseline: str, png: str, svg: str, top: int = 15) -> None:
-    """The top variants' Pearson r with their bootstrap intervals (and the baseline's), optimal ones filled."""
-    plt = figures.pyplot()
+class SummaryAnswer(NamedTuple):
+    """The opening verdict at the summary level, for a data set without a defined system-level
+    correlation (fewer than 3 systems): see :func:`summary_answer`."""
+    combination: str
+    level: str                           # the summary-level table's level (within topic, or pooled)
+    best: dict[str, str]                 # the best metric's summary-level row
+    not_worse: int                       # other metrics with paired bootstrap p >= alpha against it
+    metrics: int                         # metrics with a defined r
+    baseline: str                        # the baseline's per-summary metric
+    baseline_row: dict[str, str] | None  # its row (None: not computed or undefined)
+    baseline_rank: int | None
+    alpha: float
+
+
+def _summary_ranked(summary_level: list[dict[str, str]], comb: str) -> list[dict[str, str]]:
+    rows = [r for r in summary_level if r["combination"] == comb and not math.isnan(tables.to_float([r["pearson"]])[0])]
+    return sorted(rows, key=lambda r: -float(r["pearson"]))
+
+
+def summary_answer(summary_level: list[dict[str, str]], comb: str, baseline: str, alpha: float
+                   ) -> SummaryAnswer | None:
+    """The best metric by summary-level Pearson r with ``comb``, how many other metrics it does not
+    significantly beat (the table's paired bootstrap p_vs_best >= alpha), and the rank of the
+    baseline variant's per-summary metric; None when no metric has a defined r."""
+    ranked = _summary_ranked(summary_level, comb)
+    if not ranked:
+        return None
+    metric = Variant.parse(baseline).summary_metric if baseline else ""
+    names = [r["metric"] for r in ranked]
+    not_worse = sum(1 for r in ranked[1:] if not tables.to_float([r["p_vs_best"]])[0] < alpha)
+    rank = names.index(metric) + 1 if metric in names else None
+    return SummaryAnswer(comb, ranked[0]["level"], ranked[0], not_worse, len(ranked), metric,
+                         ranked[rank - 1] if rank else None, rank, alpha)
+
+
+def figure_top(corr: list[dict[str, str]], comb: str, baseline: str, png: str, svg: str, top: int = 15,
+               summary_level: list[dict[str, str]] = ()) -> None:
+    """The top variants' Pearson r with their bootstrap intervals (and the baseline's), optimal ones
+    filled; without any defined system-level r (fewer than 3 systems), the top metrics' summary-level
+    r from ``summary_level`` (the correlation stage's table) instead."""
     ranked = _ranked(corr, comb)
+    if not ranked and _summary_ranked(list(summary_level), comb):
+        return figure_top_summary(list(summary_level), comb, Variant.parse(baseline).summary_metric, png, svg, top)
+    plt = figures.pyplot()
     shown = ranked[:top] + [r for r in ranked[top:] if r["variant"] == baseline]
     fig, ax = plt.subplots(figsize=(6.5, 1.2 + 0.3 * max(1, len(shown))))
     for i, r in enumerate(shown):
@@ -224,6 +267,28 @@ def figure_top(corr: list[dict[str, str]], comb: str, baseline: str, png: str, s
         ax.text(0.5, 0.5, "no variant has a defined correlation", ha="center", transform=ax.transAxes)
     ax.set_title(f"Top {min(top, len(ranked))} variants" + (f" and the baseline {baseline}" if
                                                              any(r["variant"] == baseline for r in shown) else ""))
+    figures.save(fig, png, svg)
+
+
+def figure_top_summary(summary_level: list[dict[str, str]], comb: str, baseline: str, png: str, svg: str,
+                       top: int = 15) -> None:
+    """The top metrics' summary-level Pearson r with their bootstrap intervals over topics (and the
+    baseline's); filled = not significantly worse than the best (paired bootstrap)."""
+    plt = figures.pyplot()
+    ranked = _summary_ranked(summary_level, comb)
+    shown = ranked[:top] + [r for r in ranked[top:] if r["metric"] == baseline]
+    fig, ax = plt.subplots(figsize=(6.5, 1.2 + 0.3 * max(1, len(shown))))
+    for i, r in enumerate(shown):
+        lo, hi, p = tables.to_float([r["pearson_lo"], r["pearson_hi"], r["p_vs_best"]])
+        if not (math.isnan(lo) or math.isnan(hi)):
+            ax.plot([lo, hi], [i, i], color="#555", lw=1)
+        tied = i == 0 or not p < 0.05
+        ax.plot([float(r["pearson"])], [i], "o", ms=5, color="tab:blue" if r["metric"] != baseline else "tab:red",
+                mfc=None if tied else "white")
+    ax.set_yticks(range(len(shown)), [r["metric"] for r in shown], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"summary-level Pearson r with {comb} (95% bootstrap interval over topics)")
+    ax.set_title(f"Top {min(top, len(ranked))} metrics at the summary level ({shown[0]['level'].split('(')[-1][:-1]})")
     figures.save(fig, png, svg)
 
 
@@ -248,19 +313,22 @@ def main_of(corr: list[dict[str, str]]) -> str:
     return main_combination(combinations) if combinations else "arithmetic"
 
 
-def load(correlations: str, williams: Mapping[str, str], summary_human: str, file_metrics: str | None = None
-         ) -> tuple[list, object, list, list]:
+def load(correlations: str, williams: Mapping[str, str], summary_human: str, file_metrics: str | None = None,
+         summary_level: str | None = None) -> tuple[list, object, list, list, list]:
     """The correlation rows, the main combination's Williams table (a frame), the per-summary
-    human scores and the file metrics' metrics.tsv rows (none without score files), as text cells."""
+    human scores, the file metrics' metrics.tsv rows (none without score files) and the
+    summary-level rows, as text cells."""
     corr = tables.read_tsv(correlations).to_dict("records")
     path = williams.get(main_of(corr))
     metrics = tables.read_tsv(file_metrics).to_dict("records") if file_metrics else []
+    level = tables.read_tsv(summary_level).to_dict("records") if summary_level else []
     return (corr, tables.read_tsv(path) if path else None, tables.read_tsv(summary_human).to_dict("records"),
-            metrics)
+            metrics, level)
 
 
 def compute(corr: list[dict[str, str]], williams, summary_human: list[dict[str, str]],
-            file_metrics: list[dict[str, str]], options: CorrelationTablesOptions) -> Tables:
+            file_metrics: list[dict[str, str]], options: CorrelationTablesOptions,
+            summary_level: list[dict[str, str]] = ()) -> Tables:
     """``williams``: the main combination's Williams table (:func:`load`)."""
     combinations = list(dict.fromkeys(r["combination"] for r in corr))
     comb = main_of(corr)
@@ -272,7 +340,7 @@ def compute(corr: list[dict[str, str]], williams, summary_human: list[dict[str, 
                                                                       "statistics job tests; the others NA)"))
     return Tables(comb, t1, table2(corr, comb), table4(corr, combinations, options.top),
                   table5(corr, combinations, comb, ids), table6(corr, comb, file_metrics), summary_human, shown, p,
-                  options.alpha, corr, options.answer_baseline)
+                  options.alpha, corr, options.answer_baseline, list(summary_level))
 
 
 # ----------------------------------------------------------------------------- writing
@@ -284,7 +352,8 @@ def write(t: Tables, out: Mapping[str, str]) -> None:
     figure1(t.summary_human, out["figure1_png"], out["figure1_svg"])
     figure2(t.summary_human, out["figure2_png"], out["figure2_svg"])
     figure3(t.williams_variants, t.williams_p, t.combination, t.alpha, out["figure3_png"], out["figure3_svg"])
-    figure_top(t.correlations, t.combination, t.baseline, out["top_png"], out["top_svg"])
+    figure_top(t.correlations, t.combination, t.baseline, out["top_png"], out["top_svg"],
+               summary_level=t.summary_level)
 
 
 def figure1(summary_human: list[dict[str, str]], png: str, svg: str) -> None:

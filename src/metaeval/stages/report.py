@@ -18,7 +18,7 @@ from ..pages import figure_html, markdown_html, page, table_html, tsv_html
 from ..provenance import reported_versions
 from ..stats.rouge_bootstrap import percent
 from ..stats.verdicts import METHOD as AGREEMENT_METHOD
-from .correlation_tables import answer, main_of
+from .correlation_tables import answer, main_of, summary_answer
 from . import factuality  # issue 23: the answer and methods of the factual-consistency protocols
 
 def _exceptions(rouge: Mapping) -> str:
@@ -116,27 +116,71 @@ def winner_sentence(winner_tsv: str | None, a) -> str:
     return text
 
 
-def answer_html(a, figure: str | None, winner_tsv: str | None = None) -> str:
+def combination_label(comb: str, meta: Mapping) -> str:
+    """A human combination as the reader knows it: a component named after its dimensions when it
+    has one or two ("coverage (fact)"), else the combination's name."""
+    dims = (meta.get("human") or {}).get(comb) or []
+    return f"{comb} ({', '.join(dims)})" if 0 < len(dims) <= 2 else comb
+
+
+def summary_answer_text(s, alone: bool = True, label: str | None = None) -> str:
+    """The opening verdict at the summary level (:func:`metaeval.stages.correlation_tables.summary_answer`):
+    the whole answer for a data set without a system-level correlation (fewer than 3 systems,
+    ``alone``), else a second one after the system-level verdict (a score-only data set, whose
+    benchmarks are read at the summary level)."""
+    b = s.best
+    pooled = "pooled" in s.level
+    ci = ("" if b["pearson_lo"] == tables.NA else
+          f", 95% CI [{tables.fixed(b['pearson_lo'])}, {tables.fixed(b['pearson_hi'])}]")
+    how = (f"over all {b['summaries']} judged summaries pooled" if pooled else
+           f"within each of {b['topics']} topics, averaged")
+    lead = ("This data set has too few systems for a system-level correlation, so the answer is at the summary "
+            "level: the best metric" if alone else "At the summary level, the best metric")
+    text = (f"{lead} for {html.escape(label or s.combination)} at the summary level is "
+            f"<b>{html.escape(b['metric'])}</b> (Pearson r = {tables.fixed(b['pearson'])}{ci}, {how}); "
+            f"{s.not_worse} of the other {s.metrics - 1} metrics are not significantly worse (paired bootstrap over "
+            f"topics, p &ge; {s.alpha}). ")
+    if s.baseline_rank is None:
+        text += f"The common baseline {html.escape(s.baseline)} has no defined correlation here."
+    else:
+        text += (f"The common baseline {html.escape(s.baseline)} ranks #{s.baseline_rank} "
+                 f"(r = {tables.fixed(s.baseline_row['pearson'])}).")
+    return text
+
+
+def answer_html(a, figure: str | None, winner_tsv: str | None = None, summary=None, both: bool = False,
+                label: str | None = None) -> str:
     """The opening verdict in plain words (:func:`metaeval.stages.correlation_tables.answer`), with
-    the winner's probability of being the best when the statistics job ran."""
-    if a.best is None:
-        text = (f"No variant has a defined correlation with {a.combination} on this data set (see the notes of the "
+    the winner's probability of being the best when the statistics job ran; without a system-level
+    answer, the summary-level one (``summary``: :func:`metaeval.stages.correlation_tables.summary_answer`),
+    and with ``both`` (a score-only data set) the summary-level one after the system-level one."""
+    label = label or a.combination
+    if a.best is None and summary is not None:
+        text = summary_answer_text(summary, label=label)
+    elif a.best is None:
+        text = (f"No variant has a defined correlation with {html.escape(label)} on this data set (see the notes of the "
                 "correlation section), so there is no answer to give.")
     else:
         b = a.best
         ci = ("" if b["pearson_lo"] == tables.NA else
               f", 95% CI [{tables.fixed(b['pearson_lo'])}, {tables.fixed(b['pearson_hi'])}]")
-        text = (f"On this data set, the best metric for {a.combination} is <b>{html.escape(b['variant'])}</b> "
+        text = (f"On this data set, the best metric for {html.escape(label)} is <b>{html.escape(b['variant'])}</b> "
                 f"(r = {tables.fixed(b['pearson'])}{ci}); {a.not_worse} of the other {a.variants - 1} variants are not "
                 f"significantly worse (Williams test, p &ge; {a.alpha}). ")
-        if a.baseline_rank is None:
+        if not a.baseline_computed:
+            text += f"The common baseline {html.escape(a.baseline)} is not computed on this data set."
+        elif a.baseline_rank is None:
             text += f"The common baseline {html.escape(a.baseline)} has no defined correlation here."
         else:
             text += (f"The common baseline {html.escape(a.baseline)} ranks #{a.baseline_rank} and is significantly beaten "
                      f"by {a.baseline_beaten_by} variant{'s' if a.baseline_beaten_by != 1 else ''}.")
         text += winner_sentence(winner_tsv, a)
-    fig = figure_html(figure, "The top variants' Pearson r with 95% bootstrap intervals (filled: optimal; red: the "
-                              "baseline).") if figure else ""
+        if both and summary is not None:
+            text += " " + summary_answer_text(summary, alone=False, label=label)
+    caption = ("The top metrics' summary-level Pearson r with 95% bootstrap intervals over topics (filled: not "
+               "significantly worse than the best; red: the baseline)." if a.best is None and summary is not None else
+               "The top variants' Pearson r with 95% bootstrap intervals (filled: optimal; red: the baseline).")
+    fig = figure_html(figure, caption) if figure else ""
     return f'<p class="answer">{text}</p>{fig}'
 
 
@@ -205,9 +249,13 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
     will = inputs.get(f"williams__{comb}")
     williams = tables.read_tsv(will) if will else None
     baseline = config.get("agreement", {}).get("baseline", "R2_ST1_RS0_A_R")
-    verdict = answer(corr, williams, comb, baseline, config.get("correlation", {}).get("alpha", 0.05))
+    alpha = config.get("correlation", {}).get("alpha", 0.05)
+    verdict = answer(corr, williams, comb, baseline, alpha)
+    summary = summary_answer(tables.read_tsv(path("correlation", "summary_level")).to_dict("records"), comb,
+                             baseline, alpha)
     winner = inputs.get(outputs.input_key(outputs.ReportItem("statistics", "winner")))
-    lead = [answer_html(verdict, path("correlation_tables", "top_png"), winner),
+    lead = [answer_html(verdict, path("correlation_tables", "top_png"), winner, summary,
+                        both=meta.get("texts", True) is False, label=combination_label(comb, meta)),
             f"<p>{html.escape(str(meta.get('description', '')))}</p>",
             f"<p><b>Source:</b> {html.escape(str(meta.get('source', '')))}<br><b>Licence:</b> "
             f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>"]

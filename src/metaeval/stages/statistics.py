@@ -135,6 +135,7 @@ class StatisticsResult:
     winner: list[dict[str, object]]         # WINNER_COLUMNS
     notes: list[tuple[str, str]]
     permutation_statistic: str = ""
+    options: StatisticsOptions | None = None   # the options in effect (:func:`few_systems` may change them)
 
 
 def load(inputs: Mapping[str, str], options: StatisticsOptions) -> AnalysisInputs:
@@ -183,19 +184,51 @@ class _Comb:
         return statistic(level, coefficient)
 
 
+def few_systems(options: StatisticsOptions, n_sys: int) -> StatisticsOptions:
+    """The options for a data set with fewer than 3 systems, where nothing is defined at the system
+    level: the bootstrap (inputs resampled: drawing 2 systems out of 2 would often leave one) and the
+    null baseline also at the global (pooled) level, and the permutation tests of the global-level
+    correlation, whole inputs swapped (PERM-INPUTS), when they were configured at the system level
+    or with whole systems swapped. With one system there is nothing to permute within an input, so
+    no null baseline."""
+    level = "global" if options.permutation_level == "system" else options.permutation_level
+    method = "inputs" if options.permutation == "systems" else options.permutation
+    resampling = tuple(dict.fromkeys((*options.resampling_levels, "global")))
+    return options._replace(permutation_level=level, permutation=method, resampling_levels=resampling,
+                            resample="inputs", null_samples=options.null_samples if n_sys > 1 else 0)
+
+
+def _pooled_pearson(inp: AnalysisInputs, main: str) -> np.ndarray:
+    """Every variant's global-level (pooled) Pearson r with the main combination, NaN for a variant
+    whose per-summary metric an earlier variant already has (a mean and a median variant are one
+    metric at that level), so "top" picks distinct metrics."""
+    seen: set[str] = set()
+    out = _nan(len(inp.variants))
+    stat = statistic("global", "pearson")
+    for k, v in enumerate(inp.variants):
+        if v.summary_metric not in seen:
+            seen.add(v.summary_metric)
+            out[k] = float(stat(inp.per_summary.metrics[v.summary_metric], inp.per_summary.human[main]))
+    return out
+
+
 def compute(inp: AnalysisInputs, options: StatisticsOptions) -> StatisticsResult:
-    """Everything the stage reports (see the module docstring and :class:`StatisticsResult`)."""
+    """Everything the stage reports (see the module docstring and :class:`StatisticsResult`). With
+    fewer than 3 systems the tests move to the global level (:func:`few_systems`) and "top" is
+    chosen by the pooled Pearson r."""
     notes = list(constancy_notes(inp))
-    o = options
     n_sys = len(inp.summarizers)
+    o = few_systems(options, n_sys) if n_sys < 3 else options
     combos = list(dict.fromkeys(analysed_combinations(o.combinations, inp.combinations).values()))
     perm_combos = analysed_combinations(o.permutation_combinations, inp.combinations)
     for c in dict.fromkeys((*o.combinations, *o.permutation_combinations)):
         if c != "main" and c not in inp.combinations:
             notes.append(("skipped_combination", f"{c}: not computed for this data set (see human/skipped.tsv)"))
     main = main_combination(inp.combinations) if inp.combinations else None
-    pear_main = (SystemScores("pearson", inp.per_summary, tuple(inp.variants), inp.system_metric.T)(
-        None, inp.per_summary.human[main]) if main else _nan(len(inp.variants)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pear_main = (_nan(len(inp.variants)) if not main else _pooled_pearson(inp, main) if n_sys < 3 else
+                     SystemScores("pearson", inp.per_summary, tuple(inp.variants), inp.system_metric.T)(
+                         None, inp.per_summary.human[main]))
     tested = candidates(inp.variants, pear_main, o)
     ids = [inp.variant_ids[v] for v in tested]
     missing = [v for v in o.variants if v not in ("top", "baselines", "bleu", "metrics", "all")
@@ -204,9 +237,14 @@ def compute(inp: AnalysisInputs, options: StatisticsOptions) -> StatisticsResult
         notes.append(("missing_variant", f"not in this data set's scores, so not tested: {', '.join(missing)}"))
     if n_sys < 3:
         notes.append(("too_few_systems", f"only {n_sys} summarizer(s): system-level correlations, accuracies and "
-                                         "their tests need at least 3, so they are NA"))
+                                         "their tests need at least 3, so they are NA; the tested variants are the "
+                                         "top ones by their global-level (pooled) Pearson r, the bootstrap and null "
+                                         f"baseline ({o.null_samples} samples) run at the levels "
+                                         f"{', '.join(o.resampling_levels)} with inputs resampled, and the "
+                                         f"permutation tests compare the {o.permutation_level}-level "
+                                         f"{o.permutation_coefficient} ({o.permutation} swapped)"))
     result = StatisticsResult(ids, [], {}, [], [], [], [], notes,
-                              f"{o.permutation_level}-level {o.permutation_coefficient}")
+                              f"{o.permutation_level}-level {o.permutation_coefficient}", o)
     if not ids:
         notes.append(("no_variants", "no tested variant: nothing to compute"))
         return result
@@ -399,7 +437,7 @@ def _percent(x: float) -> str:
 
 def write(result: StatisticsResult, options: StatisticsOptions, out: Mapping[str, str]) -> None:
     """The stage's tables and figure (``out``: the statistics stage's files by key)."""
-    o = options
+    o = result.options or options
     tables.write_tsv(tables.frame(result.levels, LEVEL_COLUMNS), out["levels"])
     for key, path in out.items():
         if key.startswith("permutation_"):

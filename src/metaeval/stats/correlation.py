@@ -11,10 +11,16 @@
 * :func:`summary_level`: the summary-level correlation - within each topic, across summarizers,
   averaged over the topics where it is defined (a different question from the system level: does
   the metric rank the summaries of one input correctly?).
+* :func:`summary_level_intervals`: percentile bootstrap intervals of that correlation's Pearson r,
+  resampling topics (inputs), and the paired bootstrap test of every metric against the best one
+  (Koehn 2004's paired bootstrap resampling, one-sided); with fewer than 3 summarizers a topic has
+  no within-topic correlation, and the summary level is the correlation over all judged summaries
+  pooled (as QAGS, SummaC and FRANK report it), with its interval from the same topic draws.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -83,13 +89,11 @@ def column_correlations(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.nd
     return out[0], out[1], out[2], counts
 
 
-def summary_level(metrics: Mapping[str, np.ndarray], human: Mapping[str, np.ndarray], combinations: Sequence[str]
-                  ) -> list[tuple[str, str, int, float, float, float]]:
-    """Within-topic correlations averaged over topics, for every (S, T) metric grid and human
-    combination grid: (metric, combination, topics where defined, pearson, spearman, kendall)."""
+def within_topic(metrics: Mapping[str, np.ndarray], human: Mapping[str, np.ndarray], combinations: Sequence[str]
+                 ) -> np.ndarray:
+    """Pearson, Spearman and Kendall tau-b within every topic, across summarizers: (3, T, M, C) for
+    the (S, T) grids of the metrics M and the human combinations C; NaN where undefined."""
     names = list(metrics)
-    if not names or not combinations:
-        return []
     x = np.stack([metrics[m] for m in names], axis=2)                # (S, T, M)
     y = np.stack([human[c] for c in combinations], axis=2)           # (S, T, C)
     n_topics = x.shape[1]
@@ -97,6 +101,19 @@ def summary_level(metrics: Mapping[str, np.ndarray], human: Mapping[str, np.ndar
     for t in range(n_topics):
         p, s, k, _ = column_correlations(x[:, t], y[:, t])
         per_topic[:, t] = p, s, k
+    return per_topic
+
+
+def summary_level(metrics: Mapping[str, np.ndarray], human: Mapping[str, np.ndarray], combinations: Sequence[str],
+                  per_topic: np.ndarray | None = None) -> list[tuple[str, str, int, float, float, float]]:
+    """Within-topic correlations averaged over topics, for every (S, T) metric grid and human
+    combination grid: (metric, combination, topics where defined, pearson, spearman, kendall).
+    ``per_topic``: :func:`within_topic` of the same grids, when already computed."""
+    names = list(metrics)
+    if not names or not combinations:
+        return []
+    if per_topic is None:
+        per_topic = within_topic(metrics, human, combinations)
     defined = ~np.isnan(per_topic[0])                                 # (T, M, C)
     rows = []
     for i, name in enumerate(names):
@@ -106,3 +123,84 @@ def summary_level(metrics: Mapping[str, np.ndarray], human: Mapping[str, np.ndar
             rows.append((name, c, int(sel.sum()), mean(per_topic[0][:, i, j]), mean(per_topic[1][:, i, j]),
                          mean(per_topic[2][:, i, j])))
     return rows
+
+
+def pooled(metrics: Mapping[str, np.ndarray], human: Mapping[str, np.ndarray], combinations: Sequence[str]
+           ) -> list[tuple[str, str, int, int, float, float, float]]:
+    """The correlation over all summaries pooled (every (summarizer, topic) cell where both scores
+    are defined), for every metric and combination: (metric, combination, topics with such a
+    summary, summaries, pearson, spearman, kendall); NaN with fewer than 3 summaries or a constant
+    side (:func:`point_correlations`)."""
+    rows = []
+    for name, grid in metrics.items():
+        for c in combinations:
+            ok = ~np.isnan(grid) & ~np.isnan(human[c])
+            p, s, k, n = point_correlations(grid[ok], human[c][ok])
+            rows.append((name, c, int(ok.any(axis=0).sum()), n, p, s, k))
+    return rows
+
+
+def summary_level_intervals(metrics: Mapping[str, np.ndarray], human: Mapping[str, np.ndarray],
+                            combinations: Sequence[str], pooled_level: bool, samples: int, seed: int,
+                            confidence: float, per_topic: np.ndarray | None = None
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lo, hi, p_vs_best), each (M, C), of the summary-level Pearson r of every metric (in the
+    order of ``metrics``) with every combination: percentile bootstrap interval at ``confidence``
+    over ``samples`` draws of topics with replacement (``draws(seed, ...)``, as every bootstrap of
+    the project; a topic drawn twice counts twice), and for each combination the one-sided paired
+    bootstrap p-value that the best metric (highest r on the full data) does not correlate better
+    than this one: the share of the samples where r_best* - r* <= 0 among those where both are
+    defined (Koehn 2004, "Statistical Significance Tests for Machine Translation Evaluation", §4;
+    the same draws serve every metric, so the test is paired). NaN for the best metric itself and
+    where r is undefined.
+
+    Within-topic level (``pooled_level`` False): a sample's r is the mean of the drawn topics'
+    within-topic r (:func:`within_topic`), so the per-topic values are computed once. Pooled level:
+    the Pearson r over the drawn topics' summaries, each topic weighted by its draw count."""
+    from .bootstrap import counts, draws
+    from .levels import pearson
+    from .resampling import percentile_interval
+
+    names = list(metrics)
+    M, C = len(names), len(combinations)
+    nan = np.full((M, C), np.nan)
+    if not M or not C or samples <= 0:
+        return nan, nan.copy(), nan.copy()
+    n_sys, n_top = metrics[names[0]].shape
+    _, top_idx = draws(seed, samples, n_sys, n_top, "topics")
+    w = counts(top_idx, n_top).astype(float)                              # (B, T)
+    boot = np.full((samples, M, C), np.nan)
+    if not pooled_level:
+        r = within_topic(metrics, human, combinations)[0] if per_topic is None else per_topic[0]   # (T, M, C)
+        defined = ~np.isnan(r)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = np.tensordot(w, np.where(defined, r, 0.0), axes=(1, 0))
+            boot = total / np.tensordot(w, defined.astype(float), axes=(1, 0))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)                # a metric undefined on every topic
+            point = np.nanmean(np.where(defined, r, np.nan), axis=0) if n_top else nan
+    else:
+        point = nan.copy()
+        for i, name in enumerate(names):
+            for j, c in enumerate(combinations):
+                ok = ~np.isnan(metrics[name]) & ~np.isnan(human[c])
+                cells = np.nonzero(ok)                                       # the summaries with both scores
+                point[i, j] = point_correlations(metrics[name][ok], human[c][ok])[0]
+                if not np.isnan(point[i, j]):
+                    boot[:, i, j] = pearson(metrics[name][cells], human[c][cells], w[:, cells[1]])
+    with np.errstate(invalid="ignore"):
+        lo, hi = percentile_interval(boot, confidence)
+    undefined = np.isnan(point)
+    lo[undefined], hi[undefined] = np.nan, np.nan
+    p = np.full((M, C), np.nan)
+    for j in range(C):
+        if undefined[:, j].all():
+            continue
+        best = int(np.nanargmax(point[:, j]))
+        d = boot[:, best, j][:, None] - boot[:, :, j]                       # (B, M)
+        both = ~np.isnan(d)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p[:, j] = ((d <= 0) & both).sum(axis=0) / both.sum(axis=0)
+        p[best, j] = np.nan
+        p[undefined[:, j], j] = np.nan
+    return lo, hi, p
