@@ -33,7 +33,6 @@ answer for a factuality data set.
 from __future__ import annotations
 
 import html
-import math
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Mapping, Sequence
@@ -48,8 +47,9 @@ from ..figures import pyplot, save
 from ..options import FactualityOptions
 from ..stats.binary import auc, balanced_accuracy, best_threshold, bootstrap_auc, bootstrap_balanced_accuracy, \
     delong_test
-from ..stats.partial import NAN_PARTIAL, _pearson, bootstrap_partial, bootstrap_partial_many, partial_correlation, \
-    williams_partial
+from ..stats.partial import NAN_PARTIAL, bootstrap_partial, bootstrap_partial_many, group_codes, partial_correlation, \
+    pearson_rows, residualise, williams_partial
+from ..stats.williams import williams_test
 from ..stats.ranking import mcnemar_exact, ranking_accuracy
 from . import analysis_inputs
 
@@ -227,13 +227,13 @@ def _corr_p(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float, f
             float(k.pvalue))
 
 
-def _bootstrap_pearson(x: np.ndarray, y: np.ndarray, samples: int, seed: int, confidence: float
+def _bootstrappearson_rows(x: np.ndarray, y: np.ndarray, samples: int, seed: int, confidence: float
                        ) -> tuple[float, float]:
     """Percentile interval of Pearson's r, summaries resampled with replacement (``default_rng(seed)``)."""
     if x.size < 3 or samples < 1:
         return (np.nan, np.nan)
     idx = np.random.default_rng(seed).integers(0, x.size, size=(samples, x.size))
-    r = _pearson(x[idx], y[idx])
+    r = pearson_rows(x[idx], y[idx])
     r = r[np.isfinite(r)]
     if not r.size:
         return (np.nan, np.nan)
@@ -282,7 +282,7 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
                     x = inp.metrics[mid]
                     ok = m & defined & np.isfinite(x)
                     r = _corr_p(x[ok], h[ok])
-                    lo, hi = _bootstrap_pearson(x[ok], h[ok], o.bootstrap_samples, o.seed, o.confidence) \
+                    lo, hi = _bootstrappearson_rows(x[ok], h[ok], o.bootstrap_samples, o.seed, o.confidence) \
                         if np.isfinite(r[0]) else (np.nan, np.nan)
                     summary_rows.append([d, sub, sp, mid, inp.sources[mid], int(ok.sum()), r[0], lo, hi, r[1], r[2],
                                          r[3], r[4], r[5]])
@@ -360,9 +360,6 @@ def _williams(d: str, sub: str, sp: str, m: np.ndarray, inp: FactualityInputs, m
     """FRANK's Williams tests on partial correlations between every ordered pair of metrics in one
     scope (p: one-sided, metric_a's partial r exceeds metric_b's). Metrics defined on every summary
     of the scope share one residualisation (the same numbers :func:`williams_partial` gives)."""
-    from ..stats.partial import group_codes, residualise
-    from ..stats.williams import williams_test
-
     full = [k for k in metrics if np.isfinite(inp.metrics[k][m]).all()]
     rows = []
     res = {}
@@ -371,7 +368,7 @@ def _williams(d: str, sub: str, sp: str, m: np.ndarray, inp: FactualityInputs, m
         codes = group_codes(inp.systems[m])
         rh = residualise(h[m], codes)
         R = np.vstack([residualise(inp.metrics[k][m], codes) for k in full])
-        r_h = _pearson(R, rh[None, :])
+        r_h = pearson_rows(R, rh[None, :])
         with np.errstate(invalid="ignore", divide="ignore"):
             r_mm = np.corrcoef(R)
         r_mm = np.atleast_2d(r_mm)

@@ -89,7 +89,7 @@ def residualise(values: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return values - means[..., codes]
 
 
-def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Pearson r along the last axis (NaN where a side is constant)."""
     xc = x - x.mean(axis=-1, keepdims=True)
     yc = y - y.mean(axis=-1, keepdims=True)
@@ -121,9 +121,9 @@ def partial_correlation(metric, human, systems) -> Partial:
     if g < 2 or n - g < 2:
         return Partial(n, g, *(np.nan,) * 6)
     rx, ry = residualise(x, codes), residualise(y, codes)
-    r = float(_pearson(rx, ry))
-    rho = float(_pearson(stats.rankdata(rx), stats.rankdata(ry)))
-    rho_ranks = float(_pearson(residualise(stats.rankdata(x), codes), residualise(stats.rankdata(y), codes)))
+    r = float(pearson_rows(rx, ry))
+    rho = float(pearson_rows(stats.rankdata(rx), stats.rankdata(ry)))
+    rho_ranks = float(pearson_rows(residualise(stats.rankdata(x), codes), residualise(stats.rankdata(y), codes)))
     return Partial(n, g, r, _t_p(r, n - 2), _t_p(r, n - (g - 1) - 2), rho, _t_p(rho, n - 2), rho_ranks)
 
 
@@ -145,8 +145,8 @@ def bootstrap_partial(metric, human, systems, samples: int, seed: int, confidenc
         members = np.flatnonzero(codes == g)
         idx[:, members] = members[rng.integers(0, members.size, size=(samples, members.size))]
     rx, ry = residualise(x[idx], codes), residualise(y[idx], codes)
-    r = _pearson(rx, ry)
-    rho = _pearson(row_ranks(rx), row_ranks(ry))
+    r = pearson_rows(rx, ry)
+    rho = pearson_rows(row_ranks(rx), row_ranks(ry))
     q = [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100]
     out = []
     for v in (r, rho):
@@ -175,7 +175,7 @@ def bootstrap_partial_many(metrics: np.ndarray, human, systems, samples: int, se
     q = [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100]
     for k in range(x.shape[0]):
         rx = residualise(x[k][idx], codes)
-        for j, v in enumerate((_pearson(rx, ry), _pearson(row_ranks(rx), rank_y))):
+        for j, v in enumerate((pearson_rows(rx, ry), pearson_rows(row_ranks(rx), rank_y))):
             v = v[np.isfinite(v)]
             if v.size:
                 out[k, 2 * j:2 * j + 2] = np.percentile(v, q)
@@ -201,7 +201,7 @@ def williams_partial(a, b, human, systems) -> WilliamsPair:
     if n < 4 or codes.max() < 1:
         return WilliamsPair(n, np.nan, np.nan, np.nan, np.nan)
     ra, rb, rh = (residualise(v[ok], codes) for v in (a, b, h))
-    r_a, r_b, r_ab = (float(_pearson(u, v)) for u, v in ((ra, rh), (rb, rh), (ra, rb)))
+    r_a, r_b, r_ab = (float(pearson_rows(u, v)) for u, v in ((ra, rh), (rb, rh), (ra, rb)))
     if not all(np.isfinite((r_a, r_b, r_ab))):
         return WilliamsPair(n, r_a, r_b, r_ab, np.nan)
     return WilliamsPair(n, r_a, r_b, r_ab, float(williams_test(r_a, r_b, r_ab, n)))
