@@ -12,6 +12,7 @@
 #                    calibration, pairwise accuracy, null baseline, uncertainty of the winner
 #   factuality.smk   issue 23: factual consistency (FRANK partial correlation and ablation, QAGS / SummaC
 #                    AUC and balanced accuracy, Rank19 ranking accuracy, correlations by subset)
+#   annotators.smk   issue 22: annotators as data - Krippendorff's alpha, the human ceiling, human parity
 #   agreement.smk    AESOP-style agreement of metric and human verdicts on pairs (Owczarzak et al. 2012)
 #   rerank.smk       systems re-ranked by the best variant, pairwise significance (Graham 2015 §5)
 #   sweeps.smk       single vs all references (Lin 2004), word limits and compression (Pastra & Saggion 2003)
@@ -60,6 +61,7 @@ include: "rules/correlation.smk"
 include: "rules/statistics.smk"
 include: "rules/factuality.smk"
 include: "rules/agreement.smk"
+include: "rules/annotators.smk"
 include: "rules/rerank.smk"
 include: "rules/sweeps.smk"
 include: "rules/report.smk"

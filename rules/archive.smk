@@ -9,7 +9,8 @@ rule archive:
 
 rule archive_dataset:
     input:
-        results=lambda wc: OUT.final(wc.dataset, COMBINATIONS, texts=OPTIONS.has_texts(wc.dataset)),
+        results=lambda wc: OUT.final(wc.dataset, COMBINATIONS, texts=OPTIONS.has_texts(wc.dataset),
+                                     annotators=OPTIONS.annotators_enabled),
         score_files=file_metric_sources,
     output:
         OUT.ARCHIVE,

@@ -166,13 +166,15 @@ def across_inputs(wildcards):
 def final_outputs():
     across = list(OUT.files("across", OUT.ACROSS).values()) if len(DATASETS) >= 2 else []
     return [path for d in DATASETS
-            for path in OUT.final(d, COMBINATIONS, STATISTICS_PERMUTATIONS, OPTIONS.has_texts(d))] + across
+            for path in OUT.final(d, COMBINATIONS, STATISTICS_PERMUTATIONS, OPTIONS.has_texts(d),
+                                  OPTIONS.annotators_enabled)] + across
 
 
 def report_inputs(wildcards):
     """The report's named inputs: every section's files, but those of the jobs that are off (the
     statistics job when disabled; the text metrics' stages for a score-only data set)."""
     skip = (() if OPTIONS.statistics_enabled else ("statistics",)) + (
+        () if OPTIONS.annotators_enabled else ("annotators",)) + (
         () if OPTIONS.has_texts(wildcards.dataset) else OUT.TEXT_STAGES)
     return OUT.report_inputs(wildcards.dataset, combinations=COMBINATIONS, skip=skip)
 

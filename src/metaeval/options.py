@@ -37,7 +37,11 @@ DATASET_WILDCARD = rf"(?!(?:{'|'.join(RESERVED_NAMES)})/){DATASET_NAME}"
 FRANK_FILES = ("human_annotations.json", "baseline_factuality_metrics_outputs.json")
 FRANK_SPLITS = ("valid", "test")     # the release's splits (metaeval.data.frank.SPLITS)
 SECTIONS = ("rouge", "bleu", "chrf", "human_scores", "correlation", "agreement", "rerank", "sera", "sweeps", "intervals",
-            "statistics", "factuality")
+            "statistics", "factuality", "annotators")
+
+
+# The selectors of annotators.variants besides variant ids (metaeval.stages.annotators.select_variants).
+ANNOTATOR_SELECTORS = ("top", "baselines", "bleu", "chrf", "metrics", "all")
 
 
 class ConfigError(ValueError):
@@ -197,6 +201,14 @@ def check(config: Mapping[str, Any]) -> None:
     check_calibration(config)
     check_statistics(config)
     check_factuality(config)
+    # issue 22: the annotators stage's variant ids must parse (a data set lacking one gets a note)
+    for i, v in enumerate(config["annotators"]["variants"]):
+        if v not in ANNOTATOR_SELECTORS:
+            try:
+                Variant.parse(v)
+            except ValueError as e:
+                raise ConfigError(f"config key annotators.variants[{i}]: {e}; or one of "
+                                  f"{', '.join(ANNOTATOR_SELECTORS)}") from None
 
 
 def require_computed(variant: Variant, key: str, config: Mapping[str, Any], alternative: str = "") -> None:
@@ -338,6 +350,8 @@ class CorrelateOptions(NamedTuple):
     alpha: float
     correction: str | None
     optimal: str = "williams"     # statistics.optimal when the statistics job runs, else williams
+    resample_annotators: bool = False   # issue 22: the bootstrap also resamples annotators
+    human_order: str = "combine_then_average"   # human_scores.order (the human scores resampled annotators give)
 
 
 class CorrelationTablesOptions(NamedTuple):
@@ -570,6 +584,23 @@ def check_factuality(config: Mapping[str, Any]) -> None:
             if f[key] not in FRANK_SPLITS:
                 raise ConfigError(f"config key factuality.{key}: {f[key]!r} is not a split of data set {name} (FRANK's "
                                   f"release has the splits {', '.join(FRANK_SPLITS)})")
+class AnnotatorsOptions(NamedTuple):
+    """The annotators job (issue 22; the ``annotators:`` section, with correlation.summarizers and
+    correlation.baselines)."""
+    summarizers: str
+    variants: tuple[str, ...]
+    top: int
+    baselines: tuple[str, ...]
+    bootstrap_samples: int
+    max_held_out_sets: int
+    seed: int
+    confidence: float
+
+
+def annotators_options(config: Mapping[str, Any]) -> AnnotatorsOptions:
+    an, c = config["annotators"], config["correlation"]
+    return AnnotatorsOptions(c["summarizers"], tuple(an["variants"]), an["top"], tuple(c["baselines"]),
+                             an["bootstrap_samples"], an["max_held_out_sets"], an["seed"], an["confidence"])
 
 
 def _t(x) -> tuple:
@@ -616,7 +647,8 @@ class Options:
         c = config["correlation"]
         self.correlate = CorrelateOptions(_t(h["combinations"]), c["summarizers"], c["bootstrap_samples"], c["resample"],
                                           c["confidence"], c["seed"], c["alpha"], c["correction"],
-                                          "permutation" if self.optimal_by_permutation else "williams")
+                                          "permutation" if self.optimal_by_permutation else "williams",
+                                          c["resample_annotators"], h["order"])
         self.correlation_tables = CorrelationTablesOptions(_t(c["baselines"]), c["top_variants"], c["alpha"],
                                                            config["agreement"]["baseline"], self.correlate.optimal)
         a = config["agreement"]
@@ -635,6 +667,9 @@ class Options:
                                    exceptions if any(Variant.parse(v).stem for v in sw["variants"]) else None)
         self.calibration = calibration_options(config)
         self.factuality = factuality_options(config)
+        # issue 22: annotators as data
+        self.annotators_enabled: bool = config["annotators"]["enabled"]
+        self.annotators = annotators_options(config)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], schema: Mapping[str, Any] | None = None) -> Options:

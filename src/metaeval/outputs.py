@@ -105,6 +105,11 @@ STAGES: dict[str, dict[str, str]] = {
                    **_table("factuality", "binary", "binary"), "auc_tests": "factuality/auc_tests.tsv",
                    **_table("factuality", "ranking", "ranking_accuracy"), "ranking_tests": "factuality/ranking_tests.tsv",
                    "answer": "factuality/answer.tsv", "notes": "factuality/notes.tsv"},
+    # issue 22: annotators as data (metaeval.stages.annotators)
+    "annotators": {"alpha": "annotators/alpha.tsv", "alpha_md": "annotators/alpha.md",
+                   "ceiling": "annotators/ceiling.tsv", "ceiling_md": "annotators/ceiling.md",
+                   "parity": "annotators/parity.tsv", "parity_md": "annotators/parity.md",
+                   **_figure("annotators", "figure", "figure_ceiling"), "notes": "annotators/notes.tsv"},
     "report": {"report": "report.html"},
     # across data sets (results/all/, the data set name ACROSS)
     "across": {"variants_tsv": "variants.tsv", "variants_md": "variants.md",
@@ -200,15 +205,17 @@ TEXT_STAGES = ("intervals", "reference_sweep", "length_sweep")
 
 
 def final(dataset: str, combinations: Sequence[str], statistics: Sequence[str] | None = None,
-          texts: bool = True) -> list[str]:
+          texts: bool = True, annotators: bool = True) -> list[str]:
     """Every final output of one data set (the main job's targets); ``statistics``: the statistics
     job's permutation combinations (None: the job is off); ``texts``: False for a score-only data
-    set (no :data:`TEXT_STAGES`)."""
+    set (no :data:`TEXT_STAGES`); ``annotators``: whether the annotators job (issue 22) is on."""
     out = [file("summary", "summary", dataset), file("scores", "summaries", dataset),
            file("scores", "systems", dataset)]
     out += files("correlation", dataset, combination=list(combinations)).values()
     if statistics is not None:
         out += files("statistics", dataset, combination=list(statistics)).values()
+    if annotators:
+        out += files("annotators", dataset).values()
     for stage in ("correlation_tables", "agreement", "rerank", "intervals", "reference_sweep", "length_sweep",
                   "factuality", "report"):
         if texts or stage not in TEXT_STAGES:
@@ -279,6 +286,20 @@ REPORT_SECTIONS: tuple[ReportSection, ...] = (
                    "the bootstrap samples; right, the interval of its rank (1 = best) and, as a dot, the rank of its "
                    "value on the full data. Long, overlapping intervals mean the order of these variants is not "
                    "settled by the data."),
+    )),
+    # issue 22: annotators as data; each Markdown table's caption says how to read it
+    ReportSection("Annotators: agreement, the human ceiling and human parity", (
+        ReportItem("annotators", "alpha_md"), ReportItem("annotators", "ceiling_md"),
+        ReportItem("annotators", "figure_png",
+                   "Metrics and annotators on one axis. How to read this: each point is a Pearson r with the same "
+                   "targets - the mean of the other annotators of the reference group, each annotator left out in "
+                   "turn (left: system level; right: summary level, within topic and averaged over topics). Grey: "
+                   "each held-out annotator; black diamond and dashed line: their mean, the human ceiling; orange: "
+                   "the other groups' means; blue: the metrics. A metric right of the dashed line agrees with these "
+                   "annotators better than one more of them would."),
+        ReportItem("annotators", "parity_md"),
+        ReportItem("annotators", "notes", "Notes of the annotators stage: data sets or groups without enough "
+                                          "annotators, undefined values and the settings."),
     )),
     ReportSection("Confidence intervals of system scores (ROUGE-1.5.5 -c 95 -r 1000)", (
         ReportItem("intervals", "markdown"),
@@ -353,7 +374,8 @@ REPORT_SECTIONS += (
 REPORT_CONTEXT = (ReportItem("data", "dataset"), ReportItem("summary", "summary"), ReportItem("scores", "signature"),
                   ReportItem("correlation", "correlations"), ReportItem("correlation", "summary_level"),
                   ReportItem("correlation_tables", "top_png"),
-                  ReportItem("statistics", "winner"), ReportItem("factuality", "answer"))
+                  ReportItem("statistics", "winner"), ReportItem("annotators", "ceiling"),
+                  ReportItem("factuality", "answer"))
 
 
 def input_key(item: ReportItem) -> str:

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import tables
 from ..options import CorrelateOptions
+from ..stats.annotator_resampling import HumanResampler
 from ..stats.bootstrap import bootstrap_pearson
 from ..stats.correlation import point_correlations, pooled, summary_level, summary_level_intervals, within_topic
 from ..stats.williams import adjust, assign_clusters, optimal, williams_matrix
@@ -115,10 +116,12 @@ def permutation_optimal(variant_ids: Sequence[str], r: np.ndarray, tested: Seque
 
 
 def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str, str] = {},
-            basis: Mapping[str, tuple[list[str], np.ndarray]] | None = None) -> CorrelationResult:
+            basis: Mapping[str, tuple[list[str], np.ndarray]] | None = None, annotators=None) -> CorrelationResult:
     """Everything the stage reports; ``skipped`` = the human combinations the human-scores stage
     could not compute, with the reason (reported in the notes); ``basis``: the permutation tests
-    "optimal" rests on when ``options.optimal`` is permutation (:func:`read_permutation_basis`)."""
+    "optimal" rests on when ``options.optimal`` is permutation (:func:`read_permutation_basis`);
+    ``annotators``: the :class:`metaeval.stats.annotator_resampling.AnnotatorModel` of the data set
+    when the bootstrap also resamples annotators (issue 22, ``correlation.resample_annotators``)."""
     notes: list[tuple[str, str]] = []
     n_sys = len(inp.summarizers)
     V, C = len(inp.variants), len(inp.combinations)
@@ -129,10 +132,19 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
             pear[v, c], spear[v, c], kend[v, c], ns[v, c] = point_correlations(inp.system_metric[:, v],
                                                                                inp.system_human[:, c])
     notes += constancy_notes(inp)
+    human = None
+    if options.resample_annotators:       # issue 22 (metaeval.stats.annotator_resampling states the scheme)
+        if annotators is not None and annotators.annotated:
+            human = HumanResampler(annotators, inp.combinations, options.samples, options.seed, options.human_order)
+            notes.append(("resample_annotators", "the bootstrap intervals also resample annotators (each group's "
+                                                 "annotators drawn with replacement per sample)"))
+        else:
+            notes.append(("resample_annotators", "no human dimension comes from per-annotator judgments: the "
+                                                 "intervals resample systems and topics only"))
     if options.samples > 0 and n_sys >= 3:
         lo, hi = bootstrap_pearson(inp.per_summary, inp.variants, inp.combinations, inp.system_metric,
                                    inp.system_human, options.samples, options.resample, options.seed,
-                                   options.confidence)
+                                   options.confidence, human)
     else:
         lo, hi = np.full((V, C), np.nan), np.full((V, C), np.nan)
     undefined = np.isnan(pear)        # an undefined correlation has no interval

@@ -218,6 +218,7 @@ class SummaryAnswer(NamedTuple):
     baseline_row: dict[str, str] | None  # its row (None: not computed or undefined)
     baseline_rank: int | None
     alpha: float
+    baseline_computed: bool = True       # False: not among the data set's metrics (e.g. no texts: no ROUGE)
 
 
 def _summary_ranked(summary_level: list[dict[str, str]], comb: str) -> list[dict[str, str]]:
@@ -238,7 +239,8 @@ def summary_answer(summary_level: list[dict[str, str]], comb: str, baseline: str
     not_worse = sum(1 for r in ranked[1:] if not tables.to_float([r["p_vs_best"]])[0] < alpha)
     rank = names.index(metric) + 1 if metric in names else None
     return SummaryAnswer(comb, ranked[0]["level"], ranked[0], not_worse, len(ranked), metric,
-                         ranked[rank - 1] if rank else None, rank, alpha)
+                         ranked[rank - 1] if rank else None, rank, alpha,
+                         any(r["metric"] == metric for r in summary_level))
 
 
 def figure_top(corr: list[dict[str, str]], comb: str, baseline: str, png: str, svg: str, top: int = 15,

@@ -18,6 +18,8 @@ from ..pages import figure_html, markdown_html, page, table_html, tsv_html
 from ..provenance import reported_versions
 from ..stats.rouge_bootstrap import percent
 from ..stats.verdicts import METHOD as AGREEMENT_METHOD
+from .annotators import ceiling_sentence
+from .annotators import methods as annotators_methods
 from .correlation_tables import answer, main_of, summary_answer
 from . import factuality  # issue 23: the answer and methods of the factual-consistency protocols
 
@@ -92,6 +94,7 @@ def methods(config: Mapping, texts: bool = True) -> str:
         items = [SCORE_ONLY] + [i for i in items if i not in text_items]
     items += statistics_methods(config)
     items += factuality.methods(config)
+    items += annotators_methods(config)   # issue 22
     return "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"
 
 
@@ -136,11 +139,13 @@ def summary_answer_text(s, alone: bool = True, label: str | None = None) -> str:
            f"within each of {b['topics']} topics, averaged")
     lead = ("This data set has too few systems for a system-level correlation, so the answer is at the summary "
             "level: the best metric" if alone else "At the summary level, the best metric")
-    text = (f"{lead} for {html.escape(label or s.combination)} at the summary level is "
+    text = (f"{lead} for {html.escape(label or s.combination)}{' at the summary level' if alone else ''} is "
             f"<b>{html.escape(b['metric'])}</b> (Pearson r = {tables.fixed(b['pearson'])}{ci}, {how}); "
             f"{s.not_worse} of the other {s.metrics - 1} metrics are not significantly worse (paired bootstrap over "
             f"topics, p &ge; {s.alpha}). ")
-    if s.baseline_rank is None:
+    if not s.baseline_computed:
+        text += f"The common baseline {html.escape(s.baseline)} is not computed on this data set."
+    elif s.baseline_rank is None:
         text += f"The common baseline {html.escape(s.baseline)} has no defined correlation here."
     else:
         text += (f"The common baseline {html.escape(s.baseline)} ranks #{s.baseline_rank} "
@@ -149,7 +154,7 @@ def summary_answer_text(s, alone: bool = True, label: str | None = None) -> str:
 
 
 def answer_html(a, figure: str | None, winner_tsv: str | None = None, summary=None, both: bool = False,
-                label: str | None = None) -> str:
+                label: str | None = None, ceiling_tsv: str | None = None) -> str:
     """The opening verdict in plain words (:func:`metaeval.stages.correlation_tables.answer`), with
     the winner's probability of being the best when the statistics job ran; without a system-level
     answer, the summary-level one (``summary``: :func:`metaeval.stages.correlation_tables.summary_answer`),
@@ -175,6 +180,7 @@ def answer_html(a, figure: str | None, winner_tsv: str | None = None, summary=No
             text += (f"The common baseline {html.escape(a.baseline)} ranks #{a.baseline_rank} and is significantly beaten "
                      f"by {a.baseline_beaten_by} variant{'s' if a.baseline_beaten_by != 1 else ''}.")
         text += winner_sentence(winner_tsv, a)
+        text += ceiling_sentence(ceiling_tsv, b["variant"], a.combination)   # issue 22
         if both and summary is not None:
             text += " " + summary_answer_text(summary, alone=False, label=label)
     caption = ("The top metrics' summary-level Pearson r with 95% bootstrap intervals over topics (filled: not "
@@ -254,8 +260,10 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
     summary = summary_answer(tables.read_tsv(path("correlation", "summary_level")).to_dict("records"), comb,
                              baseline, alpha)
     winner = inputs.get(outputs.input_key(outputs.ReportItem("statistics", "winner")))
+    ceiling = inputs.get(outputs.input_key(outputs.ReportItem("annotators", "ceiling")))
     lead = [answer_html(verdict, path("correlation_tables", "top_png"), winner, summary,
-                        both=meta.get("texts", True) is False, label=combination_label(comb, meta)),
+                        both=meta.get("texts", True) is False, label=combination_label(comb, meta),
+                        ceiling_tsv=ceiling),
             f"<p>{html.escape(str(meta.get('description', '')))}</p>",
             f"<p><b>Source:</b> {html.escape(str(meta.get('source', '')))}<br><b>Licence:</b> "
             f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>"]

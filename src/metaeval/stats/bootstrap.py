@@ -226,10 +226,13 @@ def sample_correlations(m: np.ndarray, h: np.ndarray, sys_idx: np.ndarray | None
 
 def bootstrap_pearson(ps: PerSummary, variants: Sequence[Variant], combinations: Sequence[str],
                       system_metric: np.ndarray, system_human: np.ndarray, samples: int, resample: str, seed: int,
-                      confidence: float) -> tuple[np.ndarray, np.ndarray]:
+                      confidence: float, human=None) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bootstrap interval of Pearson r for every (variant, combination): (lo, hi), each
     (V, C). ``system_metric`` (S, V) and ``system_human`` (S, C) are the full-data system scores,
-    used as they are when only systems are resampled."""
+    used as they are when only systems are resampled. ``human`` (issue 22, annotators resampled:
+    :class:`metaeval.stats.annotator_resampling.HumanResampler`): f(topic counts (b, T), start,
+    stop) -> the human system scores (b, S, C) of samples start:stop, instead of the means of the
+    human grids (with every topic counted once when topics are not resampled)."""
     n_sys, n_top = len(ps.summarizers), len(ps.topics)
     sys_idx, top_idx = draws(seed, samples, n_sys, n_top, resample)
     chunk = max(1, int(4e6 // max(1, n_sys * len(variants) + n_top)))    # bounds the memory of a batch
@@ -238,10 +241,12 @@ def bootstrap_pearson(ps: PerSummary, variants: Sequence[Variant], combinations:
         stop = min(samples, start + chunk)
         if top_idx is None:
             m = np.broadcast_to(system_metric, (stop - start, *system_metric.shape))
-            h = np.broadcast_to(system_human, (stop - start, *system_human.shape))
+            h = np.broadcast_to(system_human, (stop - start, *system_human.shape)) if human is None else \
+                human(np.ones((stop - start, n_top)), start, stop)
         else:
             c = counts(top_idx[start:stop], n_top)
-            m, h = variant_scores(ps, variants, c), human_scores(ps, combinations, c)
+            m = variant_scores(ps, variants, c)
+            h = human_scores(ps, combinations, c) if human is None else human(c, start, stop)
         rs[start:stop] = sample_correlations(m, h, None if sys_idx is None else sys_idx[start:stop])
     tail = (1 - confidence) / 2 * 100  # percentile bootstrap
     with warnings.catch_warnings():
