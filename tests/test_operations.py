@@ -22,7 +22,7 @@ pytestmark = pytest.mark.workflow
 
 SMALL = scenario_config("operations.yaml")
 ANALYSIS_RULES = {"human_scores", "correlate", "correlation_tables", "agreement", "rerank", "report", "all",
-                  "sweeps", "statistics", "across", "factuality"}
+                  "sweeps", "statistics", "across", "factuality", "annotators"}
 
 
 def setup_dir(path: Path, extra: dict | None = None) -> Path:
