@@ -10,6 +10,8 @@
 #   correlation.smk  correlations, Williams tests, optimal variants; the correlation tables and figures
 #   statistics.smk   issue 14: correlation levels, bootstrap, permutation tests, Kendall variants, tie
 #                    calibration, pairwise accuracy, null baseline, uncertainty of the winner
+#   factuality.smk   issue 23: factual consistency (FRANK partial correlation and ablation, QAGS / SummaC
+#                    AUC and balanced accuracy, Rank19 ranking accuracy, correlations by subset)
 #   annotators.smk   issue 22: annotators as data - Krippendorff's alpha, the human ceiling, human parity
 #   agreement.smk    AESOP-style agreement of metric and human verdicts on pairs (Owczarzak et al. 2012)
 #   rerank.smk       systems re-ranked by the best variant, pairwise significance (Graham 2015 §5)
@@ -57,6 +59,7 @@ include: "rules/scoring.smk"
 include: "rules/human.smk"
 include: "rules/correlation.smk"
 include: "rules/statistics.smk"
+include: "rules/factuality.smk"
 include: "rules/agreement.smk"
 include: "rules/annotators.smk"
 include: "rules/rerank.smk"

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.workflow
 
 SMALL = scenario_config("operations.yaml")
 ANALYSIS_RULES = {"human_scores", "correlate", "correlation_tables", "agreement", "rerank", "report", "all",
-                  "sweeps", "statistics", "across"}
+                  "sweeps", "statistics", "across", "factuality", "annotators"}
 
 
 def setup_dir(path: Path, extra: dict | None = None) -> Path:
@@ -100,6 +100,12 @@ def test_statistics_options_rerun_only_the_statistics_job(run):
     assert set(counts) == {"statistics", "correlate", "correlation_tables", "rerank", "report", "across", "all"}, counts
     counts = job_counts(dry_run(run, {"statistics": {"enabled": False}}))
     assert set(counts) == {"report", "all"}, counts          # nothing new to compute; the report loses its sections
+
+
+def test_factuality_options_rerun_only_the_factuality_job(run):
+    """A factuality.* value (issue 23) reaches the factuality job and the report (which records the choices)."""
+    for extra in ({"seed": 3}, {"proportion_cutoff": 0.5}, {"dimensions": ["coverage"]}):
+        assert set(job_counts(dry_run(run, {"factuality": extra}))) == {"factuality", "report", "all"}, extra
 
 
 def test_stemming_and_wlcs_weight_rescore_only_affected_jobs(run):

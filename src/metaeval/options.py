@@ -35,8 +35,9 @@ RESERVED_NAMES = ("all", "archive")
 DATASET_WILDCARD = rf"(?!(?:{'|'.join(RESERVED_NAMES)})/){DATASET_NAME}"
 # The release files a FRANK data set folder needs (metaeval.data.frank).
 FRANK_FILES = ("human_annotations.json", "baseline_factuality_metrics_outputs.json")
+FRANK_SPLITS = ("valid", "test")     # the release's splits (metaeval.data.frank.SPLITS)
 SECTIONS = ("rouge", "bleu", "chrf", "human_scores", "correlation", "agreement", "rerank", "sera", "sweeps", "intervals",
-            "statistics", "annotators")
+            "statistics", "factuality", "annotators")
 
 
 # The selectors of annotators.variants besides variant ids (metaeval.stages.annotators.select_variants).
@@ -199,6 +200,7 @@ def check(config: Mapping[str, Any]) -> None:
         require_computed(variant, "rerank.best", config, "'auto' or ")
     check_calibration(config)
     check_statistics(config)
+    check_factuality(config)
     # issue 22: the annotators stage's variant ids must parse (a data set lacking one gets a note)
     for i, v in enumerate(config["annotators"]["variants"]):
         if v not in ANNOTATOR_SELECTORS:
@@ -547,6 +549,41 @@ def statistics_options(config: Mapping[str, Any]) -> StatisticsOptions:
         st["optimal"])
 
 
+class FactualityOptions(NamedTuple):
+    """The factuality job (the ``factuality:`` section; metaeval.stages.factuality). Defaults as the
+    schema's, for building a record by hand (tests)."""
+    dimensions: tuple[str, ...] = ("Factuality", "fact", "consistency")
+    metrics: tuple[str, ...] = ()
+    proportion_cutoff: float = 1.0
+    validation_split: str = "valid"
+    test_split: str = "test"
+    validation_fraction: float = 0.5
+    min_summaries_per_system: int = 3
+    ablation_prefix: str = "Flip_"
+    bootstrap_samples: int = 1000
+    confidence: float = 0.95
+    seed: int = 20150601
+
+
+def factuality_options(config: Mapping[str, Any]) -> FactualityOptions:
+    f = config["factuality"]
+    return FactualityOptions(tuple(f["dimensions"]), tuple(f["metrics"]), float(f["proportion_cutoff"]),
+                             f["validation_split"], f["test_split"], float(f["validation_fraction"]),
+                             f["min_summaries_per_system"], f["ablation_prefix"], f["bootstrap_samples"],
+                             float(f["confidence"]), f["seed"])
+
+
+def check_factuality(config: Mapping[str, Any]) -> None:
+    """The ``factuality:`` splits against the data sets whose splits are known at parse time (FRANK's
+    release: valid / test); other data sets' splits are checked when the job reads their summaries."""
+    f = config["factuality"]
+    for name, entry in sorted(config["datasets"].items()):
+        if entry.get("format") != "frank":
+            continue
+        for key in ("validation_split", "test_split"):
+            if f[key] not in FRANK_SPLITS:
+                raise ConfigError(f"config key factuality.{key}: {f[key]!r} is not a split of data set {name} (FRANK's "
+                                  f"release has the splits {', '.join(FRANK_SPLITS)})")
 class AnnotatorsOptions(NamedTuple):
     """The annotators job (issue 22; the ``annotators:`` section, with correlation.summarizers and
     correlation.baselines)."""
@@ -629,6 +666,7 @@ class Options:
                                    _t(sw["word_limits"]), _t(sw["compression"]),
                                    exceptions if any(Variant.parse(v).stem for v in sw["variants"]) else None)
         self.calibration = calibration_options(config)
+        self.factuality = factuality_options(config)
         # issue 22: annotators as data
         self.annotators_enabled: bool = config["annotators"]["enabled"]
         self.annotators = annotators_options(config)

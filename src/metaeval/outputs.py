@@ -98,6 +98,13 @@ STAGES: dict[str, dict[str, str]] = {
                    "accuracy": "statistics/accuracy.tsv", "accuracy_md": "statistics/accuracy.md",
                    "winner": "statistics/winner.tsv", "winner_md": "statistics/winner.md",
                    **_figure("statistics", "winner", "figure_winner"), "notes": "statistics/notes.tsv"},
+    # issue 23: factual consistency (metaeval.stages.factuality)
+    "factuality": {**_table("factuality", "partial", "partial_correlations"), "williams": "factuality/williams.tsv",
+                   **_table("factuality", "ablation", "ablation"), **_figure("factuality", "ablation", "figure_ablation"),
+                   **_table("factuality", "summary", "summary_correlations"),
+                   **_table("factuality", "binary", "binary"), "auc_tests": "factuality/auc_tests.tsv",
+                   **_table("factuality", "ranking", "ranking_accuracy"), "ranking_tests": "factuality/ranking_tests.tsv",
+                   "answer": "factuality/answer.tsv", "notes": "factuality/notes.tsv"},
     # issue 22: annotators as data (metaeval.stages.annotators)
     "annotators": {"alpha": "annotators/alpha.tsv", "alpha_md": "annotators/alpha.md",
                    "ceiling": "annotators/ceiling.tsv", "ceiling_md": "annotators/ceiling.md",
@@ -210,7 +217,7 @@ def final(dataset: str, combinations: Sequence[str], statistics: Sequence[str] |
     if annotators:
         out += files("annotators", dataset).values()
     for stage in ("correlation_tables", "agreement", "rerank", "intervals", "reference_sweep", "length_sweep",
-                  "report"):
+                  "factuality", "report"):
         if texts or stage not in TEXT_STAGES:
             out += files(stage, dataset).values()
     return list(dict.fromkeys(out))
@@ -331,11 +338,44 @@ REPORT_SECTIONS: tuple[ReportSection, ...] = (
     )),
 )
 
+# issue 23: factual consistency; each Markdown table's caption says how to read it
+REPORT_SECTIONS += (
+    ReportSection("Factual consistency: partial correlation controlling for the system (FRANK)", (
+        ReportItem("factuality", "partial_md"), ReportItem("factuality", "ablation_md"),
+        ReportItem("factuality", "ablation_png",
+                   "How to read this: each cell is a metric's correlation with the factuality score minus its "
+                   "correlation when that category's errors are ignored (FRANK's ablation). Red (positive): the "
+                   "metric's agreement with humans rests on noticing these errors; white or blue: it does not see "
+                   "them."),
+    )),
+    ReportSection("Factual consistency: summary-level correlations by subset and split", (
+        ReportItem("factuality", "summary_md"),)),
+    ReportSection("Factual consistency: detecting consistent summaries (QAGS, SummaC)", (
+        ReportItem("factuality", "binary_md"),
+        ReportItem("factuality", "auc_tests",
+                   "How to read this: DeLong's test of two metrics' AUCs on the same summaries (all subsets): "
+                   "difference = AUC a - AUC b, se its standard error, p two-sided; p < 0.05 means the two metrics "
+                   "detect consistent summaries differently well."),
+    )),
+    ReportSection("Factual consistency: ranking accuracy on preference pairs (Falke et al. 2019)", (
+        ReportItem("factuality", "ranking_md"),
+        ReportItem("factuality", "ranking_tests",
+                   "How to read this: the exact McNemar test between two metrics on the same pairs: a only = pairs "
+                   "metric a ranks correctly and b does not, b only the reverse (ties count as not correct); p "
+                   "two-sided; p < 0.05 means one metric ranks the pairs significantly more often correctly."),
+    )),
+    ReportSection("Factual consistency: notes", (
+        ReportItem("factuality", "notes", "How to read this: the notes of the factuality analyses: which protocol "
+                                          "does not apply to this data set and why, and left-out metrics."),
+    )),
+)
+
 # What the report reads besides its sections.
 REPORT_CONTEXT = (ReportItem("data", "dataset"), ReportItem("summary", "summary"), ReportItem("scores", "signature"),
                   ReportItem("correlation", "correlations"), ReportItem("correlation", "summary_level"),
                   ReportItem("correlation_tables", "top_png"),
-                  ReportItem("statistics", "winner"), ReportItem("annotators", "ceiling"))
+                  ReportItem("statistics", "winner"), ReportItem("annotators", "ceiling"),
+                  ReportItem("factuality", "answer"))
 
 
 def input_key(item: ReportItem) -> str:

@@ -21,6 +21,7 @@ from ..stats.verdicts import METHOD as AGREEMENT_METHOD
 from .annotators import ceiling_sentence
 from .annotators import methods as annotators_methods
 from .correlation_tables import answer, main_of, summary_answer
+from . import factuality  # issue 23: the answer and methods of the factual-consistency protocols
 
 def _exceptions(rouge: Mapping) -> str:
     """rouge.stemmer_exceptions in words (the config as archived, so a missing key is the default)."""
@@ -92,6 +93,7 @@ def methods(config: Mapping, texts: bool = True) -> str:
         text_items = (items[0], items[1], items[2], items[5], items[7], items[8])  # ROUGE, BLEU, chrF, SERA, intervals, sweeps
         items = [SCORE_ONLY] + [i for i in items if i not in text_items]
     items += statistics_methods(config)
+    items += factuality.methods(config)
     items += annotators_methods(config)   # issue 22
     return "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"
 
@@ -265,6 +267,9 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
             f"<p>{html.escape(str(meta.get('description', '')))}</p>",
             f"<p><b>Source:</b> {html.escape(str(meta.get('source', '')))}<br><b>Licence:</b> "
             f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>"]
+    fact = inputs.get(outputs.input_key(outputs.ReportItem("factuality", "answer")))
+    if fact and Path(fact).exists() and factuality.answer_sentence(fact):   # a factuality data set (issue 23)
+        lead.insert(1, f'<p class="answer">{factuality.answer_sentence(fact)}</p>')
     sections = [("The data set", dataset_html(path("summary", "summary"))),
                 ("Methods", methods(config, texts=meta.get("texts", True) is not False))]
     for section in outputs.REPORT_SECTIONS:

@@ -1,0 +1,698 @@
+"""Factual consistency (issue 23): the meta-evaluation protocols of FRANK, QAGS, SummaC and Rank19,
+for every per-summary metric (the built-in ROUGE / BLEU / chrF / SERA scores and the metrics of
+score files alike).
+
+Which dimensions: ``factuality.dimensions`` names the judgment dimensions to analyse (default:
+FRANK's ``Factuality``, QAGS's and Rank19's ``fact``, SummEval's ``consistency``); a data set with
+none of them is analysed on its coverage dimensions. Each protocol applies where the data fits
+and otherwise writes a note (notes.tsv):
+
+1. Partial correlation controlling for the system (FRANK; :mod:`metaeval.stats.partial`), with
+   bootstrap intervals and Williams tests between metrics: needs >= 2 systems with at least
+   ``min_summaries_per_system`` summaries each, and a graded, proportion or binary dimension.
+2. Error-category ablation (FRANK): for every dimension named ``<ablation_prefix><category>``
+   (FRANK's ``Flip_`` fields: the factuality with that category's errors ignored), the metric's
+   correlation with it, and the drop from its correlation with the full dimension
+   (difference = r(full) - r(ablated), FRANK's ``ablation``): a large positive difference means the
+   metric sees that category's errors.
+3. Binary labels (QAGS, SummaC; :mod:`metaeval.stats.binary`): a binary dimension, or a proportion
+   with the label 1 = value >= ``proportion_cutoff``: ROC AUC with a bootstrap interval, balanced
+   accuracy at the threshold chosen on the validation split and applied to the test split (the
+   data set's own split when its summaries carry one, else a seeded split of the topics), and
+   DeLong tests between metrics' AUCs.
+4. Preference pairs (Rank19; :mod:`metaeval.stats.ranking`): ranking accuracy with a
+   Clopper-Pearson interval, ties apart, and exact McNemar tests between metrics.
+5. Summary-level Pearson, Spearman and Kendall across all summaries by subset x split (and both
+   together), with a bootstrap interval of Pearson's r.
+
+Shape: :func:`load` (the validated data set and the analysis inputs) -> :func:`compute` (pure,
+returns :class:`FactualityResult`) -> :func:`write`. :func:`answer_sentence` gives the report's
+answer for a factuality data set.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .. import tables
+from ..data.datasets import DatasetError, read_dataset
+from ..figures import pyplot, save
+from ..options import FactualityOptions
+from ..stats.binary import auc, balanced_accuracy, best_threshold, bootstrap_auc, bootstrap_balanced_accuracy, \
+    delong_test
+from ..stats.partial import NAN_PARTIAL, bootstrap_partial, bootstrap_partial_many, group_codes, partial_correlation, \
+    pearson_rows, residualise, williams_partial
+from ..stats.williams import williams_test
+from ..stats.ranking import mcnemar_exact, ranking_accuracy
+from . import analysis_inputs
+
+ALL = "all"
+FACTUALITY_KINDS = ("binary", "proportion", "preference")
+CORRELATED_KINDS = ("graded", "proportion", "binary")
+
+
+# ----------------------------------------------------------------------------- inputs
+
+@dataclass
+class FactualityInputs:
+    """One row per judged system summary (sorted by topic, summarizer)."""
+    name: str
+    topics: np.ndarray
+    systems: np.ndarray
+    splits: np.ndarray            # "" where the summary has no split
+    subsets: np.ndarray           # "" where it has no subset
+    dimensions: dict[str, np.ndarray]
+    kinds: dict[str, str]
+    analysed: list[str]
+    ablations: list[str]
+    metrics: dict[str, np.ndarray]
+    sources: dict[str, str]       # metric -> "built-in" | "file"
+    summaries_path: str = "summaries.jsonl"
+    notes: list[tuple[str, str, str]] = field(default_factory=list)
+
+    @property
+    def split_names(self) -> list[str]:
+        return sorted(set(self.splits) - {""})
+
+    @property
+    def subset_names(self) -> list[str]:
+        return sorted(set(self.subsets) - {""})
+
+
+DATA_KEYS = ("dataset", "summaries", "judgments", "annotations")
+
+
+def load(inputs: Mapping[str, str], o: FactualityOptions) -> FactualityInputs:
+    """The validated data set's judged system summaries with their dimensions, splits and subsets,
+    and every per-summary metric of the analysis inputs (:mod:`metaeval.stages.analysis_inputs`)."""
+    ds = read_dataset({k: inputs[k] for k in DATA_KEYS if inputs.get(k)})
+    judged = sorted((s for s in ds.summaries if s.kind == "system" and s.key in ds.judgments), key=lambda s: s.key)
+    ai = analysis_inputs.load_named(inputs, "systems")
+    ps = ai.per_summary
+    s_index = {s: i for i, s in enumerate(ps.summarizers)}
+    t_index = {t: i for i, t in enumerate(ps.topics)}
+    rows = np.array([s_index.get(s.summarizer, -1) for s in judged], dtype=np.int64)
+    cols = np.array([t_index.get(s.topic, -1) for s in judged], dtype=np.int64)
+    ok = (rows >= 0) & (cols >= 0)
+    file_ids = set()
+    if inputs.get("file_metrics"):
+        file_ids = set(tables.read_tsv(inputs["file_metrics"])["metric"])
+    metrics, sources, notes = {}, {}, []
+    for mid, grid in ps.metrics.items():
+        if o.metrics and mid not in o.metrics:
+            continue
+        v = np.full(len(judged), np.nan)
+        v[ok] = grid[rows[ok], cols[ok]]
+        metrics[mid] = v
+        sources[mid] = "file" if mid in file_ids else "built-in"
+    for mid in o.metrics:
+        if mid not in metrics:
+            notes.append(("inputs", "", f"factuality.metrics names {mid}, which this data set has no per-summary "
+                                        "score of; left out"))
+    dims = {d: np.array([ds.judgments[s.key].get(d, np.nan) for s in judged], dtype=float) for d in ds.dimensions}
+    kinds = {d: dim.kind for d, dim in ds.dimensions.items()}
+    ablations = [d for d in ds.dimensions if o.ablation_prefix and d.startswith(o.ablation_prefix)]
+    analysed = [d for d in o.dimensions if d in ds.dimensions]
+    if not analysed:
+        analysed = [d for d in ds.human.get("coverage", []) if d in ds.dimensions] or [next(iter(ds.dimensions))]
+        notes.append(("inputs", "", f"none of factuality.dimensions ({', '.join(o.dimensions)}) is a dimension of "
+                                    f"this data set; analysing its coverage dimension(s) {', '.join(analysed)}"))
+    inp = FactualityInputs(ds.name, np.array([s.topic for s in judged], dtype=object),
+                           np.array([s.summarizer for s in judged], dtype=object),
+                           np.array([s.split or "" for s in judged], dtype=object),
+                           np.array([s.subset or "" for s in judged], dtype=object),
+                           dims, kinds, analysed, ablations, metrics, sources, inputs["summaries"], notes)
+    check_splits(inp, o)
+    return inp
+
+
+def check_splits(inp: FactualityInputs, o: FactualityOptions) -> None:
+    """A data set whose summaries carry splits must have the configured validation and test
+    splits (an error naming the file, the field and the config key); one without splits gets a
+    seeded split (:func:`split_masks`)."""
+    names = inp.split_names
+    if not names:
+        return
+    for key, value in (("validation_split", o.validation_split), ("test_split", o.test_split)):
+        if value not in names:
+            raise DatasetError(f"{inp.summaries_path}, field 'split': no summary has the split {value!r} named by "
+                               f"config key factuality.{key}; this data set's splits are {', '.join(names)} "
+                               f"(set factuality.{key} to one of them)")
+
+
+def split_masks(inp: FactualityInputs, o: FactualityOptions) -> tuple[np.ndarray, np.ndarray, str]:
+    """(validation mask, test mask, how): the data set's own splits, or else a seeded split of the
+    sorted topics (``validation_fraction`` of them, ``default_rng(seed)``), so that every summary
+    of a topic is on one side."""
+    if inp.split_names:
+        return (inp.splits == o.validation_split, inp.splits == o.test_split,
+                f"the data set's splits ({o.validation_split} / {o.test_split})")
+    topics = np.array(sorted(set(inp.topics)), dtype=object)
+    rng = np.random.default_rng(o.seed)
+    k = int(round(o.validation_fraction * topics.size))
+    valid = set(topics[rng.permutation(topics.size)[:k]])
+    v = np.array([t in valid for t in inp.topics], dtype=bool)
+    return v, ~v, (f"a seeded split of the topics ({k} of {topics.size} for validation, seed {o.seed}; the data "
+                   "set has no split)")
+
+
+def scopes(inp: FactualityInputs) -> list[tuple[str, str, np.ndarray]]:
+    """(subset, split, mask): all, each subset and each split, and each subset x split."""
+    subsets = [ALL] + inp.subset_names
+    splits = [ALL] + inp.split_names
+    out = []
+    for sub in subsets:
+        for sp in splits:
+            m = np.ones(inp.topics.size, dtype=bool)
+            if sub != ALL:
+                m &= inp.subsets == sub
+            if sp != ALL:
+                m &= inp.splits == sp
+            out.append((sub, sp, m))
+    return out
+
+
+# ----------------------------------------------------------------------------- compute
+
+@dataclass
+class FactualityResult:
+    name: str
+    partial: pd.DataFrame
+    williams: pd.DataFrame
+    ablation: pd.DataFrame
+    summary: pd.DataFrame
+    binary: pd.DataFrame
+    auc_tests: pd.DataFrame
+    ranking: pd.DataFrame
+    ranking_tests: pd.DataFrame
+    answer: pd.DataFrame
+    notes: pd.DataFrame
+    split_how: str
+
+
+PARTIAL_COLUMNS = ["dimension", "subset", "split", "metric", "source", "n", "systems", "pearson", "pearson_lo",
+                   "pearson_hi", "pearson_p", "pearson_p_strict", "spearman", "spearman_lo", "spearman_hi",
+                   "spearman_p", "spearman_ranks"]
+WILLIAMS_COLUMNS = ["dimension", "subset", "split", "metric_a", "metric_b", "n", "r_a", "r_b", "r_ab", "p"]
+ABLATION_COLUMNS = ["dimension", "category", "ablated_dimension", "metric", "source", "correlation", "n", "r_full",
+                    "r_ablated", "difference"]
+SUMMARY_COLUMNS = ["dimension", "subset", "split", "metric", "source", "n", "pearson", "pearson_lo", "pearson_hi",
+                   "pearson_p", "spearman", "spearman_p", "kendall", "kendall_p"]
+BINARY_COLUMNS = ["dimension", "labels", "subset", "metric", "source", "n", "consistent", "auc", "auc_lo", "auc_hi",
+                  "threshold", "n_validation", "balanced_accuracy_validation", "n_test", "balanced_accuracy_test",
+                  "balanced_accuracy_test_lo", "balanced_accuracy_test_hi"]
+AUC_TEST_COLUMNS = ["dimension", "labels", "metric_a", "metric_b", "n", "auc_a", "auc_b", "difference", "se", "z", "p"]
+RANKING_COLUMNS = ["dimension", "metric", "source", "pairs", "correct", "ties", "incorrect", "accuracy", "lo", "hi",
+                   "accuracy_ties_half"]
+RANKING_TEST_COLUMNS = ["dimension", "metric_a", "metric_b", "pairs", "a_only", "b_only", "p"]
+ANSWER_COLUMNS = ["dimension", "protocol", "statistic", "metric", "value", "lo", "hi", "metrics", "scope", "sentence"]
+NOTE_COLUMNS = ["analysis", "dimension", "note"]
+
+
+def _corr_p(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float, float, float]:
+    """Pearson, Spearman, Kendall tau-b and their two-sided p (scipy), NaN when undefined."""
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return (np.nan,) * 6
+    p = stats.pearsonr(x, y)
+    s = stats.spearmanr(x, y)
+    k = stats.kendalltau(x, y)
+    return (float(p.statistic), float(p.pvalue), float(s.statistic), float(s.pvalue), float(k.statistic),
+            float(k.pvalue))
+
+
+def _bootstrappearson_rows(x: np.ndarray, y: np.ndarray, samples: int, seed: int, confidence: float
+                       ) -> tuple[float, float]:
+    """Percentile interval of Pearson's r, summaries resampled with replacement (``default_rng(seed)``)."""
+    if x.size < 3 or samples < 1:
+        return (np.nan, np.nan)
+    idx = np.random.default_rng(seed).integers(0, x.size, size=(samples, x.size))
+    r = pearson_rows(x[idx], y[idx])
+    r = r[np.isfinite(r)]
+    if not r.size:
+        return (np.nan, np.nan)
+    lo, hi = np.percentile(r, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
+    return float(lo), float(hi)
+
+
+def _partial_applies(systems: np.ndarray, minimum: int) -> tuple[bool, str]:
+    names, counts = np.unique(systems, return_counts=True) if systems.size else (np.array([]), np.array([]))
+    enough = int((counts >= minimum).sum())
+    if enough >= 2:
+        return True, ""
+    return False, (f"{names.size} system(s), {enough} with at least {minimum} summaries: the partial correlation "
+                   "controlling for the system needs at least 2 systems with several summaries each")
+
+
+def labels_of(values: np.ndarray, kind: str, cutoff: float) -> np.ndarray | None:
+    """Binary labels (1 = consistent) of a binary dimension, or of a proportion at the cut-off
+    (value >= cutoff); None for other kinds."""
+    if kind == "binary":
+        return values.copy()
+    if kind == "proportion":
+        out = np.where(values >= cutoff, 1.0, 0.0)
+        out[~np.isfinite(values)] = np.nan
+        return out
+    return None
+
+
+def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
+    notes: list[tuple[str, str, str]] = list(inp.notes)
+    partial_rows, williams_rows, ablation_rows, summary_rows = [], [], [], []
+    binary_rows, auc_rows, ranking_rows, ranking_test_rows = [], [], [], []
+    metrics = list(inp.metrics)
+    if not metrics:
+        notes.append(("inputs", "", "no per-summary metric scores: nothing to analyse"))
+    valid_mask, test_mask, split_how = split_masks(inp, o)
+    all_scopes = scopes(inp)
+    for d in inp.analysed:
+        kind = inp.kinds[d]
+        h = inp.dimensions[d]
+        defined = np.isfinite(h)
+        # 5. summary-level correlations by subset x split
+        if kind in CORRELATED_KINDS:
+            for sub, sp, m in all_scopes:
+                for mid in metrics:
+                    x = inp.metrics[mid]
+                    ok = m & defined & np.isfinite(x)
+                    r = _corr_p(x[ok], h[ok])
+                    lo, hi = _bootstrappearson_rows(x[ok], h[ok], o.bootstrap_samples, o.seed, o.confidence) \
+                        if np.isfinite(r[0]) else (np.nan, np.nan)
+                    summary_rows.append([d, sub, sp, mid, inp.sources[mid], int(ok.sum()), r[0], lo, hi, r[1], r[2],
+                                         r[3], r[4], r[5]])
+        else:
+            notes.append(("summary-level", d, f"a {kind} dimension: summary-level correlations do not apply (see the "
+                                              "ranking accuracy)"))
+        # 1. partial correlation controlling for the system
+        applies, why = _partial_applies(inp.systems[defined], o.min_summaries_per_system)
+        if kind not in CORRELATED_KINDS:
+            notes.append(("partial", d, f"a {kind} dimension: the partial correlation does not apply"))
+        elif not applies:
+            notes.append(("partial", d, why))
+        else:
+            for sub, sp, m in all_scopes:
+                ok_scope, why_scope = _partial_applies(inp.systems[m & defined], o.min_summaries_per_system)
+                if not ok_scope:
+                    notes.append(("partial", d, f"{sub} / {sp}: {why_scope}"))
+                    continue
+                scope = m & defined
+                # metrics defined on every summary of the scope share the resamples (one batch)
+                full = [k for k in metrics if np.isfinite(inp.metrics[k][scope]).all()]
+                batch = dict(zip(full, bootstrap_partial_many(
+                    np.array([inp.metrics[k][scope] for k in full]).reshape(len(full), -1), h[scope],
+                    inp.systems[scope], o.bootstrap_samples, o.seed, o.confidence)))
+                for mid in metrics:
+                    x = inp.metrics[mid]
+                    sel = scope & np.isfinite(x)
+                    pc = partial_correlation(x[sel], h[sel], inp.systems[sel]) if sel.any() else NAN_PARTIAL
+                    if not np.isfinite(pc.pearson):
+                        ci = (np.nan,) * 4
+                    elif mid in batch:
+                        ci = tuple(float(v) for v in batch[mid])
+                    else:
+                        ci = bootstrap_partial(x[sel], h[sel], inp.systems[sel], o.bootstrap_samples, o.seed,
+                                               o.confidence)
+                    partial_rows.append([d, sub, sp, mid, inp.sources[mid], pc.n, pc.systems, pc.pearson, ci[0],
+                                         ci[1], pc.pearson_p, pc.pearson_p_strict, pc.spearman, ci[2], ci[3],
+                                         pc.spearman_p, pc.spearman_ranks])
+                williams_rows += _williams(d, sub, sp, m & defined, inp, metrics, h)
+        # 2. error-category ablation
+        if inp.ablations and d not in inp.ablations and kind in CORRELATED_KINDS:
+            ablation_rows += _ablation(d, inp, o, metrics, applies)
+        elif inp.ablations and d not in inp.ablations:
+            notes.append(("ablation", d, f"a {kind} dimension: no ablation"))
+        # 3. binary labels
+        labels = labels_of(h, kind, o.proportion_cutoff)
+        if labels is None:
+            if kind != "preference":
+                notes.append(("binary", d, f"a {kind} dimension: no binary labels (the detection protocol needs a "
+                                           "binary dimension or a proportion with factuality.proportion_cutoff)"))
+        else:
+            rule = "binary" if kind == "binary" else f"{d} >= {o.proportion_cutoff:g}"
+            b_rows, a_rows = _binary(d, rule, inp, o, metrics, labels, valid_mask, test_mask, notes)
+            binary_rows += b_rows
+            auc_rows += a_rows
+        # 4. preference pairs
+        if kind == "preference":
+            r_rows, t_rows = _ranking(d, inp, o, metrics, h, notes)
+            ranking_rows += r_rows
+            ranking_test_rows += t_rows
+        else:
+            notes.append(("ranking", d, f"a {kind} dimension: ranking accuracy needs a preference dimension"))
+    result = FactualityResult(
+        inp.name, tables.frame(partial_rows, PARTIAL_COLUMNS), tables.frame(williams_rows, WILLIAMS_COLUMNS),
+        tables.frame(ablation_rows, ABLATION_COLUMNS), tables.frame(summary_rows, SUMMARY_COLUMNS),
+        tables.frame(binary_rows, BINARY_COLUMNS), tables.frame(auc_rows, AUC_TEST_COLUMNS),
+        tables.frame(ranking_rows, RANKING_COLUMNS), tables.frame(ranking_test_rows, RANKING_TEST_COLUMNS),
+        tables.frame([], ANSWER_COLUMNS), tables.frame(notes, NOTE_COLUMNS), split_how)
+    result.answer = tables.frame([best_answer(result, inp, o)], ANSWER_COLUMNS)
+    return result
+
+
+def _williams(d: str, sub: str, sp: str, m: np.ndarray, inp: FactualityInputs, metrics: Sequence[str],
+              h: np.ndarray) -> list[list]:
+    """FRANK's Williams tests on partial correlations between every ordered pair of metrics in one
+    scope (p: one-sided, metric_a's partial r exceeds metric_b's). Metrics defined on every summary
+    of the scope share one residualisation (the same numbers :func:`williams_partial` gives)."""
+    full = [k for k in metrics if np.isfinite(inp.metrics[k][m]).all()]
+    rows = []
+    res = {}
+    n = int(m.sum())
+    if full and n >= 4:
+        codes = group_codes(inp.systems[m])
+        rh = residualise(h[m], codes)
+        R = np.vstack([residualise(inp.metrics[k][m], codes) for k in full])
+        r_h = pearson_rows(R, rh[None, :])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r_mm = np.corrcoef(R)
+        r_mm = np.atleast_2d(r_mm)
+        for i, a in enumerate(full):
+            for j, b in enumerate(full):
+                if i != j:
+                    vals = (r_h[i], r_h[j], r_mm[i, j])
+                    p = float(williams_test(*vals, n)) if all(np.isfinite(vals)) else np.nan
+                    res[(a, b)] = (n, float(r_h[i]), float(r_h[j]), float(r_mm[i, j]), p)
+    for a in metrics:
+        for b in metrics:
+            if a == b:
+                continue
+            if (a, b) not in res:
+                w = williams_partial(inp.metrics[a][m], inp.metrics[b][m], h[m], inp.systems[m])
+                res[(a, b)] = (w.n, w.r_a, w.r_b, w.r_ab, w.p)
+            rows.append([d, sub, sp, a, b, *res[(a, b)]])
+    return rows
+
+
+def _ablation(d: str, inp: FactualityInputs, o: FactualityOptions, metrics: Sequence[str], partial: bool
+              ) -> list[list]:
+    """Every metric's correlation with the full dimension and with each ablated one (all summaries):
+    the partial Pearson when the partial correlation applies, else Pearson's r; difference = full -
+    ablated (FRANK's ``ablation``)."""
+    rows = []
+    h = inp.dimensions[d]
+    how = "partial pearson" if partial else "pearson"
+
+    def corr(x, y):
+        ok = np.isfinite(x) & np.isfinite(y)
+        if partial:
+            return partial_correlation(x[ok], y[ok], inp.systems[ok]).pearson, int(ok.sum())
+        return (_corr_p(x[ok], y[ok])[0], int(ok.sum()))
+
+    for mid in metrics:
+        x = inp.metrics[mid]
+        full, _ = corr(x, h)
+        for a in inp.ablations:
+            r, n = corr(x, inp.dimensions[a])
+            rows.append([d, a[len(o.ablation_prefix):], a, mid, inp.sources[mid], how, n, full, r, full - r])
+    return rows
+
+
+def _binary(d: str, rule: str, inp: FactualityInputs, o: FactualityOptions, metrics: Sequence[str],
+            labels: np.ndarray, valid_mask: np.ndarray, test_mask: np.ndarray,
+            notes: list[tuple[str, str, str]]) -> tuple[list[list], list[list]]:
+    rows, tests = [], []
+    defined = np.isfinite(labels)
+    subsets = [ALL] + inp.subset_names
+    for sub in subsets:
+        m = defined & ((inp.subsets == sub) if sub != ALL else True)
+        pos, neg = int((labels[m] == 1).sum()), int((labels[m] == 0).sum())
+        if pos < 1 or neg < 1:
+            notes.append(("binary", d, f"{sub}: {pos} consistent and {neg} inconsistent summaries ({rule}); the AUC "
+                                       "needs both"))
+            continue
+        for mid in metrics:
+            x = inp.metrics[mid]
+            ok = m & np.isfinite(x)
+            a = auc(x[ok], labels[ok])
+            lo, hi = bootstrap_auc(x[ok], labels[ok], o.bootstrap_samples, o.seed, o.confidence)
+            v, t = ok & valid_mask, ok & test_mask
+            thr, ba_v = best_threshold(x[v], labels[v])
+            ba_t = balanced_accuracy(x[t], labels[t], thr) if np.isfinite(thr) else np.nan
+            t_lo, t_hi = bootstrap_balanced_accuracy(x[t], labels[t], thr, o.bootstrap_samples, o.seed, o.confidence)
+            rows.append([d, rule, sub, mid, inp.sources[mid], int(ok.sum()), int((labels[ok] == 1).sum()), a, lo, hi,
+                         thr, int(v.sum()), ba_v, int(t.sum()), ba_t, t_lo, t_hi])
+        if sub == ALL:
+            for a_, b_ in combinations(metrics, 2):
+                r = delong_test(inp.metrics[a_][m], inp.metrics[b_][m], labels[m])
+                n = int((m & np.isfinite(inp.metrics[a_]) & np.isfinite(inp.metrics[b_])).sum())
+                tests.append([d, rule, a_, b_, n, r.auc_a, r.auc_b, r.difference, r.se, r.z, r.p])
+    return rows, tests
+
+
+def preference_pairs(inp: FactualityInputs, d: str) -> tuple[np.ndarray, np.ndarray]:
+    """(index of the preferred summary, index of the other) of every topic the preference judges
+    (the validation guarantees one 1 and one 0 per judged topic)."""
+    h = inp.dimensions[d]
+    pref, other = {}, {}
+    for i, (t, v) in enumerate(zip(inp.topics, h)):
+        if v == 1:
+            pref[t] = i
+        elif v == 0:
+            other[t] = i
+    topics = sorted(set(pref) & set(other))
+    return np.array([pref[t] for t in topics], dtype=np.int64), np.array([other[t] for t in topics], dtype=np.int64)
+
+
+def _ranking(d: str, inp: FactualityInputs, o: FactualityOptions, metrics: Sequence[str], h: np.ndarray,
+             notes: list[tuple[str, str, str]]) -> tuple[list[list], list[list]]:
+    p, q = preference_pairs(inp, d)
+    if not p.size:
+        notes.append(("ranking", d, "no judged pair"))
+        return [], []
+    rows = []
+    for mid in metrics:
+        x = inp.metrics[mid]
+        r = ranking_accuracy(x[p], x[q], o.confidence)
+        rows.append([d, mid, inp.sources[mid], r.pairs, r.correct, r.ties, r.incorrect, r.accuracy, r.lo, r.hi,
+                     r.accuracy_ties_half])
+    tests = []
+    for a, b in combinations(metrics, 2):
+        t = mcnemar_exact(inp.metrics[a][p], inp.metrics[a][q], inp.metrics[b][p], inp.metrics[b][q])
+        tests.append([d, a, b, t.pairs, t.a_only, t.b_only, t.p])
+    return rows, tests
+
+
+# ----------------------------------------------------------------------------- the answer
+
+PROTOCOLS = {
+    "ranking": ("ranking accuracy on preference pairs (Falke et al. 2019)", "accuracy"),
+    "auc": ("ROC AUC of the binary labels (QAGS / SummaC)", "AUC"),
+    "partial": ("partial Pearson correlation controlling for the system (FRANK)", "partial r"),
+    "summary": ("summary-level Pearson correlation across all summaries (QAGS)", "r"),
+}
+
+
+def best_answer(result: FactualityResult, inp: FactualityInputs, o: FactualityOptions) -> list:
+    """The protocol that fits the first analysed dimension of a factuality kind (binary, proportion,
+    preference): preference -> ranking accuracy; binary -> AUC; proportion -> the partial Pearson
+    when >= 2 systems allow it, else the summary-level Pearson. The best metric under it, on all
+    summaries, with its interval. A data set without such a dimension gets no answer."""
+    dims = [d for d in inp.analysed if inp.kinds[d] in FACTUALITY_KINDS]
+    if not dims:
+        return ["", "none", "", "", np.nan, np.nan, np.nan, 0, "", ""]
+    d = dims[0]
+    kind = inp.kinds[d]
+    if kind == "preference":
+        t = result.ranking[result.ranking["dimension"] == d]
+        key, col, lo, hi = "ranking", "accuracy", "lo", "hi"
+    elif kind == "binary":
+        t = result.binary[(result.binary["dimension"] == d) & (result.binary["subset"] == ALL)]
+        key, col, lo, hi = "auc", "auc", "auc_lo", "auc_hi"
+    else:
+        t = result.partial[(result.partial["dimension"] == d) & (result.partial["subset"] == ALL)
+                           & (result.partial["split"] == ALL)]
+        key, col, lo, hi = "partial", "pearson", "pearson_lo", "pearson_hi"
+        if not len(t) or not np.isfinite(t[col].astype(float)).any():
+            t = result.summary[(result.summary["dimension"] == d) & (result.summary["subset"] == ALL)
+                               & (result.summary["split"] == ALL)]
+            key = "summary"
+    values = t[col].astype(float).to_numpy() if len(t) else np.array([])
+    if not values.size or not np.isfinite(values).any():
+        return [d, key, PROTOCOLS[key][1], "", np.nan, np.nan, np.nan, 0, "all summaries", ""]
+    i = int(np.nanargmax(values))
+    row = t.iloc[i]
+    best = [d, key, PROTOCOLS[key][1], row["metric"], float(row[col]), float(row[lo]), float(row[hi]),
+            int(np.isfinite(values).sum()), "all summaries", ""]
+    best[-1] = _sentence(best, inp.name)
+    return best
+
+
+def _sentence(best: Sequence, name: str) -> str:
+    d, key, stat, metric, value, lo, hi, n = best[:8]
+    ci = "" if not np.isfinite(lo) else f", 95% CI [{lo:.3f}, {hi:.3f}]"
+    return (f"For factual consistency ({d}), judged by {PROTOCOLS[key][0]}, the best of the {n} metrics on {name} is "
+            f"{metric} ({stat} = {value:.3f}{ci}, all summaries).")
+
+
+def answer_sentence(answer_tsv: str) -> str:
+    """The report's answer for a factuality data set: the sentence of the factuality job's answer
+    table (HTML-escaped, the metric in bold), or "" when the data set has no factuality dimension."""
+    t = tables.read_tsv(answer_tsv)
+    if not len(t) or not t.iloc[0]["sentence"] or t.iloc[0]["sentence"] == tables.NA:
+        return ""
+    row = t.iloc[0]
+    text = html.escape(row["sentence"])
+    metric = html.escape(row["metric"])
+    return text.replace(f" is {metric} (", f" is <b>{metric}</b> (", 1)
+
+
+# ----------------------------------------------------------------------------- write
+
+CAPTIONS = {
+    "partial": "Partial correlation of each metric with the human factuality score controlling for the system "
+               "(FRANK). How to read this: the correlation left after each system's mean is removed from both the "
+               "metric and the human score, i.e. how well the metric orders summaries within systems; pearson and "
+               "spearman (FRANK's: of the residuals) with {conf} bootstrap intervals (summaries resampled within "
+               "each system), p with n - 2 degrees of freedom as FRANK's code (p strict: n - systems - 1 df); "
+               "spearman ranks: pingouin's partial Spearman (partial Pearson of the ranks). Rows: dimension, subset "
+               "(all = every subset), split (all = every split).",
+    "ablation": "Error-category ablation (FRANK). How to read this: r full is the metric's correlation with the "
+                "factuality score, r ablated its correlation when one category's errors are ignored (the release's "
+                "Flip_ fields); difference = r full - r ablated. A large positive difference means the metric is "
+                "sensitive to that category of errors; near zero or negative, it does not see them.",
+    "summary": "Summary-level correlations across all summaries by subset and split. How to read this: Pearson (with "
+               "a {conf} bootstrap interval over summaries), Spearman and Kendall tau-b between the metric and the "
+               "human score over every judged summary of the subset and split (all = together), p two-sided (scipy). "
+               "With one summary per document (QAGS) this is the only summary-level correlation defined.",
+    "binary": "Detecting consistent summaries (QAGS, SummaC). How to read this: AUC = the probability that a "
+              "consistent summary scores above an inconsistent one (0.5 = chance), with a {conf} bootstrap interval; "
+              "balanced accuracy (mean of the true positive and true negative rates, 0.5 = chance) at the threshold "
+              "chosen on the validation summaries and applied unchanged to the test summaries ({split}). labels: "
+              "how a summary's label is read (a proportion at the stated cut-off).",
+    "ranking": "Ranking accuracy on preference pairs (Falke et al. 2019). How to read this: of the pairs of a correct "
+               "and an incorrect summary, the share where the metric scores the correct one strictly higher (0.5 = "
+               "chance), with a {conf} Clopper-Pearson interval; ties (equal scores) count as not correct and are "
+               "listed apart; accuracy ties half counts each tie as half correct.",
+}
+
+
+def _fmt(v) -> str:
+    return tables.fixed(v)
+
+
+def _pvalue(v) -> str:
+    return tables.NA if v is None or not np.isfinite(float(v)) else f"{float(v):.3g}"
+
+
+def _md_rows(df: pd.DataFrame, cols: Sequence[str], numeric: Sequence[str], pcols: Sequence[str] = ()) -> list[list[str]]:
+    out = []
+    for r in df[list(cols)].itertuples(index=False):
+        out.append([_pvalue(v) if c in pcols else _fmt(v) if c in numeric else str(v) for c, v in zip(cols, r)])
+    return out
+
+
+def _ablation_figure(result: FactualityResult, png: str, svg: str) -> None:
+    plt = pyplot()
+    ab = result.ablation
+    if len(ab):
+        d = ab["dimension"].iloc[0]
+        ab = ab[ab["dimension"] == d]
+        cats = list(dict.fromkeys(ab["category"]))
+        mets = list(dict.fromkeys(ab["metric"]))
+        grid = np.full((len(mets), len(cats)), np.nan)
+        for r in ab.itertuples(index=False):
+            grid[mets.index(r.metric), cats.index(r.category)] = float(r.difference)
+        fig, axis = plt.subplots(figsize=(1.0 + 0.55 * len(cats), 1.2 + 0.3 * len(mets)))
+        lim = np.nanmax(np.abs(grid)) if np.isfinite(grid).any() else 1.0
+        im = axis.imshow(grid, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
+        axis.set_xticks(range(len(cats)), cats, rotation=60, ha="right")
+        axis.set_yticks(range(len(mets)), mets)
+        for i in range(len(mets)):
+            for j in range(len(cats)):
+                if np.isfinite(grid[i, j]):
+                    axis.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=6)
+        fig.colorbar(im, ax=axis, label="r(full) - r(category ignored)")
+        axis.set_title(f"Which errors each metric sees ({d})")
+    else:
+        fig, axis = plt.subplots(figsize=(4, 1))
+        axis.axis("off")
+        axis.text(0.5, 0.5, "No error-category ablation: the data set has no ablation fields", ha="center",
+                  va="center")
+    save(fig, png, svg)
+
+
+def write(result: FactualityResult, o: FactualityOptions, out: Mapping[str, str]) -> None:
+    conf = f"{o.confidence:g}"
+    tables.write_tsv(result.partial, out["partial_tsv"])
+    tables.write_markdown(out["partial_md"], CAPTIONS["partial"].format(conf=conf),
+                          ["dimension", "subset", "split", "metric", "n", "systems", "pearson", "95% CI", "p",
+                           "spearman", "95% CI", "p", "spearman ranks"],
+                          [[r.dimension, r.subset, r.split, r.metric, str(r.n), str(r.systems), _fmt(r.pearson),
+                            f"[{_fmt(r.pearson_lo)}, {_fmt(r.pearson_hi)}]", _pvalue(r.pearson_p), _fmt(r.spearman),
+                            f"[{_fmt(r.spearman_lo)}, {_fmt(r.spearman_hi)}]", _pvalue(r.spearman_p),
+                            _fmt(r.spearman_ranks)] for r in result.partial.itertuples(index=False)])
+    tables.write_tsv(result.williams, out["williams"])
+    tables.write_tsv(result.ablation, out["ablation_tsv"])
+    tables.write_markdown(out["ablation_md"], CAPTIONS["ablation"], ["dimension", "category", "metric", "correlation",
+                                                                    "n", "r full", "r ablated", "difference"],
+                          _md_rows(result.ablation, ["dimension", "category", "metric", "correlation", "n", "r_full",
+                                                     "r_ablated", "difference"], ["r_full", "r_ablated", "difference"]))
+    _ablation_figure(result, out["ablation_png"], out["ablation_svg"])
+    tables.write_tsv(result.summary, out["summary_tsv"])
+    tables.write_markdown(out["summary_md"], CAPTIONS["summary"].format(conf=conf),
+                          ["dimension", "subset", "split", "metric", "n", "pearson", "95% CI", "p", "spearman", "p",
+                           "kendall", "p"],
+                          [[r.dimension, r.subset, r.split, r.metric, str(r.n), _fmt(r.pearson),
+                            f"[{_fmt(r.pearson_lo)}, {_fmt(r.pearson_hi)}]", _pvalue(r.pearson_p), _fmt(r.spearman),
+                            _pvalue(r.spearman_p), _fmt(r.kendall), _pvalue(r.kendall_p)]
+                           for r in result.summary.itertuples(index=False)])
+    tables.write_tsv(result.binary, out["binary_tsv"])
+    tables.write_markdown(out["binary_md"], CAPTIONS["binary"].format(conf=conf, split=result.split_how),
+                          ["dimension", "labels", "subset", "metric", "n", "consistent", "AUC", "95% CI", "threshold",
+                           "BA validation", "BA test", "95% CI"],
+                          [[r.dimension, r.labels, r.subset, r.metric, str(r.n), str(r.consistent), _fmt(r.auc),
+                            f"[{_fmt(r.auc_lo)}, {_fmt(r.auc_hi)}]", f"{float(r.threshold):.4g}",
+                            _fmt(r.balanced_accuracy_validation), _fmt(r.balanced_accuracy_test),
+                            f"[{_fmt(r.balanced_accuracy_test_lo)}, {_fmt(r.balanced_accuracy_test_hi)}]"]
+                           for r in result.binary.itertuples(index=False)])
+    tables.write_tsv(result.auc_tests, out["auc_tests"])
+    tables.write_tsv(result.ranking, out["ranking_tsv"])
+    tables.write_markdown(out["ranking_md"], CAPTIONS["ranking"].format(conf=conf),
+                          ["dimension", "metric", "pairs", "correct", "ties", "incorrect", "accuracy", "95% CI",
+                           "accuracy ties half"],
+                          [[r.dimension, r.metric, str(r.pairs), str(r.correct), str(r.ties), str(r.incorrect),
+                            _fmt(r.accuracy), f"[{_fmt(r.lo)}, {_fmt(r.hi)}]", _fmt(r.accuracy_ties_half)]
+                           for r in result.ranking.itertuples(index=False)])
+    tables.write_tsv(result.ranking_tests, out["ranking_tests"])
+    tables.write_tsv(result.answer, out["answer"])
+    tables.write_tsv(result.notes, out["notes"])
+
+
+def methods(config: Mapping) -> list[str]:
+    """The factuality job's choices for the report's methods section."""
+    f = config.get("factuality", {})
+    conf, seed, b = f.get("confidence"), f.get("seed"), f.get("bootstrap_samples")
+    return [
+        f"Factual consistency (issue 23): dimensions {', '.join(f.get('dimensions', []))} where the data set has "
+        "them (else its coverage dimensions); every per-summary metric (built-in and from score files"
+        + (f", restricted to {', '.join(f['metrics'])}" if f.get("metrics") else "") + f"); seed {seed}, {b} "
+        f"bootstrap samples, percentile intervals at {conf}.",
+        "Partial correlation controlling for the system (FRANK, Pagnoni et al. 2021, as their evaluate.py): metric "
+        "and human score residualised on one-hot system indicators (each system's mean removed), Pearson and "
+        "Spearman of the residuals, p with n - 2 degrees of freedom as FRANK's code (also the strict n - k - 2, "
+        "k = systems - 1, as pingouin); pingouin's partial Spearman (of the ranks) beside; bootstrap resampling "
+        f"summaries within each system; needs >= 2 systems with >= {f.get('min_summaries_per_system')} summaries; "
+        "Williams tests (one-sided, n - 3 df) between every ordered pair of metrics on the residualised "
+        "correlations, as FRANK's metric_metric_correlation.",
+        f"Error-category ablation: every dimension named {f.get('ablation_prefix')}<category>; difference = r(full) - "
+        "r(category ignored), partial Pearson where the partial correlation applies, else Pearson; all summaries.",
+        f"Binary labels: a binary dimension as given, a proportion as 1 when >= {f.get('proportion_cutoff')} "
+        "(consistent) else 0. ROC AUC (Mann-Whitney, ties one half) on all summaries of each subset, bootstrap "
+        "within each label; balanced accuracy at the threshold maximising it on the validation split (the data "
+        f"set's split {f.get('validation_split')!r} when its summaries carry splits, else a seeded split of "
+        f"{f.get('validation_fraction')} of the topics), applied to the test split ({f.get('test_split')!r} or the "
+        "rest); DeLong's test (two-sided, Sun & Xu 2014's placement values) between every pair of metrics' AUCs on "
+        "all summaries.",
+        "Preference pairs: ranking accuracy = correct / pairs (ties not correct, listed apart), Clopper-Pearson "
+        "interval; exact McNemar test (binomial sign test on discordant pairs) between every pair of metrics.",
+        "Summary-level correlations across all summaries (not within topics: one summary per system and document "
+        "makes within-topic correlations undefined for one-system data sets) by subset x split, scipy p-values, "
+        "Pearson's bootstrap interval over summaries. The answer: preference -> ranking accuracy; binary -> AUC; "
+        "proportion -> partial Pearson when it applies, else the summary-level Pearson; on all summaries.",
+    ]

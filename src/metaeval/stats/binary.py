@@ -1,0 +1,148 @@
+"""A metric as a detector of factually consistent summaries (binary labels: 1 = consistent).
+
+* ROC AUC = the Mann-Whitney probability that a consistent summary scores above an inconsistent
+  one, ties counting one half (Hanley & McNeil 1982); equal to scikit-learn's ``roc_auc_score``.
+* Its interval: percentile bootstrap over summaries resampled within each label (both classes keep
+  their sizes, so every sample has an AUC), ``default_rng(seed)``.
+* Two metrics' AUCs on the same summaries: DeLong, DeLong & Clarke-Pearson (1988), in the
+  placement-value form of Sun & Xu (2014): V10 (each positive's share of negatives below it, ties
+  one half), V01 (each negative's share of positives above it), the covariance
+  S = S10 / m + S01 / n of the two AUCs, z = (A_a - A_b) / sqrt(var_a + var_b - 2 cov_ab), two-sided
+  normal p.
+* Balanced accuracy (the SummaC protocol, Laban et al. 2022): the threshold that maximises the
+  balanced accuracy (mean of the true positive and true negative rates; scikit-learn's
+  ``balanced_accuracy_score``) on the validation summaries, among the midpoints between their
+  sorted distinct scores (and one below / above all), a summary predicted consistent when its score
+  is >= the threshold; the lowest best threshold on ties; then applied unchanged to the test
+  summaries.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats
+
+from .partial import row_ranks
+
+
+def auc(scores, labels) -> float:
+    """ROC AUC of ``scores`` for ``labels`` (1 positive, 0 negative), ties one half; NaN without both classes."""
+    s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
+    pos, neg = s[y == 1], s[y == 0]
+    if pos.size == 0 or neg.size == 0:
+        return np.nan
+    ranks = stats.rankdata(np.concatenate([pos, neg]))
+    return float((ranks[:pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
+
+
+def _auc_rows(scores: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """AUC of every row of ``scores`` (B, n) with the fixed positive mask ``pos`` (n,)."""
+    m, k = int(pos.sum()), int((~pos).sum())
+    ranks = row_ranks(scores)
+    return (ranks[:, pos].sum(axis=-1) - m * (m + 1) / 2) / (m * k)
+
+
+def bootstrap_auc(scores, labels, samples: int, seed: int, confidence: float) -> tuple[float, float]:
+    """Percentile interval of the AUC; summaries resampled within each label (module docstring)."""
+    s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
+    pos_i, neg_i = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    if pos_i.size == 0 or neg_i.size == 0 or samples < 1:
+        return (np.nan, np.nan)
+    rng = np.random.default_rng(seed)
+    idx = np.concatenate([pos_i[rng.integers(0, pos_i.size, (samples, pos_i.size))],
+                          neg_i[rng.integers(0, neg_i.size, (samples, neg_i.size))]], axis=1)
+    mask = np.zeros(idx.shape[1], dtype=bool)
+    mask[:pos_i.size] = True
+    values = _auc_rows(s[idx], mask)
+    lo, hi = np.percentile(values, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
+    return float(lo), float(hi)
+
+
+def _placements(s: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """DeLong's placement values: V10 per positive, V01 per negative (ties one half), via ranks."""
+    x, y = s[pos], s[~pos]
+    m, n = x.size, y.size
+    r_all = stats.rankdata(np.concatenate([x, y]))
+    v10 = (r_all[:m] - stats.rankdata(x)) / n            # negatives below each positive, ties 1/2
+    v01 = 1 - (r_all[m:] - stats.rankdata(y)) / m        # positives above each negative, ties 1/2
+    return v10, v01
+
+
+class DeLong(NamedTuple):
+    auc_a: float
+    auc_b: float
+    difference: float
+    se: float
+    z: float
+    p: float          # two-sided
+
+
+def delong_test(a, b, labels) -> DeLong:
+    """DeLong's test of two correlated AUCs (module docstring); the summaries where both scores are defined."""
+    a, b, y = (np.asarray(v, dtype=float) for v in (a, b, labels))
+    ok = np.isfinite(a) & np.isfinite(b) & np.isin(y, (0.0, 1.0))
+    a, b, pos = a[ok], b[ok], y[ok] == 1
+    m, n = int(pos.sum()), int((~pos).sum())
+    if m < 2 or n < 2:
+        return DeLong(np.nan, np.nan, np.nan, np.nan, np.nan, np.nan)
+    va10, va01 = _placements(a, pos)
+    vb10, vb01 = _placements(b, pos)
+    auc_a, auc_b = float(va10.mean()), float(vb10.mean())
+    s10 = np.cov(np.vstack([va10, vb10]))
+    s01 = np.cov(np.vstack([va01, vb01]))
+    cov = s10 / m + s01 / n
+    var = cov[0, 0] + cov[1, 1] - 2 * cov[0, 1]
+    diff = auc_a - auc_b
+    if not var > 1e-15:
+        return DeLong(auc_a, auc_b, diff, 0.0, np.nan, 1.0 if diff == 0 else np.nan)
+    se = float(np.sqrt(var))
+    z = diff / se
+    return DeLong(auc_a, auc_b, diff, se, float(z), float(2 * stats.norm.sf(abs(z))))
+
+
+def balanced_accuracy(scores, labels, threshold: float) -> float:
+    """Mean of the true positive and true negative rates when score >= threshold predicts 1; NaN
+    without both classes."""
+    s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
+    pos, neg = y == 1, y == 0
+    if not pos.any() or not neg.any():
+        return np.nan
+    pred = s >= threshold
+    return float(((pred & pos).sum() / pos.sum() + (~pred & neg).sum() / neg.sum()) / 2)
+
+
+def best_threshold(scores, labels) -> tuple[float, float]:
+    """(threshold, its balanced accuracy) maximising the balanced accuracy on these summaries
+    (candidates: midpoints of the sorted distinct scores, and one below / above them all; the
+    lowest on ties)."""
+    s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
+    u = np.unique(s)
+    if u.size == 0:
+        return (np.nan, np.nan)
+    cands = np.concatenate([[u[0] - 1.0], (u[:-1] + u[1:]) / 2, [u[-1] + 1.0]])
+    pos, neg = y == 1, y == 0
+    if not pos.any() or not neg.any():
+        return (np.nan, np.nan)
+    # predictions at each candidate: s >= c; counts via sorted positions
+    ps, ns = np.sort(s[pos]), np.sort(s[neg])
+    tpr = (ps.size - np.searchsorted(ps, cands, side="left")) / ps.size
+    tnr = np.searchsorted(ns, cands, side="left") / ns.size
+    ba = (tpr + tnr) / 2
+    i = int(np.argmax(ba))
+    return float(cands[i]), float(ba[i])
+
+
+def bootstrap_balanced_accuracy(scores, labels, threshold: float, samples: int, seed: int, confidence: float
+                                ) -> tuple[float, float]:
+    """Percentile interval of the balanced accuracy at a fixed threshold (summaries resampled within each label)."""
+    s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
+    pos_i, neg_i = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    if pos_i.size == 0 or neg_i.size == 0 or samples < 1 or not np.isfinite(threshold):
+        return (np.nan, np.nan)
+    rng = np.random.default_rng(seed)
+    tp = (s[pos_i[rng.integers(0, pos_i.size, (samples, pos_i.size))]] >= threshold).mean(axis=1)
+    tn = (s[neg_i[rng.integers(0, neg_i.size, (samples, neg_i.size))]] < threshold).mean(axis=1)
+    lo, hi = np.percentile((tp + tn) / 2, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
+    return float(lo), float(hi)

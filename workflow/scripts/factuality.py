@@ -1,0 +1,13 @@
+"""Issue 23's factual-consistency protocols (FRANK, QAGS, SummaC, Rank19) for one data set."""
+from metaeval.logs import job_log
+from metaeval.stages import factuality
+
+with job_log(snakemake.log[0], f"factuality {snakemake.wildcards.dataset}") as log:
+    o = snakemake.params.options
+    inp = factuality.load(dict(snakemake.input.items()), o)
+    log.info("%d judged summaries of %d systems; dimensions %s; %d metrics", inp.topics.size,
+             len(set(inp.systems)), ", ".join(inp.analysed), len(inp.metrics))
+    result = factuality.compute(inp, o)
+    for analysis, dimension, note in result.notes.itertuples(index=False):
+        log.info("note (%s, %s): %s", analysis, dimension, note)
+    factuality.write(result, o, dict(snakemake.output.items()))
