@@ -31,7 +31,9 @@ each expected change is checked cell by cell (any other difference in such a fil
 * issue 21 (benchmarks as released): ``annotations.tsv`` is new in ``data/`` and the importer's
   folder (the header only: these data sets have no per-annotator scores); the summary-level table gains the columns ``summaries``,
   ``pearson_lo``, ``pearson_hi`` and ``p_vs_best`` after its old ones, which keep their values; the
-  report shows that table and the top-variants figure is unchanged.
+  report shows that table and the top-variants figure is unchanged;
+* issues 22 and 23: the new stages' folders ``annotators/`` and ``factuality/`` (only after); the
+  report gains their sections and sentences.
 
 Prints one line per differing file with its verdict, and exits 1 on any unexplained difference.
 """
@@ -144,6 +146,9 @@ def compare(old: Path, new: Path) -> list[tuple[str, str]]:
             header = b.read_text(encoding="utf-8") == "topic\tsummarizer\tdimension\tannotator\tgroup\tscore\n"
             out.append((f, "expected (issue 21: annotations.tsv, the header only)" if header else
                         "UNEXPECTED: annotations.tsv has rows"))
+            continue
+        if f.startswith(("annotators/", "factuality/")) and not a.exists():
+            out.append((f, "expected (issues 22, 23: a new stage's output)"))
             continue
         if not a.exists() or not b.exists():
             out.append((f, f"UNEXPECTED: only {'after' if b.exists() else 'before'}"))
