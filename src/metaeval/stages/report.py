@@ -126,6 +126,19 @@ def combination_label(comb: str, meta: Mapping) -> str:
     return f"{comb} ({', '.join(dims)})" if 0 < len(dims) <= 2 else comb
 
 
+def _interval(row: Mapping) -> str:
+    """", 95% CI [lo, hi]" of a correlation row, or nothing when it has no interval."""
+    return ("" if row["pearson_lo"] == tables.NA else
+            f", 95% CI [{tables.fixed(row['pearson_lo'])}, {tables.fixed(row['pearson_hi'])}]")
+
+
+def _baseline_missing(baseline: str, computed: bool) -> str:
+    """Why the baseline has no rank: not among the data set's metrics, or an undefined correlation."""
+    if not computed:
+        return f"The common baseline {html.escape(baseline)} is not computed on this data set."
+    return f"The common baseline {html.escape(baseline)} has no defined correlation here."
+
+
 def summary_answer_text(s, alone: bool = True, label: str | None = None) -> str:
     """The opening verdict at the summary level (:func:`metaeval.stages.correlation_tables.summary_answer`):
     the whole answer for a data set without a system-level correlation (fewer than 3 systems,
@@ -133,8 +146,7 @@ def summary_answer_text(s, alone: bool = True, label: str | None = None) -> str:
     benchmarks are read at the summary level)."""
     b = s.best
     pooled = "pooled" in s.level
-    ci = ("" if b["pearson_lo"] == tables.NA else
-          f", 95% CI [{tables.fixed(b['pearson_lo'])}, {tables.fixed(b['pearson_hi'])}]")
+    ci = _interval(b)
     how = (f"over all {b['summaries']} judged summaries pooled" if pooled else
            f"within each of {b['topics']} topics, averaged")
     lead = ("This data set has too few systems for a system-level correlation, so the answer is at the summary "
@@ -143,10 +155,8 @@ def summary_answer_text(s, alone: bool = True, label: str | None = None) -> str:
             f"<b>{html.escape(b['metric'])}</b> (Pearson r = {tables.fixed(b['pearson'])}{ci}, {how}); "
             f"{s.not_worse} of the other {s.metrics - 1} metrics are not significantly worse (paired bootstrap over "
             f"topics, p &ge; {s.alpha}). ")
-    if not s.baseline_computed:
-        text += f"The common baseline {html.escape(s.baseline)} is not computed on this data set."
-    elif s.baseline_rank is None:
-        text += f"The common baseline {html.escape(s.baseline)} has no defined correlation here."
+    if s.baseline_rank is None:
+        text += _baseline_missing(s.baseline, s.baseline_computed)
     else:
         text += (f"The common baseline {html.escape(s.baseline)} ranks #{s.baseline_rank} "
                  f"(r = {tables.fixed(s.baseline_row['pearson'])}).")
@@ -167,15 +177,12 @@ def answer_html(a, figure: str | None, winner_tsv: str | None = None, summary=No
                 "correlation section), so there is no answer to give.")
     else:
         b = a.best
-        ci = ("" if b["pearson_lo"] == tables.NA else
-              f", 95% CI [{tables.fixed(b['pearson_lo'])}, {tables.fixed(b['pearson_hi'])}]")
+        ci = _interval(b)
         text = (f"On this data set, the best metric for {html.escape(label)} is <b>{html.escape(b['variant'])}</b> "
                 f"(r = {tables.fixed(b['pearson'])}{ci}); {a.not_worse} of the other {a.variants - 1} variants are not "
                 f"significantly worse (Williams test, p &ge; {a.alpha}). ")
-        if not a.baseline_computed:
-            text += f"The common baseline {html.escape(a.baseline)} is not computed on this data set."
-        elif a.baseline_rank is None:
-            text += f"The common baseline {html.escape(a.baseline)} has no defined correlation here."
+        if a.baseline_rank is None:
+            text += _baseline_missing(a.baseline, a.baseline_computed)
         else:
             text += (f"The common baseline {html.escape(a.baseline)} ranks #{a.baseline_rank} and is significantly beaten "
                      f"by {a.baseline_beaten_by} variant{'s' if a.baseline_beaten_by != 1 else ''}.")
