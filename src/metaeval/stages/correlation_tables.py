@@ -107,6 +107,8 @@ def _pearson_rows(by: dict[tuple[str, str], dict[str, str]], variants: Sequence[
 
 
 def _ranked(corr: list[dict[str, str]], comb: str) -> list[dict[str, str]]:
+    """The rows of one combination with a defined Pearson r (correlations.tsv or the summary-level
+    table), best first."""
     return sorted((r for r in corr if r["combination"] == comb and r["pearson"] != "NA"),
                   key=lambda r: -float(r["pearson"]))
 
@@ -221,17 +223,12 @@ class SummaryAnswer(NamedTuple):
     baseline_computed: bool = True       # False: not among the data set's metrics (e.g. no texts: no ROUGE)
 
 
-def _summary_ranked(summary_level: list[dict[str, str]], comb: str) -> list[dict[str, str]]:
-    rows = [r for r in summary_level if r["combination"] == comb and not math.isnan(tables.to_float([r["pearson"]])[0])]
-    return sorted(rows, key=lambda r: -float(r["pearson"]))
-
-
 def summary_answer(summary_level: list[dict[str, str]], comb: str, baseline: str, alpha: float
                    ) -> SummaryAnswer | None:
     """The best metric by summary-level Pearson r with ``comb``, how many other metrics it does not
     significantly beat (the table's paired bootstrap p_vs_best >= alpha), and the rank of the
     baseline variant's per-summary metric; None when no metric has a defined r."""
-    ranked = _summary_ranked(summary_level, comb)
+    ranked = _ranked(summary_level, comb)
     if not ranked:
         return None
     metric = Variant.parse(baseline).summary_metric if baseline else ""
@@ -249,7 +246,7 @@ def figure_top(corr: list[dict[str, str]], comb: str, baseline: str, png: str, s
     filled; without any defined system-level r (fewer than 3 systems), the top metrics' summary-level
     r from ``summary_level`` (the correlation stage's table) instead."""
     ranked = _ranked(corr, comb)
-    if not ranked and _summary_ranked(list(summary_level), comb):
+    if not ranked and _ranked(list(summary_level), comb):
         return figure_top_summary(list(summary_level), comb, Variant.parse(baseline).summary_metric, png, svg, top)
     plt = figures.pyplot()
     shown = ranked[:top] + [r for r in ranked[top:] if r["variant"] == baseline]
@@ -277,7 +274,7 @@ def figure_top_summary(summary_level: list[dict[str, str]], comb: str, baseline:
     """The top metrics' summary-level Pearson r with their bootstrap intervals over topics (and the
     baseline's); filled = not significantly worse than the best (paired bootstrap)."""
     plt = figures.pyplot()
-    ranked = _summary_ranked(summary_level, comb)
+    ranked = _ranked(summary_level, comb)
     shown = ranked[:top] + [r for r in ranked[top:] if r["metric"] == baseline]
     fig, ax = plt.subplots(figsize=(6.5, 1.2 + 0.3 * max(1, len(shown))))
     for i, r in enumerate(shown):
