@@ -4,11 +4,13 @@ on the raw file."""
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import statistics
 import tarfile
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import scipy.stats
 import yaml
@@ -206,6 +208,48 @@ def test_realsumm_file_metrics_take_part_in_every_analysis(realsumm_run):
     digest = hashlib.sha256((realsumm_run / "data/realsumm/metric_scores.tsv").read_bytes()).hexdigest()[:16]
     assert f"file\tJS2|file:metric_scores.tsv@sha256:{digest}|higher_is_better:yes" in signature
     assert "Metrics from score files" in (res / "report.html").read_text()
+
+
+def test_the_answer_names_the_best_file_metric(realsumm_run):
+    """The report's opening answer names the file metric with the highest r among all variants
+    (recomputed here from correlations.tsv) and the Williams p of the best variant against it."""
+    res = realsumm_run / "results/realsumm"
+    corr = correlations(realsumm_run)
+    defined = {v: float(r["pearson"]) for v, r in corr.items() if r["pearson"] != "NA"}
+    ranked = sorted(defined, key=lambda v: -defined[v])
+    files = [v for v in ranked if v.rsplit("_", 1)[0] in METRICS]
+    best_file = files[0]
+    best = next(v for v in ranked if corr[v]["optimal"] == "yes")
+    williams = tables.read_tsv(res / "analysis/williams_coverage.tsv").set_index("variant")
+    p = float(williams.loc[best, best_file])
+    text = re.sub(r"<[^>]+>", "", re.search(r'class="answer".*?</p>', (res / "report.html").read_text(), re.S)[0])
+    shown = "p &lt; 0.001" if p < 0.001 else f"p = {p:.3f}"
+    verdict = "is significantly better" if p < 0.05 else "not significantly worse"
+    assert (f"Of the metrics from score files, the best is {best_file} (r = {defined[best_file]:.3f}, 95% CI "
+            f"[{float(corr[best_file]['pearson_lo']):.3f}, {float(corr[best_file]['pearson_hi']):.3f}]), "
+            f"#{ranked.index(best_file) + 1} of {len(ranked)}") in text, text
+    assert verdict in text.split("score files")[1] and shown in text.split("score files")[1], text
+
+
+def test_the_file_metric_sentence_by_hand(tmp_path):
+    from metaeval.stages.correlation_tables import Answer
+    from metaeval.stages.report import file_metric_sentence
+    path = tmp_path / "table6.tsv"
+    path.write_text("rank\tvariant\tmetric\torientation\tr\t95% CI\trho\ttau\toptimal\n"
+                    "1\tR2_ST1_RS0_A_R\t\t\t0.900\t[0.800, 0.950]\t0.9\t0.8\t*\n"
+                    "4\tX_M\tX\tas given\t0.700\t[0.500, 0.850]\t0.6\t0.5\t\n"
+                    "6\tX_A\tX\tas given\t0.650\t[0.400, 0.800]\t0.6\t0.5\t\n"
+                    "NA\tY_A\tY\tas given\tNA\t[NA, NA]\tNA\tNA\t\n")
+    a = Answer("coverage", {"variant": "R2_ST1_RS0_A_R"}, 3, 10, "R2_ST1_RS0_A_R", 1, 0, 0.05)
+    w = pd.DataFrame({"variant": ["R2_ST1_RS0_A_R", "X_M"], "R2_ST1_RS0_A_R": ["NA", "0.9"], "X_M": ["0.2", "NA"]})
+    assert file_metric_sentence(str(path), w, a) == (
+        " Of the metrics from score files, the best is <b>X_M</b> (r = 0.700, 95% CI [0.500, 0.850]), #4 of 10; it is "
+        "not significantly worse than R2_ST1_RS0_A_R (Williams test, p = 0.200).")
+    w.loc[0, "X_M"] = "0.0004"
+    assert file_metric_sentence(str(path), w, a).endswith(
+        "; R2_ST1_RS0_A_R is significantly better (Williams test, p &lt; 0.001).")
+    assert file_metric_sentence(str(path), w, a._replace(best={"variant": "X_M"})) == ""   # the answer names it
+    assert file_metric_sentence(str(tmp_path / "absent.tsv"), w, a) == ""
 
 
 def test_editing_a_score_file_reruns_from_the_analyses_on(realsumm_run):

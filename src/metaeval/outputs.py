@@ -373,7 +373,7 @@ REPORT_SECTIONS += (
 # What the report reads besides its sections.
 REPORT_CONTEXT = (ReportItem("data", "dataset"), ReportItem("summary", "summary"), ReportItem("scores", "signature"),
                   ReportItem("correlation", "correlations"), ReportItem("correlation", "summary_level"),
-                  ReportItem("correlation_tables", "top_png"),
+                  ReportItem("correlation_tables", "top_png"), ReportItem("correlation_tables", "table6_tsv"),
                   ReportItem("statistics", "winner"), ReportItem("annotators", "ceiling"),
                   ReportItem("factuality", "answer"))
 

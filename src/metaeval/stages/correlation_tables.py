@@ -163,7 +163,9 @@ def table6(corr: list[dict[str, str]], comb: str, file_metrics: Sequence[Mapping
     caption = (f"Table 6. Metrics read from score files ({comb}): Pearson r with its 95% interval, Spearman rho, "
                f"Kendall tau and rank among all {len(ranked)} variants with a defined r, next to BLEU, chrF and the "
                "three best ROUGE variants; _A mean, _M median over a summarizer's summaries; a metric whose lower scores "
-               "are better is negated; * = optimal (Williams tests among all metrics).")
+               "are better is negated; * = optimal (no other variant significantly better, Williams test); a variant may "
+               "lack the star while one ranked below it has it: the test is more powerful between variants that "
+               "agree closely with each other.")
     if not file_metrics:
         caption += (" No score file: put a metric_scores.tsv in the data set folder or name files in the config "
                     "(datasets.<name>.metric_scores; docs/DATASET_FORMAT.md).")
@@ -333,13 +335,17 @@ def compute(corr: list[dict[str, str]], williams, summary_human: list[dict[str, 
     comb = main_of(corr)
     shown, p = figure3_data(corr, williams, comb, options.baselines, options.top)
     ids = [m["metric"] for m in file_metrics]
-    t1 = table1(corr, comb)
-    if options.optimal == "permutation":    # statistics.optimal: what Table 1 calls optimal
-        t1 = t1._replace(caption=t1.caption.replace("Williams test)", "permutation tests among the variants the "
+
+    def optimal_basis(t: DisplayTable) -> DisplayTable:
+        """statistics.optimal: the test behind what Tables 1 and 6 call optimal."""
+        if options.optimal != "permutation":
+            return t
+        return t._replace(caption=t.caption.replace("Williams test)", "permutation tests among the variants the "
                                                                       "statistics job tests; the others NA)"))
-    return Tables(comb, t1, table2(corr, comb), table4(corr, combinations, options.top),
-                  table5(corr, combinations, comb, ids), table6(corr, comb, file_metrics), summary_human, shown, p,
-                  options.alpha, corr, options.answer_baseline, list(summary_level))
+
+    return Tables(comb, optimal_basis(table1(corr, comb)), table2(corr, comb), table4(corr, combinations, options.top),
+                  table5(corr, combinations, comb, ids), optimal_basis(table6(corr, comb, file_metrics)),
+                  summary_human, shown, p, options.alpha, corr, options.answer_baseline, list(summary_level))
 
 
 # ----------------------------------------------------------------------------- writing

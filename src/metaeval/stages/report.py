@@ -20,7 +20,7 @@ from ..stats.rouge_bootstrap import percent
 from ..stats.verdicts import METHOD as AGREEMENT_METHOD
 from .annotators import ceiling_sentence
 from .annotators import methods as annotators_methods
-from .correlation_tables import answer, main_of, summary_answer
+from .correlation_tables import answer, main_of, matrix_p, summary_answer
 from . import factuality  # issue 23: the answer and methods of the factual-consistency protocols
 
 def _exceptions(rouge: Mapping) -> str:
@@ -111,12 +111,37 @@ def winner_sentence(winner_tsv: str | None, a) -> str:
     top = w.sort_values("p_best", ascending=False, kind="stable").iloc[0]
     text = ""
     if a.best["variant"] in p:
-        text = (f" Over the bootstrap samples it is the best of the {len(w)} tested variants with probability "
+        text = (f" Over the bootstrap samples it is the best of the {len(w)} variants the statistics job tests "
+                f"(statistics.variants) with probability "
                 f"{p[a.best['variant']]:.2f}")
         if top["variant"] != a.best["variant"]:
             text += f"; the most probable winner is {html.escape(top['variant'])} ({top['p_best']:.2f})"
         text += "."
     return text
+
+
+def file_metric_sentence(table6_tsv: str | None, williams, a) -> str:
+    """The best metric read from a score file (Table 6's first ranked row naming one) with its r,
+    interval and rank, and whether the best variant beats it in a one-sided Williams test
+    (``williams``: the main combination's p-value table, as :func:`answer` reads it). Nothing when
+    the data set has no score file or the best variant is itself one: the answer names it already."""
+    if not table6_tsv or not Path(table6_tsv).exists() or a.best is None:
+        return ""
+    t = tables.read_tsv(table6_tsv)
+    ranked = t[(t["metric"] != "") & (t["rank"] != tables.NA)]
+    if not len(ranked) or a.best["variant"] in set(t.loc[t["metric"] != "", "variant"]):
+        return ""
+    row = ranked.iloc[0]
+    ci = "" if row["95% CI"] == "[NA, NA]" else f", 95% CI {row['95% CI']}"
+    w = williams.set_index("variant") if williams is not None and len(williams) else None
+    p = matrix_p(w, a.best["variant"], row["variant"])
+    best = html.escape(a.best["variant"])
+    shown = "p &lt; 0.001" if p < 0.001 else f"p = {p:.3f}"
+    verdict = ("" if p != p else
+               f"; {best} is significantly better (Williams test, {shown})" if p < a.alpha else
+               f"; it is not significantly worse than {best} (Williams test, {shown})")
+    return (f" Of the metrics from score files, the best is <b>{html.escape(row['variant'])}</b> (r = {row['r']}{ci}), "
+            f"#{row['rank']} of {a.variants}{verdict}.")
 
 
 def combination_label(comb: str, meta: Mapping) -> str:
@@ -164,7 +189,8 @@ def summary_answer_text(s, alone: bool = True, label: str | None = None) -> str:
 
 
 def answer_html(a, figure: str | None, winner_tsv: str | None = None, summary=None, both: bool = False,
-                label: str | None = None, ceiling_tsv: str | None = None) -> str:
+                label: str | None = None, ceiling_tsv: str | None = None, table6_tsv: str | None = None,
+                williams=None) -> str:
     """The opening verdict in plain words (:func:`metaeval.stages.correlation_tables.answer`), with
     the winner's probability of being the best when the statistics job ran; without a system-level
     answer, the summary-level one (``summary``: :func:`metaeval.stages.correlation_tables.summary_answer`),
@@ -187,6 +213,7 @@ def answer_html(a, figure: str | None, winner_tsv: str | None = None, summary=No
             text += (f"The common baseline {html.escape(a.baseline)} ranks #{a.baseline_rank} and is significantly beaten "
                      f"by {a.baseline_beaten_by} variant{'s' if a.baseline_beaten_by != 1 else ''}.")
         text += winner_sentence(winner_tsv, a)
+        text += file_metric_sentence(table6_tsv, williams, a)
         text += ceiling_sentence(ceiling_tsv, b["variant"], a.combination)   # issue 22
         if both and summary is not None:
             text += " " + summary_answer_text(summary, alone=False, label=label)
@@ -270,7 +297,8 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
     ceiling = inputs.get(outputs.input_key(outputs.ReportItem("annotators", "ceiling")))
     lead = [answer_html(verdict, path("correlation_tables", "top_png"), winner, summary,
                         both=meta.get("texts", True) is False, label=combination_label(comb, meta),
-                        ceiling_tsv=ceiling),
+                        ceiling_tsv=ceiling, williams=williams,
+                        table6_tsv=inputs.get(outputs.input_key(outputs.ReportItem("correlation_tables", "table6_tsv")))),
             f"<p>{html.escape(str(meta.get('description', '')))}</p>",
             f"<p><b>Source:</b> {html.escape(str(meta.get('source', '')))}<br><b>Licence:</b> "
             f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>"]
