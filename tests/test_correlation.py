@@ -269,5 +269,5 @@ def test_summary_answer_from_a_hand_made_table():
     assert (s.best["metric"], s.not_worse, s.metrics, s.baseline, s.baseline_rank) == ("A", 1, 3, "R1_ST1_RS0_R", 3)
     text = summary_answer_text(s)
     assert "the best metric for coverage at the summary level is <b>A</b> (Pearson r = 0.500, 95% CI [0.100, 0.700], " \
-           "over all 18 judged summaries pooled); 1 of the other 2 metrics are not significantly worse" in text
+           "over all 18 judged summaries pooled); 1 of the other 2 metrics is not significantly worse" in text
     assert summary_answer([row("A", "NA", "NA")], "coverage", "R1_ST1_RS0_A_R", 0.05) is None

@@ -178,8 +178,8 @@ def summary_answer_text(s, alone: bool = True, label: str | None = None) -> str:
             "level: the best metric" if alone else "At the summary level, the best metric")
     text = (f"{lead} for {html.escape(label or s.combination)}{' at the summary level' if alone else ''} is "
             f"<b>{html.escape(b['metric'])}</b> (Pearson r = {tables.fixed(b['pearson'])}{ci}, {how}); "
-            f"{s.not_worse} of the other {s.metrics - 1} metrics are not significantly worse (paired bootstrap over "
-            f"topics, p &ge; {s.alpha}). ")
+            f"{s.not_worse} of the other {s.metrics - 1} metrics {'is' if s.not_worse == 1 else 'are'} not significantly "
+            f"worse (paired bootstrap over topics, p &ge; {s.alpha}). ")
     if s.baseline_rank is None:
         text += _baseline_missing(s.baseline, s.baseline_computed)
     else:
@@ -205,8 +205,8 @@ def answer_html(a, figure: str | None, winner_tsv: str | None = None, summary=No
         b = a.best
         ci = _interval(b)
         text = (f"On this data set, the best metric for {html.escape(label)} is <b>{html.escape(b['variant'])}</b> "
-                f"(r = {tables.fixed(b['pearson'])}{ci}); {a.not_worse} of the other {a.variants - 1} variants are not "
-                f"significantly worse (Williams test, p &ge; {a.alpha}). ")
+                f"(r = {tables.fixed(b['pearson'])}{ci}); {a.not_worse} of the other {a.variants - 1} variants "
+                f"{'is' if a.not_worse == 1 else 'are'} not significantly worse (Williams test, p &ge; {a.alpha}). ")
         if a.baseline_rank is None:
             text += _baseline_missing(a.baseline, a.baseline_computed)
         else:
