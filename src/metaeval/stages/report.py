@@ -297,8 +297,7 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
     ceiling = inputs.get(outputs.input_key(outputs.ReportItem("annotators", "ceiling")))
     lead = [answer_html(verdict, path("correlation_tables", "top_png"), winner, summary,
                         both=meta.get("texts", True) is False, label=combination_label(comb, meta),
-                        ceiling_tsv=ceiling, williams=williams,
-                        table6_tsv=inputs.get(outputs.input_key(outputs.ReportItem("correlation_tables", "table6_tsv")))),
+                        ceiling_tsv=ceiling, williams=williams, table6_tsv=path("correlation_tables", "table6_tsv")),
             f"<p>{html.escape(str(meta.get('description', '')))}</p>",
             f"<p><b>Source:</b> {html.escape(str(meta.get('source', '')))}<br><b>Licence:</b> "
             f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>"]
