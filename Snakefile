@@ -1,31 +1,29 @@
 # metaeval: which summarization metric should I trust?
 #
 # The floor plan. The config is validated once and turned into typed options (metaeval.options;
-# defaults live in workflow/schemas/config.schema.yaml); every file name comes from the output
-# contract (metaeval.outputs). Each stage is one file under rules/:
-#   common.smk       the options, the contract, and what each job reads
-#   data.smk         import (SummEval jsonl, DUC/TAC, simulated), validate, summarise a data set
-#   scoring.smk      ROUGE-1.5.5-exact preprocessing and scoring, BLEU (sacrebleu), SERA, bootstrap intervals
+# defaults live in workflow/schemas/config.schema.yaml). Every stage is declared once, in the stage
+# registry (metaeval.registry: its files, its job, its config section, when it applies, its report
+# sections); the rules files it names are included below, in the order of the pipeline:
+#   common.smk       the options, the registry's targets, and what each job reads
+#   data.smk         import a release (one rule per release format), validate, summarise a data set
+#   scoring.smk      ROUGE exactly as ROUGE-1.5.5, BLEU, chrF, SERA, score files; ROUGE-1.5.5's intervals
 #   human.smk        human scores: coverage, linguistic quality and their combinations
-#   correlation.smk  correlations, Williams tests, optimal variants; the correlation tables and figures
-#   statistics.smk   issue 14: correlation levels, bootstrap, permutation tests, Kendall variants, tie
-#                    calibration, pairwise accuracy, null baseline, uncertainty of the winner
-#   factuality.smk   issue 23: factual consistency (FRANK partial correlation and ablation, QAGS / SummaC
-#                    AUC and balanced accuracy, Rank19 ranking accuracy, correlations by subset)
-#   annotators.smk   issue 22: annotators as data - Krippendorff's alpha, the human ceiling, human parity
-#   agreement.smk    AESOP-style agreement of metric and human verdicts on pairs (Owczarzak et al. 2012)
-#   rerank.smk       systems re-ranked by the best variant, pairwise significance (Graham 2015 §5)
+#   correlation.smk  correlations, Williams tests, optimal variants; Graham's tables and figures
+#   analysis.smk     one rule per analysis stage the registry declares (statistics, annotators,
+#                    agreement, re-ranking, factual consistency, ...), all of one pattern
 #   sweeps.smk       single vs all references (Lin 2004), word limits and compression (Pastra & Saggion 2003)
 #   report.smk       one self-contained HTML report per data set
 #   across.smk       with two or more data sets: one verdict across them (results/all/)
-#   archive.smk      `snakemake archive`: reproducible archives of each data set's results
 #   calibration.smk  `snakemake calibration`: error rates, power and coverage of the tests on known truth
+#   archive.smk      `snakemake archive`: reproducible archives of each data set's results
+# docs/layout.md's stage table is generated from the registry (tests/test_registry.py).
 # Every config value a job uses reaches it through `params:` (a typed record per job), and so does
 # the hash of the library modules its script imports, so a change re-runs exactly the jobs it
 # affects (docs/scale.md, "Incremental reruns"; per option: config/README.md).
 
 from snakemake.utils import min_version
 
+from metaeval import registry
 from metaeval.options import ConfigError, Options, load_schema
 
 min_version("9.0")
@@ -54,23 +52,12 @@ wildcard_constraints:
     shard="[0-9]+",
 
 
-include: "rules/data.smk"
-include: "rules/scoring.smk"
-include: "rules/human.smk"
-include: "rules/correlation.smk"
-include: "rules/statistics.smk"
-include: "rules/factuality.smk"
-include: "rules/agreement.smk"
-include: "rules/annotators.smk"
-include: "rules/rerank.smk"
-include: "rules/sweeps.smk"
-include: "rules/report.smk"
-include: "rules/across.smk"
-include: "rules/archive.smk"
-include: "rules/calibration.smk"
+for rules_file in registry.rules_files():
+
+    include: f"rules/{rules_file}.smk"
 
 
 rule all:
     input:
-        final_outputs(),
+        all_outputs(),
     default_target: True

@@ -1,4 +1,4 @@
-# Stage 8 - across data sets (two or more configured): every variant's correlations side by side,
+# Across data sets (two or more configured): every variant's correlations side by side,
 # ranks, robustly optimal variants, a replicability analysis (Dror et al. 2017), figures and a
 # report, in results/all/. Adding a data set re-runs its own jobs and this one.
 

@@ -9,8 +9,7 @@ rule archive:
 
 rule archive_dataset:
     input:
-        results=lambda wc: OUT.final(wc.dataset, COMBINATIONS, texts=OPTIONS.has_texts(wc.dataset),
-                                     annotators=OPTIONS.annotators_enabled),
+        results=lambda wc: final_outputs(wc.dataset),
         score_files=file_metric_sources,
     output:
         OUT.ARCHIVE,

@@ -1,8 +1,10 @@
 # Helpers shared by the rules: the configured data sets, the output contract, and what each job
 # reads. OPTIONS (metaeval.options.Options) is built in the Snakefile from the validated config.
+from operator import attrgetter
 from pathlib import Path
 
 from metaeval import outputs as OUT
+from metaeval import registry
 from metaeval.data.datasets import FILES, REQUIRED
 from metaeval.data.importers import SUMMARY_FILE
 from metaeval.options import DATASET_WILDCARD, FRANK_FILES
@@ -20,9 +22,10 @@ ANALYSIS = {"mem_mb": OPTIONS.scale.analysis_mem_mb, "runtime": OPTIONS.scale.an
 SCORING = {"mem_mb": OPTIONS.scale.scoring_mem_mb, "runtime": OPTIONS.scale.scoring_runtime}
 
 
-def code(script):
-    """The hash of the library modules a script imports (metaeval.provenance.code_version)."""
-    return code_version(f"{workflow.basedir}/workflow/scripts/{script}.py")
+def code(script, modules=()):
+    """The hash of the library modules a script imports (metaeval.provenance.code_version), with
+    ``modules``: those it imports by name at run time (the registry's hooks, a generic door's stage)."""
+    return code_version(f"{workflow.basedir}/workflow/scripts/{script}.py", modules=tuple(modules))
 
 
 def reported(files, category):
@@ -163,20 +166,56 @@ def across_inputs(wildcards):
     return out
 
 
-def final_outputs():
+# The values of the registry's placeholders (a stage's ``expand``: an Options attribute path).
+EXPANSIONS = {path: list(attrgetter(path)(OPTIONS)) for s in registry.STAGES for path in s.expand.values()}
+
+
+def applies(dataset):
+    """Whether a registered stage runs for a data set (its switch, what it needs of the data set)."""
+    texts = OPTIONS.has_texts(dataset)
+    return lambda stage: registry.applies(stage, OPTIONS.config, texts)
+
+
+def final_outputs(dataset):
+    """Every final output of one data set (the main job's targets and the archive's contents)."""
+    return OUT.final(dataset, EXPANSIONS, applies(dataset))
+
+
+def all_outputs():
+    """The main job's targets: every data set's, and the verdict across them when there are two or more."""
     across = list(OUT.files("across", OUT.ACROSS).values()) if len(DATASETS) >= 2 else []
-    return [path for d in DATASETS
-            for path in OUT.final(d, COMBINATIONS, STATISTICS_PERMUTATIONS, OPTIONS.has_texts(d),
-                                  OPTIONS.annotators_enabled)] + across
+    return [path for d in DATASETS for path in final_outputs(d)] + across
 
 
 def report_inputs(wildcards):
-    """The report's named inputs: every section's files, but those of the jobs that are off (the
-    statistics job when disabled; the text metrics' stages for a score-only data set)."""
-    skip = (() if OPTIONS.statistics_enabled else ("statistics",)) + (
-        () if OPTIONS.annotators_enabled else ("annotators",)) + (
-        () if OPTIONS.has_texts(wildcards.dataset) else OUT.TEXT_STAGES)
-    return OUT.report_inputs(wildcards.dataset, combinations=COMBINATIONS, skip=skip)
+    """The report's named inputs: every section's files but those of the stages that do not apply
+    (switched off, or the text metrics' stages for a score-only data set)."""
+    return OUT.report_inputs(wildcards.dataset, combinations=COMBINATIONS, applies=applies(wildcards.dataset))
+
+
+def stage_inputs(stage):
+    """An input function: what a registered analysis stage reads (its ``reads``: the analysis bundle
+    and files of other stages, each named by its key)."""
+
+    def inputs(wildcards):
+        named = {}
+        for item in stage.reads:
+            if item == registry.ANALYSIS_INPUTS:
+                named.update(analysis_inputs(wildcards))
+            else:
+                source, key = item.split(":")
+                named[key] = OUT.file(source, key, wildcards.dataset)
+        return named
+
+    return inputs
+
+
+def code_of(stage):
+    """The code version of a registered stage's job: its door's import closure and, for the generic
+    door, its library module's."""
+    if stage.script:
+        return code(stage.script)
+    return code("analysis_stage", modules=[f"metaeval.{stage.module}", *([stage.record.split(":")[0]] if stage.record else [])])
 
 
 def bartscore_release(wildcards):
@@ -190,13 +229,9 @@ def frank_release(wildcards):
     return {Path(name).stem: str(folder / name) for name in FRANK_FILES}
 
 
-# The statistics job's permutation matrices: one per combination it tests (None: the job is off).
-STATISTICS_PERMUTATIONS = list(OPTIONS.statistics.permutation_combinations) if OPTIONS.statistics_enabled else None
-
-
 def permutation_basis(wildcards):
     """The statistics job's permutation matrices, for the correlation job when "optimal" rests on them."""
     if not OPTIONS.optimal_by_permutation:
         return {}
-    files = OUT.files("statistics", wildcards.dataset, combination=STATISTICS_PERMUTATIONS)
+    files = OUT.files("statistics", wildcards.dataset, combination=EXPANSIONS["statistics.permutation_combinations"])
     return {k: v for k, v in files.items() if k.startswith("permutation_")}

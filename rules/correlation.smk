@@ -1,4 +1,4 @@
-# Stage 4 - correlation: system-level correlations with bootstrap intervals, Williams tests,
+# The correlation: system-level correlations with bootstrap intervals, Williams tests,
 # optimal variants and significance clusters, the summary-level table; the correlation tables
 # and figures (Graham 2015's Tables 1, 2, 4 and Figures 1-3; Table 5 for SERA, Table 6 for the metrics
 # read from score files).

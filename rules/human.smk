@@ -1,4 +1,4 @@
-# Stage 3 - human scores (Graham 2015 §3): per judged summary and per summarizer.
+# The human scores (Graham 2015 §3): per judged summary and per summarizer.
 
 
 rule human_scores:

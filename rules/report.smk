@@ -1,4 +1,4 @@
-# Stage 7 - report: one self-contained HTML report per data set (its sections: metaeval.outputs).
+# The report: one self-contained HTML report per data set (its sections: metaeval.registry).
 
 
 rule report:
@@ -12,7 +12,7 @@ rule report:
             subcategory="{dataset}",
         ),
     params:
-        code=code("report"),
+        code=code("report", modules=registry.hook_modules()),
         config=lambda wc: OPTIONS.resolved(wc.dataset),
     log:
         OUT.log("report"),

@@ -1,4 +1,4 @@
-# Stage 6b - reference count (Lin 2004) and length / compression (Pastra & Saggion 2003): the
+# The reference count (Lin 2004) and length / compression (Pastra & Saggion 2003): the
 # systems re-scored against each single reference and under word limits; rankings, correlations
 # with the human scores, and how consistent the rankings are. One job does both sweeps (they read
 # the same data with the same libraries; two jobs cost more in start-up than the smaller sweep).

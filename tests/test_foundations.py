@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from conftest import REPO
-from metaeval import outputs, tables
+from metaeval import outputs, registry, tables
 from metaeval.options import ConfigError, Options, schema_defaults, validated
 from metaeval.provenance import code_version, import_closure, package_dir
 from metaeval.variants import Variant, is_measure, rouge_variants
@@ -216,7 +216,7 @@ def test_contract_names_files_and_expands_placeholders():
         outputs.files("correlation")
     inputs = outputs.report_inputs("d")
     assert inputs["correlation_tables__table1_md"] == "results/d/analysis/table1.md"
-    assert all(outputs.STAGES[i.stage][i.key] for s in outputs.REPORT_SECTIONS for i in s.items)
+    assert all(outputs.STAGES[i.stage][i.key] for s in registry.report_sections() for i in s.items)
 
 
 # --------------------------------------------------------------------------- code versions

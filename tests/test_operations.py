@@ -17,12 +17,14 @@ import pytest
 import yaml
 
 from conftest import REPO, job_counts, scenario, scenario_config, snakemake
+from metaeval import registry
 
 pytestmark = pytest.mark.workflow
 
 SMALL = scenario_config("operations.yaml")
-ANALYSIS_RULES = {"human_scores", "correlate", "correlation_tables", "agreement", "rerank", "report", "all",
-                  "sweeps", "statistics", "across", "factuality", "annotators"}
+# The jobs downstream of the scores: every analysis stage's (the registry's), the report, the verdict
+# across data sets and the target rule.
+ANALYSIS_RULES = {*registry.job_rules("analysis", "report", "across"), "all"}
 
 
 def setup_dir(path: Path, extra: dict | None = None) -> Path:

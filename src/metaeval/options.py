@@ -24,6 +24,7 @@ from typing import Any, Mapping, NamedTuple
 from .data.datasets import FILES, METRIC_SCORES, REQUIRED
 from .data.simulate import SimulationParams
 from .metrics.tokenize import exception_order
+from . import registry
 from .outputs import IMPORTER_SCORES, RESULTS, file as output_file
 from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
 
@@ -36,8 +37,8 @@ DATASET_WILDCARD = rf"(?!(?:{'|'.join(RESERVED_NAMES)})/){DATASET_NAME}"
 # The release files a FRANK data set folder needs (metaeval.data.frank).
 FRANK_FILES = ("human_annotations.json", "baseline_factuality_metrics_outputs.json")
 FRANK_SPLITS = ("valid", "test")     # the release's splits (metaeval.data.frank.SPLITS)
-SECTIONS = ("rouge", "bleu", "chrf", "human_scores", "correlation", "agreement", "rerank", "sera", "sweeps", "intervals",
-            "statistics", "factuality", "annotators")
+# The config sections a data set's results depend on (resolved, archived, hashed): the registry's.
+SECTIONS = tuple(registry.dataset_sections())
 
 
 # The selectors of annotators.variants besides variant ids (metaeval.stages.annotators.select_variants).

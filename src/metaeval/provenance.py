@@ -82,10 +82,11 @@ def _module_imports(name: str, path: Path, mtime_ns: int) -> frozenset[str]:
     return frozenset(_imported(ast.parse(path.read_text(encoding="utf-8")), name, _package_of(name, path)))
 
 
-def import_closure(script: Path | str) -> list[Path]:
-    """Every ``metaeval`` module file a script imports, directly or through other modules; sorted."""
+def import_closure(script: Path | str, modules: tuple[str, ...] = ()) -> list[Path]:
+    """Every ``metaeval`` module file a script imports, directly or through other modules, and
+    those of ``modules`` (what a generic door imports by name at run time); sorted."""
     script = Path(script)
-    todo = sorted(_imported(ast.parse(script.read_text(encoding="utf-8")), None, None))
+    todo = sorted(_imported(ast.parse(script.read_text(encoding="utf-8")), None, None) | set(modules))
     seen: dict[str, Path] = {}
     while todo:
         name = todo.pop()
@@ -100,11 +101,11 @@ def import_closure(script: Path | str) -> list[Path]:
     return sorted(set(seen.values()))
 
 
-def code_version(script: Path | str) -> str:
-    """A short hash of the contents of the modules in the script's import closure."""
+def code_version(script: Path | str, modules: tuple[str, ...] = ()) -> str:
+    """A short hash of the contents of the modules in the script's import closure (with ``modules``')."""
     digest = hashlib.sha256()
     root = package_dir()
-    for path in import_closure(script):
+    for path in import_closure(script, modules):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:12]
 

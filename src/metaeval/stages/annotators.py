@@ -543,3 +543,8 @@ def resampling_model(inputs: Mapping[str, str], inp: AnalysisInputs):
     ds = read_dataset({k: v for k, v in inputs.items() if k in FILES})
     pyramids = {c: inp.per_summary.human[c] for c in PYRAMID_SCORES if c in inp.per_summary.human}
     return build(ds, inp.summarizers, inp.per_summary.topics, pyramids)
+
+
+def answer(files: Mapping[str, str], a) -> str:
+    """The report's answer hook (metaeval.registry): :func:`ceiling_sentence` for the answer's best metric."""
+    return ceiling_sentence(files.get("ceiling"), a.best["variant"] if a.best is not None else None, a.combination)

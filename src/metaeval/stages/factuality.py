@@ -35,6 +35,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 from itertools import combinations
+from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -696,3 +697,9 @@ def methods(config: Mapping) -> list[str]:
         "Pearson's bootstrap interval over summaries. The answer: preference -> ranking accuracy; binary -> AUC; "
         "proportion -> partial Pearson when it applies, else the summary-level Pearson; on all summaries.",
     ]
+
+
+def answer(files: Mapping[str, str], verdict) -> str:
+    """The report's answer hook (metaeval.registry): a paragraph of its own for a factuality data set
+    (:func:`answer_sentence`), whatever the correlation stage's ``verdict``."""
+    return answer_sentence(files["answer"]) if Path(files["answer"]).exists() else ""

@@ -1,6 +1,6 @@
 """Report stage: one self-contained HTML file per data set (figures embedded as PNG data URIs) with
 the data set's description and counts, the configuration, a methods section, every table and
-figure of the report's sections (:data:`metaeval.outputs.REPORT_SECTIONS`) with a caption saying
+figure of the report's sections (each stage's, :func:`metaeval.registry.report_sections`) with a caption saying
 how to read it, and the software versions. No timestamps: the same inputs give the same bytes."""
 
 from __future__ import annotations
@@ -12,16 +12,13 @@ from typing import Mapping
 
 import yaml
 
-from .. import outputs, tables
+from .. import outputs, registry, tables
 from ..files import write_text
 from ..pages import figure_html, markdown_html, page, table_html, tsv_html
 from ..provenance import reported_versions
 from ..stats.rouge_bootstrap import percent
 from ..stats.verdicts import METHOD as AGREEMENT_METHOD
-from .annotators import ceiling_sentence
-from .annotators import methods as annotators_methods
 from .correlation_tables import answer, main_of, matrix_p, summary_answer
-from . import factuality  # issue 23: the answer and methods of the factual-consistency protocols
 
 def _exceptions(rouge: Mapping) -> str:
     """rouge.stemmer_exceptions in words (the config as archived, so a missing key is the default)."""
@@ -92,32 +89,10 @@ def methods(config: Mapping, texts: bool = True) -> str:
     if not texts:
         text_items = (items[0], items[1], items[2], items[5], items[7], items[8])  # ROUGE, BLEU, chrF, SERA, intervals, sweeps
         items = [SCORE_ONLY] + [i for i in items if i not in text_items]
-    items += statistics_methods(config)
-    items += factuality.methods(config)
-    items += annotators_methods(config)   # issue 22
+    for stage in registry.STAGES:      # each stage's own lines (metaeval.registry: its methods hook)
+        if stage.methods:
+            items += registry.hook(stage.methods)(config)
     return "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"
-
-
-def winner_sentence(winner_tsv: str | None, a) -> str:
-    """From the statistics job's winner table (when it ran): the best variant's probability of being
-    the best over the bootstrap samples, and the most probable winner if that is another variant."""
-    if not winner_tsv or not Path(winner_tsv).exists() or a.best is None:
-        return ""
-    w = tables.read_tsv(winner_tsv, numeric=("p_best",))
-    w = w[(w["combination"] == a.combination) & w["p_best"].notna()]
-    if not len(w):
-        return ""
-    p = dict(zip(w["variant"], w["p_best"]))
-    top = w.sort_values("p_best", ascending=False, kind="stable").iloc[0]
-    text = ""
-    if a.best["variant"] in p:
-        text = (f" Over the bootstrap samples it is the best of the {len(w)} variants the statistics job tests "
-                f"(statistics.variants) with probability "
-                f"{p[a.best['variant']]:.2f}")
-        if top["variant"] != a.best["variant"]:
-            text += f"; the most probable winner is {html.escape(top['variant'])} ({top['p_best']:.2f})"
-        text += "."
-    return text
 
 
 def file_metric_sentence(table6_tsv: str | None, williams, a) -> str:
@@ -188,13 +163,13 @@ def summary_answer_text(s, alone: bool = True, label: str | None = None) -> str:
     return text
 
 
-def answer_html(a, figure: str | None, winner_tsv: str | None = None, summary=None, both: bool = False,
-                label: str | None = None, ceiling_tsv: str | None = None, table6_tsv: str | None = None,
-                williams=None) -> str:
-    """The opening verdict in plain words (:func:`metaeval.stages.correlation_tables.answer`), with
-    the winner's probability of being the best when the statistics job ran; without a system-level
-    answer, the summary-level one (``summary``: :func:`metaeval.stages.correlation_tables.summary_answer`),
-    and with ``both`` (a score-only data set) the summary-level one after the system-level one."""
+def answer_html(a, summary, figure: str | None, label: str | None = None, both: bool = False,
+                sentences: str = "") -> str:
+    """The opening verdict in plain words (:func:`metaeval.stages.correlation_tables.answer`), then
+    ``sentences`` (the best metric from a score file and the stages' answer hooks: the winner's
+    probability of being the best, the human ceiling); without a system-level answer, the
+    summary-level one (``summary``: :func:`metaeval.stages.correlation_tables.summary_answer`), and
+    with ``both`` (a score-only data set) the summary-level one after the system-level one."""
     label = label or a.combination
     if a.best is None and summary is not None:
         text = summary_answer_text(summary, label=label)
@@ -212,9 +187,7 @@ def answer_html(a, figure: str | None, winner_tsv: str | None = None, summary=No
         else:
             text += (f"The common baseline {html.escape(a.baseline)} ranks #{a.baseline_rank} and is significantly beaten "
                      f"by {a.baseline_beaten_by} variant{'s' if a.baseline_beaten_by != 1 else ''}.")
-        text += winner_sentence(winner_tsv, a)
-        text += file_metric_sentence(table6_tsv, williams, a)
-        text += ceiling_sentence(ceiling_tsv, b["variant"], a.combination)   # issue 22
+        text += sentences
         if both and summary is not None:
             text += " " + summary_answer_text(summary, alone=False, label=label)
     caption = ("The top metrics' summary-level Pearson r with 95% bootstrap intervals over topics (filled: not "
@@ -240,45 +213,6 @@ def dataset_html(summary_tsv: str) -> str:
              f"{html.escape(str(stats.get('linguistic_quality_dimensions') or '—'))}.</p>")
     return (table_html([c for c, _ in counts], [[str(v) for _, v in counts]]) + human
             + table_html(["dimension", "judged", "mean", "min", "max"], rows))
-def statistics_methods(config: Mapping) -> list[str]:
-    """The choices of the statistics job (issue 14), and where our definitions differ from the peers'."""
-    st, c = config.get("statistics", {}), config.get("correlation", {})
-    if not st.get("enabled"):
-        return ["Statistics of issue 14 (correlation levels, permutation tests, Kendall variants, pairwise "
-                "accuracy, null baseline, winner): disabled (statistics.enabled: false)."]
-    base = st.get("accuracy_baseline") or config.get("agreement", {}).get("baseline")
-    return [
-        f"Tested variants ({', '.join(st.get('variants', []))}; top = the {st.get('top_variants')} variants with the "
-        f"highest system-level Pearson r with the main combination) for the combinations "
-        f"{', '.join(st.get('combinations', []))}; seed {st.get('seed')} for every resampling.",
-        f"Correlation levels (Deutsch, Dror & Roth 2021) {', '.join(st.get('levels', []))} for "
-        f"{', '.join(st.get('coefficients', []))} (Kendall's tau-b); at the system level the variants' own system "
-        "scores (mean, median, corpus BLEU), at the input and global levels their per-summary scores; undefined "
-        f"(NA) with fewer than 3 items or a constant side. {st.get('bootstrap_samples')} bootstrap samples "
-        f"resampling {st.get('resample')} (percentile intervals at {st.get('confidence')}) and a null baseline of "
-        f"{st.get('null_samples')} samples (human scores permuted among the systems within each input; "
-        f"95th/99th percentiles and p = (1 + count(null >= value)) / (1 + samples)) at the levels "
-        f"{', '.join(st.get('resampling_levels', []))}. Signed correlations throughout: nlpstats takes absolute "
-        "values, we do not (a metric that ranks systems backwards is not good).",
-        f"Permutation tests ({st.get('permutation')}; {st.get('permutation_samples')} samples) between every pair "
-        f"of tested variants' {st.get('permutation_level')}-level {st.get('permutation_coefficient')}; metric "
-        "scores standardised before swapping (nlpstats, mt-metrics-eval); one-sided p = count(delta* >= delta) / "
-        "samples as mt-metrics-eval (nlpstats' default is two-sided). With whole systems swapped at the system "
-        "level the variants' own system scores are swapped; otherwise their per-summary scores. Optimal set and "
-        f"clusters by the Williams tests' rules at alpha = {c.get('alpha')}; \"optimal\" in the correlation tables "
-        f"rests on the {st.get('optimal')} tests (statistics.optimal). Our Williams test is one-sided on signed "
-        "correlations; mt-metrics-eval's p comes from |t| and is the same in either order.",
-        f"Kendall variants {', '.join(st.get('kendall_variants', []))} at the system and input (item) level and "
-        f"tie calibration (at {', '.join(st.get('tie_calibration', [])) or 'no level'}) of 23 and acc23 exactly as "
-        "mt-metrics-eval's stats.py (KendallWithTiesOpt, sample_rate 1.0; one epsilon for all inputs).",
-        "Pairwise accuracy (Kocmi et al. 2021) = acc23 of the system scores (a pair tied by both counts as "
-        f"agreement, as mt-metrics-eval); bootstrap interval and null baseline as above; two-sided permutation "
-        f"test of each variant's accuracy against {base}.",
-        f"Uncertainty of the winner: from the system-level {st.get('winner_coefficient')} bootstrap samples, "
-        "P(best) (ties for the best share the sample) and the percentile interval of each variant's rank.",
-    ]
-
-
 def build(inputs: Mapping[str, str], config: Mapping) -> str:
     """The report's HTML from its named inputs (:func:`metaeval.outputs.report_inputs`): the answer
     first, then the contents, the data set, the methods, every section, and how to reproduce."""
@@ -293,20 +227,26 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
     verdict = answer(corr, williams, comb, baseline, alpha)
     summary = summary_answer(tables.read_tsv(path("correlation", "summary_level")).to_dict("records"), comb,
                              baseline, alpha)
-    winner = inputs.get(outputs.input_key(outputs.ReportItem("statistics", "winner")))
-    ceiling = inputs.get(outputs.input_key(outputs.ReportItem("annotators", "ceiling")))
-    lead = [answer_html(verdict, path("correlation_tables", "top_png"), winner, summary,
-                        both=meta.get("texts", True) is False, label=combination_label(comb, meta),
-                        ceiling_tsv=ceiling, williams=williams, table6_tsv=path("correlation_tables", "table6_tsv")),
+    sentences = file_metric_sentence(path("correlation_tables", "table6_tsv"), williams, verdict)
+    paragraphs = []
+    for stage in registry.STAGES:      # the stages' answer hooks (metaeval.registry), on their context files
+        files = {key: inputs[outputs.input_key(outputs.ReportItem(stage.name, key))] for key in stage.context
+                 if inputs.get(outputs.input_key(outputs.ReportItem(stage.name, key)))}
+        if stage.answer and files:
+            text = registry.hook(stage.answer)(files, verdict)
+            if stage.answer_paragraph and text:
+                paragraphs.append(f'<p class="answer">{text}</p>')
+            elif verdict.best is not None:
+                sentences += text
+    lead = [answer_html(verdict, summary, path("correlation_tables", "top_png"), label=combination_label(comb, meta),
+                        both=meta.get("texts", True) is False, sentences=sentences),
+            *paragraphs,
             f"<p>{html.escape(str(meta.get('description', '')))}</p>",
             f"<p><b>Source:</b> {html.escape(str(meta.get('source', '')))}<br><b>Licence:</b> "
             f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>"]
-    fact = inputs.get(outputs.input_key(outputs.ReportItem("factuality", "answer")))
-    if fact and Path(fact).exists() and factuality.answer_sentence(fact):   # a factuality data set (issue 23)
-        lead.insert(1, f'<p class="answer">{factuality.answer_sentence(fact)}</p>')
     sections = [("The data set", dataset_html(path("summary", "summary"))),
                 ("Methods", methods(config, texts=meta.get("texts", True) is not False))]
-    for section in outputs.REPORT_SECTIONS:
+    for section in registry.report_sections():
         if not any(inputs.get(outputs.input_key(i)) for i in section.items):
             continue                      # a switched-off stage's section (statistics.enabled: false)
         parts = []

@@ -26,7 +26,9 @@ What a variant is at each level:
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -530,3 +532,70 @@ def _winner_figure(rows: Sequence[Mapping[str, object]], png: str, svg: str) -> 
         left.set_title(f"{rows[0]['combination']}", fontsize=9)
     left.set_yticks(y, names)
     figures.save(fig, png, svg)
+
+
+# ----------------------------------------------------------------------------- the report's hooks
+
+def answer(files: Mapping[str, str], a) -> str:
+    """The report's answer hook (metaeval.registry), from the statistics job's winner table: the best
+    variant's probability of being the best over the bootstrap samples, and the most probable winner
+    if that is another variant."""
+    winner_tsv = files.get("winner")
+    if not winner_tsv or not Path(winner_tsv).exists() or a.best is None:
+        return ""
+    w = tables.read_tsv(winner_tsv, numeric=("p_best",))
+    w = w[(w["combination"] == a.combination) & w["p_best"].notna()]
+    if not len(w):
+        return ""
+    p = dict(zip(w["variant"], w["p_best"]))
+    top = w.sort_values("p_best", ascending=False, kind="stable").iloc[0]
+    text = ""
+    if a.best["variant"] in p:
+        text = (f" Over the bootstrap samples it is the best of the {len(w)} variants the statistics job tests "
+                f"(statistics.variants) with probability "
+                f"{p[a.best['variant']]:.2f}")
+        if top["variant"] != a.best["variant"]:
+            text += f"; the most probable winner is {html.escape(top['variant'])} ({top['p_best']:.2f})"
+        text += "."
+    return text
+
+
+
+
+def methods(config: Mapping) -> list[str]:
+    """The report's methods lines (metaeval.registry): the choices of the statistics job (issue 14), and where our definitions differ from the peers'."""
+    st, c = config.get("statistics", {}), config.get("correlation", {})
+    if not st.get("enabled"):
+        return ["Statistics of issue 14 (correlation levels, permutation tests, Kendall variants, pairwise "
+                "accuracy, null baseline, winner): disabled (statistics.enabled: false)."]
+    base = st.get("accuracy_baseline") or config.get("agreement", {}).get("baseline")
+    return [
+        f"Tested variants ({', '.join(st.get('variants', []))}; top = the {st.get('top_variants')} variants with the "
+        f"highest system-level Pearson r with the main combination) for the combinations "
+        f"{', '.join(st.get('combinations', []))}; seed {st.get('seed')} for every resampling.",
+        f"Correlation levels (Deutsch, Dror & Roth 2021) {', '.join(st.get('levels', []))} for "
+        f"{', '.join(st.get('coefficients', []))} (Kendall's tau-b); at the system level the variants' own system "
+        "scores (mean, median, corpus BLEU), at the input and global levels their per-summary scores; undefined "
+        f"(NA) with fewer than 3 items or a constant side. {st.get('bootstrap_samples')} bootstrap samples "
+        f"resampling {st.get('resample')} (percentile intervals at {st.get('confidence')}) and a null baseline of "
+        f"{st.get('null_samples')} samples (human scores permuted among the systems within each input; "
+        f"95th/99th percentiles and p = (1 + count(null >= value)) / (1 + samples)) at the levels "
+        f"{', '.join(st.get('resampling_levels', []))}. Signed correlations throughout: nlpstats takes absolute "
+        "values, we do not (a metric that ranks systems backwards is not good).",
+        f"Permutation tests ({st.get('permutation')}; {st.get('permutation_samples')} samples) between every pair "
+        f"of tested variants' {st.get('permutation_level')}-level {st.get('permutation_coefficient')}; metric "
+        "scores standardised before swapping (nlpstats, mt-metrics-eval); one-sided p = count(delta* >= delta) / "
+        "samples as mt-metrics-eval (nlpstats' default is two-sided). With whole systems swapped at the system "
+        "level the variants' own system scores are swapped; otherwise their per-summary scores. Optimal set and "
+        f"clusters by the Williams tests' rules at alpha = {c.get('alpha')}; \"optimal\" in the correlation tables "
+        f"rests on the {st.get('optimal')} tests (statistics.optimal). Our Williams test is one-sided on signed "
+        "correlations; mt-metrics-eval's p comes from |t| and is the same in either order.",
+        f"Kendall variants {', '.join(st.get('kendall_variants', []))} at the system and input (item) level and "
+        f"tie calibration (at {', '.join(st.get('tie_calibration', [])) or 'no level'}) of 23 and acc23 exactly as "
+        "mt-metrics-eval's stats.py (KendallWithTiesOpt, sample_rate 1.0; one epsilon for all inputs).",
+        "Pairwise accuracy (Kocmi et al. 2021) = acc23 of the system scores (a pair tied by both counts as "
+        f"agreement, as mt-metrics-eval); bootstrap interval and null baseline as above; two-sided permutation "
+        f"test of each variant's accuracy against {base}.",
+        f"Uncertainty of the winner: from the system-level {st.get('winner_coefficient')} bootstrap samples, "
+        "P(best) (ties for the best share the sample) and the percentile interval of each variant's rank.",
+    ]

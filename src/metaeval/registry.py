@@ -1,0 +1,514 @@
+"""The stage registry: every stage of the workflow declared once, and everything else derived from it.
+
+A :class:`Stage` names the files it writes (under ``results/{dataset}/``), the job that writes them,
+the config sections the job reads and the :class:`metaeval.options.Options` attribute holding its
+record, when it applies (a config switch, what the data set must have), its report sections,
+captions, methods text and answer hook. From these declarations come:
+
+* the output contract (:mod:`metaeval.outputs`: ``files``, ``final``, ``report_inputs``);
+* the analysis rules (``rules/analysis.smk`` makes one rule per stage that declares ``reads``);
+* the final targets of the main job and of ``snakemake archive`` (``rules/common.smk``);
+* the report's sections, its inputs, its methods and the sentences of its answer;
+* the sections of the resolved config (archived, hashed, shown in the report);
+* the list of analysis rules in the tests and the stage table of docs/layout.md (:func:`markdown_table`,
+  checked by tests/test_registry.py).
+
+Adding an analysis stage is its module (``load`` -> ``compute`` -> ``write``), its entry here, its
+schema section and its tests (docs/layout.md, "Adding a stage"), in the way of sacrerouge's
+registries and of the snakemake-workflows catalogue, whose final targets come from one place.
+
+The registry holds declarations only (no import of a stage module): hooks are named
+``"module:function"`` and imported by who calls them (:func:`hook`), so importing the registry stays
+cheap and circle-free.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import Any, Callable, Mapping, NamedTuple
+
+# The input bundle of the analysis jobs (rules/common.smk ``analysis_inputs``: the metric scores of
+# every family and the human scores), as a ``reads`` entry.
+ANALYSIS_INPUTS = "analysis"
+
+
+class ReportItem(NamedTuple):
+    """One table or figure of the report: which stage's file, and (for figures and TSV tables) the
+    caption; a Markdown table carries its own caption."""
+
+    stage: str
+    key: str
+    caption: str | None = None
+
+
+class ReportSection(NamedTuple):
+    title: str
+    items: tuple[ReportItem, ...]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage: the files one job (``rule``) writes, and what the rest of the house needs to know of it.
+
+    ``reads`` makes the rule from this entry (``rules/analysis.smk``): ``"analysis"`` is the analysis
+    jobs' bundle of metric and human scores, ``"stage:key"`` one file of another stage (the job's
+    input is named ``key``). ``expand`` fills a placeholder of ``files`` from an ``Options``
+    attribute path (``{"combination": "human.combinations"}``). ``enabled`` names the config section
+    whose ``enabled`` key switches the stage off; ``needs`` what a data set must have for it to apply
+    (``"texts"``: summary texts; a score-only data set has none). ``script``: the thin door in
+    workflow/scripts/ (None: ``analysis_stage.py``, which runs ``module``'s load -> compute -> write).
+    ``answer``: ``"module:function"`` taking (the stage's ``context`` files present, by key; the
+    report's verdict) and returning a sentence of the report's answer (``answer_paragraph``: a
+    paragraph of its own after the answer). ``methods``: ``"module:function"`` taking the resolved
+    config and returning the report's methods lines.
+    """
+
+    name: str
+    files: Mapping[str, str]
+    summary: str
+    kind: str = "analysis"            # import | data | scoring | analysis | report | across | calibration | archive
+    rule: str | None = None
+    rules_file: str | None = None     # rules/<rules_file>.smk; "analysis" for the rules made from ``reads``
+    module: str | None = None         # the library module (metaeval.<module>)
+    sections: tuple[str, ...] = ()
+    options: str | None = None        # the Options attribute holding its record, or:
+    record: str | None = None         # "module:Record": a NamedTuple built by field name from sections[0]
+    enabled: str | None = None
+    needs: tuple[str, ...] = ()
+    final: bool | tuple[str, ...] = False   # its files are targets of the main job (a tuple: those keys)
+    expand: Mapping[str, str] = field(default_factory=dict)
+    reads: tuple[str, ...] = ()
+    script: str | None = None
+    category: str | None = None
+    report: tuple[ReportSection, ...] = ()
+    context: tuple[str, ...] = ()
+    answer: str | None = None
+    answer_paragraph: bool = False
+    methods: str | None = None
+
+    def __post_init__(self):
+        if self.reads and self.rule is None:     # a rule made from the registry is named as its stage
+            object.__setattr__(self, "rule", self.name)
+
+
+def _in(folder: str, names: Mapping[str, str]) -> dict[str, str]:
+    return {key: f"{folder}/{name}" for key, name in names.items()}
+
+
+def _figure(folder: str, key: str, stem: str) -> dict[str, str]:
+    return {f"{key}_png": f"{folder}/{stem}.png", f"{key}_svg": f"{folder}/{stem}.svg"}
+
+
+def _table(folder: str, key: str, stem: str) -> dict[str, str]:
+    return {f"{key}_tsv": f"{folder}/{stem}.tsv", f"{key}_md": f"{folder}/{stem}.md"}
+
+
+def _sweep(prefix: str) -> dict[str, str]:
+    d = "sweeps"
+    return {"scores": f"{d}/{prefix}_scores.tsv", "correlations": f"{d}/{prefix}_correlations.tsv",
+            "consistency": f"{d}/{prefix}_consistency.tsv", "markdown": f"{d}/{prefix}.md",
+            **_figure(d, "figure", f"figure_{prefix}")}
+
+
+def _data_files() -> dict[str, str]:
+    from .data.datasets import FILES   # the data set contract names its files
+
+    return dict(FILES)
+
+
+def _import(name: str, rule: str, summary: str, extra: Mapping[str, str] | None = None) -> Stage:
+    """An importer's stage: the canonical form of a release, in results/{dataset}/<name>/."""
+    return Stage(name, {**_in(name, _data_files()), **(extra or {})}, summary, kind="import", rule=rule,
+                 rules_file="data", module="data.importers")
+
+
+# The stages, in the order of the pipeline; the report's sections appear in this order.
+STAGES: tuple[Stage, ...] = (
+    # ------------------------------------------------------------------ data
+    _import("simulate", "simulate_dataset", "the embedded simulated data set in the canonical form"),
+    _import("import_summeval", "import_summeval", "SummEval's per-annotator jsonl in the canonical form"),
+    _import("import_duc_tac", "import_duc_tac", "DUC/TAC summaries and judgment tables in the canonical form"),
+    _import("import_bartscore", "import_bartscore", "one of BARTScore's unified pickles in the canonical form"),
+    _import("import_frank", "import_frank", "FRANK's release in the canonical form, with its metrics' score file",
+            {"metric_scores": "import_frank/metric_scores.tsv"}),
+    Stage("data", _in("data", _data_files()), "the validated, normalised canonical copy", kind="data",
+          rule="validate_dataset", rules_file="data", module="data.datasets", context=("dataset",)),
+    Stage("summary", {"summary": "data/summary.tsv"}, "the data set's counts and dimensions", kind="data",
+          rule="validate_dataset", rules_file="data", module="data.datasets", final=True, context=("summary",)),
+    # ------------------------------------------------------------------ scoring
+    Stage("score", {"scores": "scores/parts/ST{stem}_RS{stop}.shard{shard}.tsv",
+                    "bleu_stats": "scores/parts/BLEU_stats_ST{stem}_RS{stop}.shard{shard}.tsv",
+                    "bleu_signature": "scores/parts/BLEU_signature_ST{stem}_RS{stop}.shard{shard}.txt"},
+          "ROUGE exactly as ROUGE-1.5.5 and BLEU (sacrebleu), per preprocessing setting and shard",
+          kind="scoring", rule="score", rules_file="scoring", module="stages.scoring", sections=("rouge", "bleu"),
+          options="score", needs=("texts",)),
+    Stage("chrf", {"scores": "scores/chrf_scores.tsv", "stats_{metric}": "scores/chrf_stats_{metric}.tsv",
+                   "signature": "scores/chrf_signature.txt"},
+          "chrF / chrF++ as sacrebleu", kind="scoring", rule="score_chrf", rules_file="scoring", module="stages.chrf",
+          sections=("chrf",), options="chrf", enabled="chrf", needs=("texts",)),
+    Stage("sera_index", {"index": "scores/sera/index.zip"}, "SERA's retrieval index", kind="scoring",
+          rule="sera_index", rules_file="scoring", module="stages.sera", sections=("sera",), options="sera_index",
+          enabled="sera", needs=("texts",)),
+    Stage("sera", {"scores": "scores/sera_scores.tsv", "signature": "scores/sera/signature.txt"},
+          "SERA (Cohan & Goharian 2016)", kind="scoring", rule="score_sera", rules_file="scoring",
+          module="stages.sera", sections=("sera",), options="sera", enabled="sera", needs=("texts",)),
+    Stage("file_metrics", {"scores": "scores/file_metrics/scores.tsv", "metrics": "scores/file_metrics/metrics.tsv",
+                           "signature": "scores/file_metrics/signature.txt"},
+          "the scores of metrics computed elsewhere (metric_scores.tsv)", kind="scoring", rule="file_metrics",
+          rules_file="scoring", module="data.metric_scores"),
+    Stage("scores", {"summaries": "scores/summary_scores.tsv", "systems": "scores/system_scores.tsv",
+                     "signature": "scores/scoring_signature.txt", "bleu_stats_{setting}": "scores/bleu_stats_{setting}.tsv"},
+          "every metric's per-summary and system scores, with their signatures", kind="scoring",
+          rule="gather_scores", rules_file="scoring", module="stages.scoring", final=("summaries", "systems"), context=("signature",)),
+    # ------------------------------------------------------------------ human scores and the analyses
+    Stage("human", {"summaries": "human/summary_human.tsv", "systems": "human/system_human.tsv",
+                    "skipped": "human/skipped.tsv"},
+          "coverage, linguistic quality and their combinations", rule="human_scores", rules_file="human",
+          module="stages.human", sections=("human_scores",), options="human"),
+    Stage("correlation", {"correlations": "analysis/correlations.tsv",
+                          "williams_{combination}": "analysis/williams_{combination}.tsv",
+                          "summary_level": "analysis/summary_level_correlations.tsv", "notes": "analysis/notes.tsv"},
+          "correlations, Williams tests, optimal variants", rule="correlate", rules_file="correlation",
+          module="stages.correlation", sections=("correlation",), options="correlate", final=True,
+          expand={"combination": "human.combinations"}, context=("correlations", "summary_level")),
+    Stage("correlation_tables",
+          {**_table("analysis", "table1", "table1"), **_table("analysis", "table2", "table2"),
+           **_table("analysis", "table4", "table4"), **_table("analysis", "table5", "table5"),
+           **_table("analysis", "table6", "table6_file_metrics"), **_figure("analysis", "figure1", "figure1_coverage_vs_lq"),
+           **_figure("analysis", "figure2", "figure2_densities"), **_figure("analysis", "figure3", "figure3_williams"),
+           **_figure("analysis", "top", "figure_top_variants")},
+          "Graham's tables and figures", rule="correlation_tables", rules_file="correlation",
+          module="stages.correlation_tables", options="correlation_tables", final=True, category="Correlation",
+          context=("top_png", "table6_tsv"),
+          report=(
+              ReportSection("Correlation with human scores (Graham 2015)", (
+                  ReportItem("correlation_tables", "table1_md"), ReportItem("correlation_tables", "table2_md"),
+                  ReportItem("correlation_tables", "table4_md"),
+                  ReportItem("correlation_tables", "figure1_png",
+                             "Figure 1. Each point is a judged summary: its coverage against its linguistic quality. A "
+                             "weak relation means the two components measure different things."),
+                  ReportItem("correlation_tables", "figure2_png",
+                             "Figure 2. Distributions of coverage, linguistic quality and their arithmetic mean over all "
+                             "judged summaries."),
+                  ReportItem("correlation_tables", "figure3_png",
+                             "Figure 3. Williams tests between BLEU, the top variants and the baselines: a green cell "
+                             "means the row variant correlates significantly more strongly with the human scores than "
+                             "the column variant; darker = smaller p."),
+                  ReportItem("correlation", "notes",
+                             "Notes: skipped combinations, undefined tests and the settings of the tests."),
+              )),
+              ReportSection("Summary-level correlations", (
+                  ReportItem("correlation", "summary_level",
+                             "How to read this: does the metric rank the summaries of one input as the humans do? "
+                             "Within each topic, the correlation across its summarizers' summaries, averaged over the "
+                             "topics (with fewer than 3 summarizers, the correlation over all judged summaries pooled: "
+                             "the level says which); one row per per-summary metric (a mean and a median variant share "
+                             "it) and human combination. pearson_lo/hi: 95 % bootstrap interval over topics; "
+                             "p_vs_best: one-sided paired bootstrap p-value that the combination's best metric is not "
+                             "better than this one (small = significantly worse than the best)."),
+              )),
+              ReportSection("SERA, chrF and pyramid scores (Cohan & Goharian 2016; Popović 2015, 2017)",
+                            (ReportItem("correlation_tables", "table5_md"),)),
+              ReportSection("Metrics from score files", (ReportItem("correlation_tables", "table6_md"),)),
+          )),
+    Stage("statistics",
+          {"levels": "statistics/correlation_levels.tsv", "levels_md": "statistics/correlation_levels.md",
+           "permutation_{combination}": "statistics/permutation_{combination}.tsv",
+           "optimal": "statistics/optimal.tsv", "optimal_md": "statistics/optimal.md",
+           "kendall": "statistics/kendall.tsv", "kendall_md": "statistics/kendall.md",
+           "accuracy": "statistics/accuracy.tsv", "accuracy_md": "statistics/accuracy.md",
+           "winner": "statistics/winner.tsv", "winner_md": "statistics/winner.md",
+           **_figure("statistics", "winner", "figure_winner"), "notes": "statistics/notes.tsv"},
+          "correlation levels, bootstrap and null baseline, permutation tests, Kendall variants, pairwise accuracy, "
+          "uncertainty of the winner", rules_file="analysis", module="stages.statistics", sections=("statistics",),
+          options="statistics", enabled="statistics", final=True,
+          expand={"combination": "statistics.permutation_combinations"}, reads=(ANALYSIS_INPUTS,),
+          script="statistics", category="Statistics", context=("winner",),
+          answer="metaeval.stages.statistics:answer", methods="metaeval.stages.statistics:methods",
+          report=(
+              ReportSection("Correlation levels, bootstrap intervals and the null baseline (Deutsch, Dror & Roth 2021)", (
+                  ReportItem("statistics", "levels_md"),
+                  ReportItem("statistics", "notes", "Notes of the statistics: undefined cases, skipped combinations "
+                                                    "and the settings (seed, samples, methods)."),
+              )),
+              ReportSection("Permutation tests between metrics: optimal variants and clusters", (
+                  ReportItem("statistics", "optimal_md"),)),
+              ReportSection("Kendall variants and tie calibration (Deutsch, Foster & Freitag 2023)", (
+                  ReportItem("statistics", "kendall_md"),)),
+              ReportSection("Pairwise accuracy of system rankings (Kocmi et al. 2021)", (
+                  ReportItem("statistics", "accuracy_md"),)),
+              ReportSection("The uncertainty of the winner", (
+                  ReportItem("statistics", "winner_md"),
+                  ReportItem("statistics", "winner_png",
+                             "How to read this: left, the probability that each of the top 20 variants is the best one "
+                             "over the bootstrap samples; right, the interval of its rank (1 = best) and, as a dot, the "
+                             "rank of its value on the full data. Long, overlapping intervals mean the order of these "
+                             "variants is not settled by the data."),
+              )),
+          )),
+    Stage("annotators",
+          {"alpha": "annotators/alpha.tsv", "alpha_md": "annotators/alpha.md",
+           "ceiling": "annotators/ceiling.tsv", "ceiling_md": "annotators/ceiling.md",
+           "parity": "annotators/parity.tsv", "parity_md": "annotators/parity.md",
+           **_figure("annotators", "figure", "figure_ceiling"), "notes": "annotators/notes.tsv"},
+          "Krippendorff's alpha, the human ceiling, human parity", rules_file="analysis", module="stages.annotators",
+          sections=("annotators",), options="annotators", enabled="annotators", final=True,
+          reads=(ANALYSIS_INPUTS, "data:dataset", "data:annotations"), script="annotators", category="Annotators",
+          context=("ceiling",), answer="metaeval.stages.annotators:answer", methods="metaeval.stages.annotators:methods",
+          report=(
+              ReportSection("Annotators: agreement, the human ceiling and human parity", (
+                  ReportItem("annotators", "alpha_md"), ReportItem("annotators", "ceiling_md"),
+                  ReportItem("annotators", "figure_png",
+                             "Metrics and annotators on one axis. How to read this: each point is a Pearson r with the "
+                             "same targets - the mean of the other annotators of the reference group, each annotator "
+                             "left out in turn (left: system level; right: summary level, within topic and averaged "
+                             "over topics). Grey: each held-out annotator; black diamond and dashed line: their mean, "
+                             "the human ceiling; orange: the other groups' means; blue: the metrics. A metric right of "
+                             "the dashed line agrees with these annotators better than one more of them would."),
+                  ReportItem("annotators", "parity_md"),
+                  ReportItem("annotators", "notes", "Notes of the annotators stage: data sets or groups without "
+                                                    "enough annotators, undefined values and the settings."),
+              )),
+          )),
+    Stage("intervals", {"table": "intervals/system_intervals.tsv", "markdown": "intervals/intervals.md",
+                        **_figure("intervals", "figure", "figure_intervals")},
+          "ROUGE-1.5.5's bootstrap intervals of system scores", kind="scoring", rule="system_intervals",
+          rules_file="scoring", module="stages.intervals", sections=("intervals",), options="intervals",
+          needs=("texts",), final=True, category="Confidence intervals",
+          report=(ReportSection("Confidence intervals of system scores (ROUGE-1.5.5 -c 95 -r 1000)", (
+              ReportItem("intervals", "markdown"),
+              ReportItem("intervals", "figure_png",
+                         "Each system's score with its bootstrap confidence interval; systems whose intervals overlap "
+                         "are not reliably ordered by that variant alone."),
+          )),)),
+    Stage("reference_sweep", _sweep("references"), "single vs all references (Lin 2004)", rule="sweeps",
+          rules_file="sweeps", module="stages.sweeps", sections=("sweeps",), options="sweeps", needs=("texts",),
+          final=True, category="Reference count",
+          report=(ReportSection("Single versus multiple references (Lin 2004)", (
+              ReportItem("reference_sweep", "markdown"),
+              ReportItem("reference_sweep", "figure_png",
+                         "Pearson r with the human scores when the systems are scored against all references and "
+                         "against each single reference."),
+          )),)),
+    Stage("length_sweep", _sweep("lengths"), "word limits and compression rates (Pastra & Saggion 2003)",
+          rule="sweeps", rules_file="sweeps", module="stages.sweeps", sections=("sweeps",), options="sweeps",
+          needs=("texts",), final=True, category="Length and compression",
+          report=(ReportSection("Length and compression (Pastra & Saggion 2003)", (
+              ReportItem("length_sweep", "markdown"),
+              ReportItem("length_sweep", "figure_png",
+                         "Pearson r with the human scores under each word limit and compression rate, and for the "
+                         "average-rank aggregation across them."),
+          )),)),
+    Stage("agreement", {"verdicts": "agreement/verdicts.tsv", "agreement": "agreement/agreement.tsv",
+                        "table2_md": "agreement/table2.md", "table3_md": "agreement/table3.md",
+                        **_figure("agreement", "accuracy", "figure_accuracy"),
+                        **_figure("agreement", "differences", "figure_differences")},
+          "metric vs human verdicts on every pair of summarizers (Owczarzak et al. 2012)", rules_file="analysis",
+          module="stages.agreement", sections=("agreement",), options="agreement", final=True,
+          reads=(ANALYSIS_INPUTS,), script="agreement", category="Agreement",
+          report=(ReportSection("Agreement of verdicts on pairs of summarizers (Owczarzak et al. 2012)", (
+              ReportItem("agreement", "table2_md"), ReportItem("agreement", "table3_md"),
+              ReportItem("agreement", "accuracy_png",
+                         "Probability that the metric's verdict on a pair of summarizers agrees with the human verdict, "
+                         "with 95% intervals; the dashed line is the baseline metric."),
+              ReportItem("agreement", "differences_png",
+                         "Metric score differences of every pair, oriented so that the human-preferred summarizer is on "
+                         "the right: coloured by human significance (left) and by agreement (right); beyond the dotted "
+                         "lines the metric never contradicts the humans."),
+          )),)),
+    Stage("rerank", {**_table("rerank", "table3", "table3"), "normality": "rerank/normality.tsv",
+                     "pairwise": "rerank/pairwise.tsv", "summary": "rerank/summary.tsv",
+                     **_figure("rerank", "figure4", "figure4_significance")},
+          "systems ranked by the best variant, pairwise significance (Graham 2015 §5)", rules_file="analysis",
+          module="stages.rerank", sections=("rerank",), options="rerank", final=True,
+          reads=(ANALYSIS_INPUTS, "correlation:correlations"), script="rerank", category="Re-ranking",
+          report=(ReportSection("Re-ranking systems with the best variant (Graham 2015 §5)", (
+              ReportItem("rerank", "table3_md"),
+              ReportItem("rerank", "figure4_png",
+                         "Significant wins under the best variant: a coloured cell means the row system is "
+                         "significantly better than the column system."),
+              ReportItem("rerank", "summary", "The chosen variants, Kendall tau-b between the rankings and the top group."),
+          )),)),
+    Stage("factuality",
+          {**_table("factuality", "partial", "partial_correlations"), "williams": "factuality/williams.tsv",
+           **_table("factuality", "ablation", "ablation"), **_figure("factuality", "ablation", "figure_ablation"),
+           **_table("factuality", "summary", "summary_correlations"),
+           **_table("factuality", "binary", "binary"), "auc_tests": "factuality/auc_tests.tsv",
+           **_table("factuality", "ranking", "ranking_accuracy"), "ranking_tests": "factuality/ranking_tests.tsv",
+           "answer": "factuality/answer.tsv", "notes": "factuality/notes.tsv"},
+          "factual consistency: FRANK's partial correlation and ablation, QAGS / SummaC AUC and balanced accuracy, "
+          "Rank19 ranking accuracy, correlations by subset", rules_file="analysis", module="stages.factuality",
+          sections=("factuality",), options="factuality", final=True,
+          reads=(ANALYSIS_INPUTS, "data:dataset", "data:summaries", "data:judgments", "data:annotations"),
+          script="factuality", category="Factual consistency", context=("answer",),
+          answer="metaeval.stages.factuality:answer", answer_paragraph=True,
+          methods="metaeval.stages.factuality:methods",
+          report=(
+              ReportSection("Factual consistency: partial correlation controlling for the system (FRANK)", (
+                  ReportItem("factuality", "partial_md"), ReportItem("factuality", "ablation_md"),
+                  ReportItem("factuality", "ablation_png",
+                             "How to read this: each cell is a metric's correlation with the factuality score minus its "
+                             "correlation when that category's errors are ignored (FRANK's ablation). Red (positive): "
+                             "the metric's agreement with humans rests on noticing these errors; white or blue: it does "
+                             "not see them."),
+              )),
+              ReportSection("Factual consistency: summary-level correlations by subset and split", (
+                  ReportItem("factuality", "summary_md"),)),
+              ReportSection("Factual consistency: detecting consistent summaries (QAGS, SummaC)", (
+                  ReportItem("factuality", "binary_md"),
+                  ReportItem("factuality", "auc_tests",
+                             "How to read this: DeLong's test of two metrics' AUCs on the same summaries (all subsets): "
+                             "difference = AUC a - AUC b, se its standard error, p two-sided; p < 0.05 means the two "
+                             "metrics detect consistent summaries differently well."),
+              )),
+              ReportSection("Factual consistency: ranking accuracy on preference pairs (Falke et al. 2019)", (
+                  ReportItem("factuality", "ranking_md"),
+                  ReportItem("factuality", "ranking_tests",
+                             "How to read this: the exact McNemar test between two metrics on the same pairs: a only = "
+                             "pairs metric a ranks correctly and b does not, b only the reverse (ties count as not "
+                             "correct); p two-sided; p < 0.05 means one metric ranks the pairs significantly more often "
+                             "correctly."),
+              )),
+              ReportSection("Factual consistency: notes", (
+                  ReportItem("factuality", "notes", "How to read this: the notes of the factuality analyses: which "
+                                                    "protocol does not apply to this data set and why, and left-out "
+                                                    "metrics."),
+              )),
+          )),
+    # ------------------------------------------------------------------ the report, across data sets, on request
+    Stage("report", {"report": "report.html"}, "one self-contained HTML report per data set", kind="report",
+          rule="report", rules_file="report", module="stages.report", final=True),
+    Stage("across", {"variants_tsv": "variants.tsv", "variants_md": "variants.md",
+                     "replicability_tsv": "replicability.tsv", "replicability_md": "replicability.md",
+                     "excluded": "excluded.tsv", "ranks_png": "figure_ranks.png", "ranks_svg": "figure_ranks.svg",
+                     "forest_png": "figure_forest.png", "forest_svg": "figure_forest.svg", "report": "report.html"},
+          "with two or more data sets: every variant side by side, robustly optimal variants, replicability of "
+          "differences", kind="across", rule="across", rules_file="across", module="stages.across",
+          sections=("across",), options="across"),
+    Stage("calibration_model", {"model": "calibration/model.tsv"}, "the model fitted for calibration",
+          kind="calibration", rule="calibration_model", rules_file="calibration", module="stages.calibration",
+          sections=("calibration",)),
+    Stage("calibration_main", {"rejections": "calibration/error_power.tsv", "coverage": "calibration/coverage.tsv"},
+          "simulations at the data set's numbers", kind="calibration", rule="calibration_main",
+          rules_file="calibration", module="stats.calibration", sections=("calibration",)),
+    Stage("calibration_grid", {"rejections": "calibration/grid/power_T{topics}.tsv"},
+          "simulations at each number of topics of the grid", kind="calibration", rule="calibration_grid",
+          rules_file="calibration", module="stats.calibration", sections=("calibration",)),
+    Stage("calibration", {"error_power_md": "calibration/error_power.md", "coverage_md": "calibration/coverage.md",
+                          "power": "calibration/power_by_topics.tsv",
+                          **_table("calibration", "topics_needed", "topics_needed"),
+                          **_figure("calibration", "figure", "figure_power")},
+          "error rates, power and coverage of the tests on known truth (target `calibration`)", kind="calibration",
+          rule="calibration_tables", rules_file="calibration", module="stages.calibration", sections=("calibration",)),
+    Stage("archive", {}, "`{dataset}-{config hash}.tar.gz`: a data set's results, resolved config, canonical data "
+          "with checksums, versions, git commit (target `archive`)", kind="archive",
+          rule="archive_dataset", rules_file="archive", module="stages.archive"),
+)
+# end of STAGES
+
+
+BY_NAME: dict[str, Stage] = {s.name: s for s in STAGES}
+if len(BY_NAME) != len(STAGES):
+    raise ValueError("metaeval.registry: two stages share a name")
+
+
+def stage(name: str) -> Stage:
+    return BY_NAME[name]
+
+
+def analysis_stages() -> list[Stage]:
+    """The stages whose rule is made from the registry (``rules/analysis.smk``), in order."""
+    return [s for s in STAGES if s.reads]
+
+
+def report_sections() -> list[ReportSection]:
+    """Every section of the report, in the order of the stages."""
+    return [section for s in STAGES for section in s.report]
+
+
+def report_context() -> list[ReportItem]:
+    """What the report reads besides its sections (the data set's description, the answer's tables)."""
+    return [ReportItem(s.name, key) for s in STAGES for key in s.context]
+
+
+def dataset_sections() -> list[str]:
+    """The config sections a data set's results depend on (the resolved config: archived, hashed and
+    shown in the report), in stage order: every section a per-data-set stage reads."""
+    kinds = ("scoring", "analysis")
+    return list(dict.fromkeys(sec for s in STAGES if s.kind in kinds for sec in s.sections))
+
+
+def rules_files() -> list[str]:
+    """The rules files the Snakefile includes (rules/<name>.smk), in stage order."""
+    return list(dict.fromkeys(s.rules_file for s in STAGES if s.rules_file))
+
+
+def job_rules(*kinds: str) -> list[str]:
+    """The names of the jobs of the stages of the given kinds (all kinds when none is given)."""
+    return list(dict.fromkeys(s.rule for s in STAGES if s.rule and (not kinds or s.kind in kinds)))
+
+
+def applies(s: Stage, config: Mapping[str, Any], texts: bool) -> bool:
+    """Whether a stage runs for a data set: its switch is on (``config``: the validated config) and
+    the data set has what it needs (``texts``: whether its summaries have texts)."""
+    if s.enabled is not None and not config[s.enabled]["enabled"]:
+        return False
+    return texts or "texts" not in s.needs
+
+
+def hook(name: str) -> Callable[..., Any]:
+    """The function a ``"module:function"`` hook names."""
+    module, _, function = name.partition(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def run_stage(smk: Any) -> None:
+    """The generic door (workflow/scripts/analysis_stage.py) of a stage whose module has the stage
+    shape: ``load(inputs, options)`` -> ``compute(loaded, options)`` -> ``write(result, options, outputs)``,
+    inputs and outputs as dicts of the rule's named files; logged to the job's log."""
+    from .logs import job_log
+
+    s = stage(smk.rule)
+    module = importlib.import_module(f"metaeval.{s.module}")
+    with job_log(smk.log[0], f"{s.name} {smk.wildcards.dataset}"):
+        options = smk.params.options
+        loaded = module.load(dict(smk.input.items()), options)
+        module.write(module.compute(loaded, options), options, dict(smk.output.items()))
+
+
+def stage_options(s: Stage, options: Any) -> Any:
+    """A stage's options record: the ``Options`` attribute it names, or its ``record`` built by field
+    name from its config section (``options.config``: the validated config, defaults filled in)."""
+    if s.options:
+        return attrgetter(s.options)(options)
+    if s.record:
+        cls, section = hook(s.record), options.config[s.sections[0]]
+        return cls(**{f: tuple(section[f]) if isinstance(section[f], list) else section[f] for f in cls._fields})
+    return None
+
+
+def hook_modules() -> list[str]:
+    """The modules the report imports by name through the stages' hooks (its code version covers them)."""
+    names = [h for s in STAGES for h in (s.answer, s.methods) if h]
+    return sorted({h.partition(":")[0] for h in names})
+
+
+def markdown_table() -> str:
+    """The stage table of docs/layout.md (tests/test_registry.py checks that the docs hold it)."""
+    head = ["| stage | job | rules file | library | config | applies | writes |", "|---|---|---|---|---|---|---|"]
+    rows = []
+    for s in STAGES:
+        folders = sorted({path.split("/")[0] for path in s.files.values()})
+        where = {"across": "`results/all/`", "archive": "`results/archive/`"}.get(s.kind) or ", ".join(
+            f"`{f}/`" if "." not in f else f"`{f}`" for f in folders)
+        cond = [f"`{s.enabled}.enabled`" for _ in [0] if s.enabled] + [f"needs {n}" for n in s.needs]
+        rows.append(f"| {s.name} | `{s.rule or '-'}` | `rules/{s.rules_file}.smk` | `{s.module or '-'}` | "
+                    f"{', '.join(f'`{x}`' for x in s.sections) or '-'} | {'; '.join(cond) or 'always'} | "
+                    f"{where} — {s.summary} |")
+    return "\n".join(head + rows)
+
+
+if __name__ == "__main__":
+    print(markdown_table())

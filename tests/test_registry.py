@@ -1,0 +1,270 @@
+"""The stage registry (metaeval.registry) and what is derived from it: every declaration resolves,
+the hand-written places that name stages agree with it, the house stays small, and a new analysis
+stage added the way docs/layout.md says runs through snakemake to the report."""
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO, scenario, snakemake
+from metaeval import outputs, registry
+from metaeval.options import SECTIONS, Options, load_schema
+from metaeval.provenance import import_closure
+
+LAYOUT = REPO / "docs" / "layout.md"
+LIBRARY = REPO / "src" / "metaeval"
+MAX_MODULE_LINES = 600
+MAX_PARAMETERS = 8
+
+
+def defaults() -> Options:
+    return Options.from_config({"datasets": {"d": {"format": "simulated"}}})
+
+
+# --------------------------------------------------------------------------- declarations resolve
+
+def test_every_declaration_resolves():
+    schema = load_schema()["properties"]
+    options = defaults()
+    for s in registry.STAGES:
+        assert (REPO / "rules" / f"{s.rules_file}.smk").is_file(), s.name
+        assert s.module and (LIBRARY.joinpath(*s.module.split(".")).with_suffix(".py")).is_file(), s.name
+        assert all(section in schema for section in s.sections), s.name
+        if s.options:
+            assert registry.stage_options(s, options) is not None, s.name
+        for path in s.expand.values():
+            assert list(registry.stage_options(registry.Stage("x", {}, "", options=path), options)), path
+        for hook in (s.answer, s.methods):
+            assert hook is None or callable(registry.hook(hook)), hook
+        assert set(s.context) <= set(s.files), s.name
+        for section in s.report:
+            assert all(i.key in registry.stage(i.stage).files for i in section.items), section.title
+        if s.reads:
+            assert s.script is None or (REPO / "workflow" / "scripts" / f"{s.script}.py").is_file(), s.name
+            for item in s.reads:
+                assert item == registry.ANALYSIS_INPUTS or item.split(":")[1] in registry.stage(item.split(":")[0]).files
+
+
+def test_the_resolved_config_holds_the_sections_the_stages_read():
+    resolved = defaults().resolved("d")
+    assert set(resolved) == {"datasets", *SECTIONS}
+    # every per-data-set stage's section, by hand: the old hand-kept list
+    assert set(SECTIONS) == {"rouge", "bleu", "chrf", "human_scores", "correlation", "agreement", "rerank", "sera",
+                             "sweeps", "intervals", "statistics", "factuality", "annotators"}
+
+
+def test_final_targets_follow_each_stages_switch_and_needs():
+    values = {"human.combinations": ["arithmetic"], "statistics.permutation_combinations": ["arithmetic"]}
+    everything = outputs.final("d", values, lambda s: True)
+    assert "results/d/statistics/permutation_arithmetic.tsv" in everything
+    assert "results/d/scores/system_scores.tsv" in everything
+    assert "results/d/scores/scoring_signature.txt" not in everything      # scores' final keys only
+    off = {"statistics": {"enabled": False}, "annotators": {"enabled": False}}
+    config = {**{k: {"enabled": True} for k in ("chrf", "sera")}, **off}
+    score_only = outputs.final("d", values, lambda s: registry.applies(s, config, texts=False))
+    assert not [p for p in score_only if "/statistics/" in p or "/annotators/" in p or "/sweeps/" in p
+                or "/intervals/" in p]
+    assert "results/d/factuality/answer.tsv" in score_only and "results/d/report.html" in score_only
+
+
+# --------------------------------------------------------------------------- what names stages agrees with it
+
+def test_docs_stage_table_is_the_registrys():
+    text = LAYOUT.read_text(encoding="utf-8")
+    table = text.split("<!-- registry:stages -->\n")[1].split("\n<!-- /registry:stages -->")[0]
+    assert table == registry.markdown_table()
+
+
+def test_snakefile_floor_plan_names_the_registrys_rules_files():
+    text = (REPO / "Snakefile").read_text(encoding="utf-8")
+    named = re.findall(r"^#   (\w+)\.smk", text, flags=re.M)
+    assert named == ["common", *registry.rules_files()]
+    assert sorted(p.stem for p in (REPO / "rules").glob("*.smk")) == sorted(named)
+
+
+def test_rules_files_do_not_number_their_stages():
+    for path in (REPO / "rules").glob("*.smk"):
+        assert not re.match(r"# Stage \d", path.read_text(encoding="utf-8")), path
+
+
+def test_config_readme_navigation_names_every_section():
+    text = (REPO / "config" / "README.md").read_text(encoding="utf-8")
+    nav = next(line for line in text.split("\n\n") if line.startswith("Sections: "))
+    linked = re.findall(r"\[(\w+)\]\(#", nav)
+    assert set(load_schema()["properties"]) <= set(linked), set(load_schema()["properties"]) - set(linked)
+
+
+def test_a_generic_doors_code_version_covers_the_stage_module():
+    closure = import_closure(REPO / "workflow/scripts/analysis_stage.py", ("metaeval.stages.agreement",))
+    assert LIBRARY / "stages" / "agreement.py" in closure and LIBRARY / "stats" / "verdicts.py" in closure
+    assert LIBRARY / "stages" / "agreement.py" not in import_closure(REPO / "workflow/scripts/analysis_stage.py")
+
+
+# --------------------------------------------------------------------------- the house stays small
+
+def _functions(path: Path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            names = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)] + [
+                x.arg for x in (a.vararg, a.kwarg) if x is not None]
+            if names and names[0] in ("self", "cls"):
+                names = names[1:]
+            yield node, len(names)
+
+
+def _numba_kernel(node: ast.FunctionDef) -> bool:
+    return any("numba" in ast.unparse(d) for d in node.decorator_list)
+
+
+def python_files() -> list[Path]:
+    return sorted([*LIBRARY.rglob("*.py"), *(REPO / "workflow" / "scripts").glob("*.py")])
+
+
+def test_no_module_over_the_line_limit():
+    long = {p.relative_to(REPO).as_posix(): n for p in python_files()
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert not long
+
+
+# Numba kernels are exempt: a compiled kernel takes flat arrays and scalars (no records), and each of
+# these is called by one wrapper of few parameters.
+NUMBA_EXEMPT = {("src/metaeval/metrics/rouge.py", "_lcs_pairs"), ("src/metaeval/metrics/rouge.py", "_aggregate")}
+
+
+def test_no_function_over_the_parameter_limit():
+    wide, kernels = [], set()
+    for path in python_files():
+        for node, count in _functions(path):
+            if count > MAX_PARAMETERS:
+                where = (path.relative_to(REPO).as_posix(), node.name)
+                (kernels.add(where) if _numba_kernel(node) else wide.append((*where, count)))
+    assert not wide
+    assert kernels <= NUMBA_EXEMPT
+
+
+# --------------------------------------------------------------------------- adding a stage, as the docs say
+
+TOY_MODULE = '''"""A toy analysis stage: how many summaries of each summarizer the humans judged."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import pandas as pd
+
+from .. import tables
+
+
+class ToyOptions(NamedTuple):
+    minimum: int
+
+
+def load(inputs, options):
+    return tables.read_tsv(inputs["summaries"])
+
+
+def compute(human, options):
+    counts = human.groupby("summarizer").size().reset_index(name="judged")
+    return counts[counts["judged"] >= options.minimum]
+
+
+def write(result, options, outputs):
+    tables.write_tsv(result, outputs["counts"])
+    tables.write_markdown(outputs["counts_md"], f"Toy: judged summaries per summarizer (at least {options.minimum}).",
+                          ["summarizer", "judged"], [[str(a), str(b)] for a, b in result.itertuples(index=False)])
+
+
+def methods(config):
+    return [f"Toy stage: summarizers with at least {config['toy']['minimum']} judged summaries."]
+'''
+
+TOY_ENTRY = '''    Stage("toy", {"counts": "toy/counts.tsv", "counts_md": "toy/counts.md"}, "a toy stage",
+          rules_file="analysis", module="stages.toy", sections=("toy",), record="metaeval.stages.toy:ToyOptions",
+          final=True, reads=("human:summaries",), category="Toy", methods="metaeval.stages.toy:methods",
+          report=(ReportSection("Toy section", (ReportItem("toy", "counts_md"),)),)),
+'''
+
+TOY_TEST = '''from metaeval.stages import toy
+
+
+def test_counts():
+    import pandas as pd
+    frame = pd.DataFrame({"summarizer": ["a", "a", "b"]})
+    assert toy.compute(frame, toy.ToyOptions(2)).to_dict("records") == [{"summarizer": "a", "judged": 2}]
+'''
+
+
+def documented_steps() -> set[str]:
+    """The files docs/layout.md says a new analysis stage touches, for a stage named ``toy``."""
+    section = LAYOUT.read_text(encoding="utf-8").split("## Adding a stage")[1].split("\n## ")[0]
+    steps = re.findall(r"^\d\. `([^`]+)`", section, flags=re.M)
+    return {s.replace("<stage>", "toy") for s in steps}
+
+
+def tree_hashes(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in root.rglob("*") if p.is_file()}
+
+
+COPIED = ("Snakefile", "rules", "workflow", "src", "config", "profiles", "tests", "docs", ".test", "pyproject.toml",
+          "environment.yml")
+
+
+@pytest.mark.workflow
+def test_a_toy_stage_added_as_the_docs_say_runs_to_the_report(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for name in COPIED:
+        src = REPO / name
+        (shutil.copytree(src, repo / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+         if src.is_dir() else shutil.copy2(src, repo / name))
+    before = tree_hashes(repo)
+
+    (repo / "src/metaeval/stages/toy.py").write_text(TOY_MODULE, encoding="utf-8")
+    reg = repo / "src/metaeval/registry.py"
+    text = reg.read_text(encoding="utf-8")
+    assert text.count("\n)\n# end of STAGES") == 1
+    reg.write_text(text.replace("\n)\n# end of STAGES", "\n" + TOY_ENTRY + ")\n# end of STAGES"), encoding="utf-8")
+    schema_path = repo / "workflow/schemas/config.schema.yaml"
+    schema = yaml.safe_load(schema_path.read_text(encoding="utf-8"))
+    schema["properties"]["toy"] = {"$ref": "#/$defs/toy", "default": {}}
+    schema["$defs"]["toy"] = {"type": "object", "additionalProperties": False,
+                              "properties": {"minimum": {"type": "integer", "minimum": 1, "default": 1}}}
+    schema_path.write_text(yaml.safe_dump(schema, sort_keys=False), encoding="utf-8")
+    (repo / "tests/test_toy.py").write_text(TOY_TEST, encoding="utf-8")
+
+    after = tree_hashes(repo)
+    touched = {k for k in after if before.get(k) != after[k]}
+    assert touched == documented_steps()
+
+    env = {**os.environ, "PYTHONPATH": str(repo / "src")}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_toy.py"],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+
+    work = tmp_path / "work"
+    # the tiny data set alone, without the optional scorers, so that the run takes seconds
+    scenario(work, extra={"toy": {"minimum": 2}, "sera": {"enabled": False}, "chrf": {"enabled": False},
+                          "statistics": {"enabled": False}, "annotators": {"variants": ["top"]}})
+    cfg = yaml.safe_load((work / "config/config.yaml").read_text(encoding="utf-8"))
+    cfg["datasets"] = {"tiny": cfg["datasets"]["tiny"]}
+    (work / "config/config.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    snakemake(work, "--cores", "2", snakefile=repo / "Snakefile", env=env)
+
+    counts = (work / "results/tiny/toy/counts.tsv").read_text(encoding="utf-8")
+    assert counts.splitlines() == ["summarizer\tjudged", "1\t2", "2\t2"]    # .test/input/tiny: 2 topics judged
+    report = (work / "results/tiny/report.html").read_text(encoding="utf-8")
+    assert "Toy section" in report and "Toy: judged summaries per summarizer (at least 2)." in report
+    assert "Toy stage: summarizers with at least 2 judged summaries." in report
+    dry = snakemake(work, "-n", snakefile=repo / "Snakefile", env=env)
+    assert "Nothing to be done" in dry.stdout + dry.stderr
