@@ -51,7 +51,7 @@ def main() -> None:
 
     options = Options.from_config(config)
     o = options.annotators._replace(bootstrap_samples=args.samples)
-    # the annotators job's inputs (as rules/annotators.smk names them)
+    # the annotators job's inputs (as its registry entry names them: metaeval.registry)
     d = "summeval"
     res = workdir / "results" / d
     inputs = {"system_scores": outputs.file("scores", "systems", d), "summary_scores": outputs.file("scores", "summaries", d),
