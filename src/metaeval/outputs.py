@@ -16,13 +16,10 @@ import re
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from .data.datasets import FILES as DATA_FILES   # the data set contract names its files
+from .data.formats import IMPORTED as IMPORTED_FORMATS
 from .variants import setting_tag
 
 RESULTS = "results"
-IMPORTERS = {"simulated": "simulate", "summeval_jsonl": "import_summeval", "duc_tac": "import_duc_tac",
-             "bartscore_pkl": "import_bartscore", "frank": "import_frank"}
-# Importers that also write a score file of metrics the release computed (read by the file metrics job).
-IMPORTER_SCORES = {"frank": "import_frank"}
 
 
 def _in(folder: str, names: Mapping[str, str]) -> dict[str, str]:
@@ -46,12 +43,9 @@ def _sweep(prefix: str) -> dict[str, str]:
 
 # Stage -> {file key: path under results/{dataset}/}
 STAGES: dict[str, dict[str, str]] = {
-    # data: importers write the canonical form, validation its normalised copy, then its summary
-    "simulate": _in("simulate", DATA_FILES),
-    "import_summeval": _in("import_summeval", DATA_FILES),
-    "import_duc_tac": _in("import_duc_tac", DATA_FILES),
-    "import_bartscore": _in("import_bartscore", DATA_FILES),
-    "import_frank": {**_in("import_frank", DATA_FILES), "metric_scores": "import_frank/metric_scores.tsv"},
+    # data: each release format's importer writes the canonical form (metaeval.data.formats; FRANK's
+    # also a score file), validation its normalised copy, then its summary
+    **{f.stage: _in(f.stage, f.files()) for f in IMPORTED_FORMATS},
     "data": _in("data", DATA_FILES),
     "summary": {"summary": "data/summary.tsv"},
     # scoring
