@@ -5,9 +5,9 @@ from pathlib import Path
 
 from metaeval import outputs as OUT
 from metaeval import registry
-from metaeval.data.datasets import FILES, REQUIRED
-from metaeval.data.importers import SUMMARY_FILE
-from metaeval.options import DATASET_WILDCARD, FRANK_FILES
+from metaeval.data.datasets import FILES
+from metaeval.data.formats import FORMATS
+from metaeval.options import DATASET_WILDCARD
 from metaeval.provenance import code_version, git_state
 
 # The software environment of every job (used with --software-deployment-method conda).
@@ -36,21 +36,19 @@ def reported(files, category):
 
 
 def canonical_inputs(wildcards):
-    """What the validation job of a data set reads: the user's canonical folder, or an importer's output."""
+    """What the validation job of a data set reads: the release as it is (the user's canonical
+    folder), or its importer's output (metaeval.data.formats)."""
     entry = OPTIONS.dataset(wildcards.dataset)
-    if entry["format"] == "canonical":
-        folder = Path(entry["path"])
-        return {key: str(folder / name) for key, name in FILES.items()
-                if key in REQUIRED or (folder / name).exists()}
-    return {k: v for k, v in OUT.files(OUT.IMPORTERS[entry["format"]], wildcards.dataset).items() if k in FILES}
+    fmt = FORMATS[entry["format"]]
+    if fmt.stage is None:
+        return fmt.inputs(entry)
+    return {k: v for k, v in OUT.files(fmt.stage, wildcards.dataset).items() if k in FILES}
 
 
-def duc_tac_inputs(wildcards):
-    """Every summary file and judgment table of a DUC/TAC data set, so editing one re-runs the import."""
-    entry = OPTIONS.dataset(wildcards.dataset)
-    files = sorted(str(p) for p in Path(entry["path"]).rglob("*") if SUMMARY_FILE.match(p.name))
-    tables = [entry[k] for k in ("see_table", "manual_peer") if entry.get(k)]
-    return files + tables
+def release_inputs(fmt):
+    """An input function: the release files the import job of format ``fmt`` reads, by name (so that
+    editing one re-runs the import)."""
+    return lambda wildcards: fmt.inputs(OPTIONS.dataset(wildcards.dataset))
 
 
 def data_files(*keys):
@@ -218,15 +216,6 @@ def code_of(stage):
     return code("analysis_stage", modules=[f"metaeval.{stage.module}", *([stage.record.split(":")[0]] if stage.record else [])])
 
 
-def bartscore_release(wildcards):
-    """The release file a bartscore_pkl data set is imported from."""
-    return OPTIONS.bartscore(wildcards.dataset)[0]
-
-
-def frank_release(wildcards):
-    """FRANK's release files of a frank data set, by name."""
-    folder = Path(OPTIONS.dataset(wildcards.dataset)["path"])
-    return {Path(name).stem: str(folder / name) for name in FRANK_FILES}
 
 
 def permutation_basis(wildcards):

@@ -1,89 +1,39 @@
-# Stage 1 - data: every data set is brought into the canonical form (release files: SummEval's jsonl,
+# Data: every data set is brought into the canonical form (release files: SummEval's jsonl,
 # BARTScore's unified pickles, FRANK's json, NIST DUC/TAC; or the embedded simulation), validated, and summarised
 # (the validation job writes the normalised copy and its summary table).
 # Importers write results/{dataset}/<importer>/; validation writes the normalised copy that every
 # later stage reads, results/{dataset}/data/. The user's files are only ever read.
+from metaeval.data.formats import IMPORTED
 
 
-rule simulate_dataset:
-    output:
-        **OUT.files("simulate"),
-    params:
-        code=code("simulate_dataset"),
-        name="{dataset}",
-        simulation=lambda wc: OPTIONS.simulation(wc.dataset),
-    log:
-        OUT.log("simulate_dataset"),
-    conda:
-        METAEVAL_ENV
-    script:
-        "../workflow/scripts/simulate_dataset.py"
+# One import rule per format read by an importer, made from the registry (metaeval.data.formats):
+# the release files it reads, the record it passes the importer (params.options), its stage's files,
+# its script workflow/scripts/<script>.py (the rule's name; the simulated format's is
+# simulate_dataset). Made in a function, so that each rule's script and params keep their format
+# (a job evaluates its script path when it runs, after a loop's variable has moved on).
+def import_rule(fmt):
+
+    rule:
+        name:
+            fmt.script
+        input:
+            unpack(release_inputs(fmt)),
+        output:
+            **OUT.files(fmt.stage),
+        params:
+            code=code(fmt.script),
+            name="{dataset}",
+            options=lambda wc: fmt.options(OPTIONS.dataset(wc.dataset)),
+        log:
+            OUT.log(fmt.script),
+        conda:
+            METAEVAL_ENV
+        script:
+            f"../workflow/scripts/{fmt.script}.py"
 
 
-rule import_summeval:
-    input:
-        lambda wc: OPTIONS.dataset(wc.dataset)["paths"],
-    output:
-        **OUT.files("import_summeval"),
-    params:
-        code=code("import_summeval"),
-        name="{dataset}",
-    log:
-        OUT.log("import_summeval"),
-    conda:
-        METAEVAL_ENV
-    script:
-        "../workflow/scripts/import_summeval.py"
-
-
-rule import_bartscore:
-    input:
-        bartscore_release,
-    output:
-        **OUT.files("import_bartscore"),
-    params:
-        code=code("import_bartscore"),
-        name="{dataset}",
-        release=lambda wc: OPTIONS.bartscore(wc.dataset)[1],
-    log:
-        OUT.log("import_bartscore"),
-    conda:
-        METAEVAL_ENV
-    script:
-        "../workflow/scripts/import_bartscore.py"
-
-
-rule import_frank:
-    input:
-        unpack(frank_release),
-    output:
-        **OUT.files("import_frank"),
-    params:
-        code=code("import_frank"),
-        name="{dataset}",
-    log:
-        OUT.log("import_frank"),
-    conda:
-        METAEVAL_ENV
-    script:
-        "../workflow/scripts/import_frank.py"
-
-
-rule import_duc_tac:
-    input:
-        duc_tac_inputs,
-    output:
-        **OUT.files("import_duc_tac"),
-    params:
-        code=code("import_duc_tac"),
-        name="{dataset}",
-        options=lambda wc: OPTIONS.duc_tac(wc.dataset),
-    log:
-        OUT.log("import_duc_tac"),
-    conda:
-        METAEVAL_ENV
-    script:
-        "../workflow/scripts/import_duc_tac.py"
+for fmt in IMPORTED:
+    import_rule(fmt)
 
 
 rule validate_dataset:

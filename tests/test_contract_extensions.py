@@ -221,6 +221,7 @@ def test_bad_split_name(tmp_path):
 # --------------------------------------------------------------------------- config entries of the release formats
 
 def test_release_format_entries_are_checked_at_start(tmp_path):
+    from metaeval.data.formats import FORMATS
     from metaeval.options import ConfigError, Options
 
     def options(entry):
@@ -236,7 +237,9 @@ def test_release_format_entries_are_checked_at_start(tmp_path):
     with pytest.raises(ConfigError, match=r"config key datasets.x.release"):
         options({"format": "bartscore_pkl", "path": str(tmp_path / "data.pkl"), "release": "CNNDM"})
     opts = options({"format": "bartscore_pkl", "path": str(tmp_path / "data.pkl"), "release": "Rank19"})
-    assert opts.bartscore("x") == (str(tmp_path / "data.pkl"), "Rank19") and opts.has_texts("x")
+    entry = opts.dataset("x")   # the import job's release file and the release it passes the importer
+    assert (entry["path"], FORMATS["bartscore_pkl"].options(entry)) == (str(tmp_path / "data.pkl"), "Rank19")
+    assert opts.has_texts("x")
 
 
 def test_score_only_is_known_before_any_job_runs(tmp_path):

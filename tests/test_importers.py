@@ -10,8 +10,8 @@ import pytest
 
 from conftest import shared_dataset
 from metaeval.data.datasets import DatasetError, load_dataset, folder_paths, write_dataset
-from metaeval.data.importers import (grade_to_unit, import_duc_tac, import_summeval_jsonl, read_manual_peer,
-                                read_see_table)
+from metaeval.data.importers import (DucTacOptions, grade_to_unit, import_duc_tac, import_summeval_jsonl,
+                                    read_manual_peer, read_see_table)
 
 DIMS = ("coherence", "consistency", "fluency", "relevance")
 
@@ -108,7 +108,7 @@ def test_duc_see_table(tmp_path):
                    + _see_row("D30001", "12", "ABCDEAB", 4, 3, 5, 0.8) + "\n"
                    + _see_row("D30001", "7", ["1", "2", "3", "4", "5", "-", "1"], 3, 1, 4, 0.25) + "\n"
                    + _see_row("D30001", "A", "AAAAAAA", 2, 2, 4, 1.0) + "\n")
-    ds = import_duc_tac(root, "duc", see_table=see)
+    ds = import_duc_tac(DucTacOptions(str(root), see_table=str(see)), "duc")
     assert ds.summary("D30001", "B").sentences == ("Police shot a gunman.", "Calm returned.")
     assert ds.summary("D30001", "A").sentences == ("The police killed the gunman.", "The town was quiet.")
     assert ds.summary("D30001", "12").kind == "system" and ds.summary("D30001", "A").kind == "human"
@@ -118,7 +118,7 @@ def test_duc_see_table(tmp_path):
     j7 = ds.judgments[("D30001", "7")]
     assert j7["q1"] == 1.0 and j7["q5"] == 0.0 and math.isnan(j7["q6"])
     assert ds.human["coverage"] == ["coverage"] and len(ds.human["linguistic_quality"]) == 7
-    reversed_ = import_duc_tac(root, "duc", see_table=see, grade_direction="E_best")
+    reversed_ = import_duc_tac(DucTacOptions(str(root), see_table=str(see), grade_direction="E_best"), "duc")
     assert reversed_.judgments[("D30001", "12")]["q1"] == 0.0
     write_dataset(ds, folder_paths(tmp_path / "canon"))
     assert len(load_dataset(tmp_path / "canon").judged()) == 3
@@ -132,7 +132,7 @@ def test_duc_see_table_errors(tmp_path):
         read_see_table(see)
     see.write_text(SEE_HEADER + _see_row("D30001", "99", "ABCDEAB", 4, 3, 5, 0.8) + "\n")
     with pytest.raises(DatasetError, match="summarizer '99', which has no summary file"):
-        import_duc_tac(root, "duc", see_table=see)
+        import_duc_tac(DucTacOptions(str(root), see_table=str(see)), "duc")
     see.write_text(SEE_HEADER + _see_row("D30001", "12", "ABCDEAB", 4, 3, 5, 0.8) + "\nshort row\n")
     with pytest.raises(DatasetError, match="see.table, line 4"):
         read_see_table(see)
@@ -142,13 +142,13 @@ def test_tac_manual_peer(tmp_path):
     root = _duc_folder(tmp_path)
     mp = tmp_path / "manual.peer"
     mp.write_text("D30001 12 0.50 5 0 0.45 3 4\nD30001 7 0.20 2 1 0.18 2 2\nD30001 A 0.90 9 0 0.85 5 5\n")
-    ds = import_duc_tac(root, "tac", manual_peer=mp)
+    ds = import_duc_tac(DucTacOptions(str(root), manual_peer=str(mp)), "tac")
     assert ds.judgments[("D30001", "12")]["pyramid"] == 0.5
     assert ds.judgments[("D30001", "7")]["responsiveness"] == 2
     assert ds.human == {"coverage": ["pyramid"], "linguistic_quality": ["linguistic_quality"]}
     mp.write_text("D30001 12 0.50 5 0 0.45 3 7\n")
     with pytest.raises(DatasetError, match=r"responsiveness = 7.0 is outside \[1, 5\]"):
-        import_duc_tac(root, "tac", manual_peer=mp)
+        import_duc_tac(DucTacOptions(str(root), manual_peer=str(mp)), "tac")
     assert read_manual_peer(mp, {"responsiveness": 6})[("D30001", "12")]["responsiveness"] == 3
 
 

@@ -21,11 +21,11 @@ import re
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
-from .data.datasets import FILES, METRIC_SCORES, REQUIRED
+from .data.formats import FORMATS, SCORES, simulation_params
 from .data.simulate import SimulationParams
 from .metrics.tokenize import exception_order
 from . import registry
-from .outputs import IMPORTER_SCORES, RESULTS, file as output_file
+from .outputs import RESULTS, file as output_file
 from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
@@ -34,9 +34,6 @@ DATASET_NAME = r"[A-Za-z0-9][A-Za-z0-9_-]*"
 RESERVED_NAMES = ("all", "archive")
 # The Snakefile's {dataset} wildcard constraint: a data set name, never a reserved folder.
 DATASET_WILDCARD = rf"(?!(?:{'|'.join(RESERVED_NAMES)})/){DATASET_NAME}"
-# The release files a FRANK data set folder needs (metaeval.data.frank).
-FRANK_FILES = ("human_annotations.json", "baseline_factuality_metrics_outputs.json")
-FRANK_SPLITS = ("valid", "test")     # the release's splits (metaeval.data.frank.SPLITS)
 # The config sections a data set's results depend on (resolved, archived, hashed): the registry's.
 SECTIONS = tuple(registry.dataset_sections())
 
@@ -106,27 +103,13 @@ def check(config: Mapping[str, Any]) -> None:
         if name in RESERVED_NAMES:
             raise ConfigError(f"config key {key}: {name!r} is reserved (results/{name}/ holds "
                               f"{'the cross-data-set results' if name == 'all' else 'the archives'}); rename the data set")
-        paths: list[tuple[str, str]] = []
-        if entry["format"] in ("canonical", "duc_tac", "bartscore_pkl", "frank"):
-            paths.append(("path", entry["path"]))
-        if entry["format"] == "summeval_jsonl":
-            paths.extend((f"paths[{i}]", p) for i, p in enumerate(entry["paths"]))
-        for k in ("see_table", "manual_peer"):
-            if entry.get(k):
-                paths.append((k, entry[k]))
-        paths.extend((f"metric_scores[{i}]", p) for i, p in enumerate(entry.get("metric_scores", [])))
+        # the format's own paths (metaeval.data.formats), then the score files any entry may name
+        fmt = FORMATS[entry["format"]]
+        paths = fmt.paths(entry) + [(f"metric_scores[{i}]", p) for i, p in enumerate(entry.get("metric_scores", []))]
         for k, p in paths:
             if not Path(p).exists():
                 raise ConfigError(f"config key {key}.{k}: {p!r} does not exist (relative paths are "
                                   "relative to the working directory)")
-            if k == "path" and entry["format"] == "canonical":
-                expected = ("expected a data set folder with dataset.yaml, summaries.jsonl and judgments.tsv "
-                            "(docs/DATASET_FORMAT.md)")
-                if not Path(p).is_dir():
-                    raise ConfigError(f"config key {key}.path: {p!r} is a file; {expected}")
-                for required in REQUIRED:
-                    if not (Path(p) / FILES[required]).is_file():
-                        raise ConfigError(f"config key {key}.path: {p!r} has no {FILES[required]}; {expected}")
             if k.startswith("metric_scores") and not Path(p).is_file():
                 raise ConfigError(f"config key {key}.{k}: {p!r} is not a file; expected a score file "
                                   "(topic, summarizer, metric, score; docs/DATASET_FORMAT.md)")
@@ -135,18 +118,9 @@ def check(config: Mapping[str, Any]) -> None:
                 raise ConfigError(f"config key {key}.{k}: {p!r} is inside the workflow's output folder "
                                   f"{RESULTS}/, whose files the workflow writes and deletes; expected a data set "
                                   "folder outside it (copy the files elsewhere, e.g. data/<name>/)")
-        if entry["format"] == "bartscore_pkl" and not Path(entry["path"]).is_file():
-            raise ConfigError(f"config key {key}.path: {entry['path']!r} is not a file; expected one of BARTScore's "
-                              "unified files (<Release>/data.pkl)")
-        if entry["format"] == "frank":
-            for name in FRANK_FILES:
-                if not (Path(entry["path"]) / name).is_file():
-                    raise ConfigError(f"config key {key}.path: {entry['path']!r} has no {name}; expected FRANK's "
-                                      f"data/ folder with {' and '.join(FRANK_FILES)}")
-        if entry["format"] == "duc_tac" and not (entry.get("see_table") or entry.get("manual_peer")):
-            raise ConfigError(f"config key {key}: a duc_tac data set needs see_table and/or manual_peer")
-        if entry["format"] == "simulated" and entry["sentences"] > entry["units"]:
-            raise ConfigError(f"config key {key}.sentences: must not exceed units")
+        problem = fmt.problem(key, entry)
+        if problem:
+            raise ConfigError(problem)
     rouge = config["rouge"]
     for i, m in enumerate(rouge["measures"]):
         if not is_measure(m):
@@ -389,20 +363,6 @@ class SweepOptions(NamedTuple):
     stemmer_exceptions: tuple[str, ...] | None   # None when no variant is stemmed
 
 
-class DucTacOptions(NamedTuple):
-    path: str
-    see_table: str | None
-    manual_peer: str | None
-    grade_direction: str
-    one_sentence_per_line: bool
-    tac_columns: tuple[tuple[str, int], ...]
-    tac_scales: tuple[tuple[str, tuple[float, float]], ...]
-    description: str
-    source: str
-    license: str
-    citation: str
-
-
 class AcrossOptions(NamedTuple):
     """The cross-data-set stage (results/all/)."""
     datasets: tuple[str, ...]
@@ -575,16 +535,18 @@ def factuality_options(config: Mapping[str, Any]) -> FactualityOptions:
 
 
 def check_factuality(config: Mapping[str, Any]) -> None:
-    """The ``factuality:`` splits against the data sets whose splits are known at parse time (FRANK's
-    release: valid / test); other data sets' splits are checked when the job reads their summaries."""
+    """The ``factuality:`` splits against the data sets whose splits are known at parse time (their
+    format's, metaeval.data.formats: FRANK's release has valid / test); other data sets' splits are
+    checked when the job reads their summaries."""
     f = config["factuality"]
     for name, entry in sorted(config["datasets"].items()):
-        if entry.get("format") != "frank":
+        fmt = FORMATS[entry["format"]]
+        if not fmt.splits:
             continue
         for key in ("validation_split", "test_split"):
-            if f[key] not in FRANK_SPLITS:
-                raise ConfigError(f"config key factuality.{key}: {f[key]!r} is not a split of data set {name} (FRANK's "
-                                  f"release has the splits {', '.join(FRANK_SPLITS)})")
+            if f[key] not in fmt.splits:
+                raise ConfigError(f"config key factuality.{key}: {f[key]!r} is not a split of data set {name} "
+                                  f"({fmt.title} has the splits {', '.join(fmt.splits)})")
 class AnnotatorsOptions(NamedTuple):
     """The annotators job (issue 22; the ``annotators:`` section, with correlation.summarizers and
     correlation.baselines)."""
@@ -692,39 +654,22 @@ class Options:
     def simulation(self, name: str) -> SimulationParams:
         return simulation_params(self.datasets[name])
 
-    def duc_tac(self, name: str) -> DucTacOptions:
-        e = self.datasets[name]
-        return DucTacOptions(e["path"], e.get("see_table"), e.get("manual_peer"), e["grade_direction"],
-                             e["one_sentence_per_line"], tuple(sorted(e["tac_columns"].items())),
-                             tuple((k, tuple(v)) for k, v in sorted(e["tac_scales"].items())), e["description"],
-                             e["source"], e["license"], e["citation"])
-
     def file_metric_sources(self, name: str) -> list[str]:
-        """The score files of a data set: a canonical folder's metric_scores.tsv (read when it
-        exists) or the one its importer writes (FRANK's baseline metrics), then the entry's
+        """The score files of a data set: its release's (a canonical folder's metric_scores.tsv when
+        it exists) or the one its importer writes (FRANK's baseline metrics), then the entry's
         ``metric_scores`` in the given order."""
         e = self.datasets[name]
-        folder = [str(Path(e["path"]) / METRIC_SCORES)] if e["format"] == "canonical" else []
-        imported = [output_file(IMPORTER_SCORES[e["format"]], "metric_scores", name)] if e["format"] in IMPORTER_SCORES else []
-        return [p for p in folder if Path(p).is_file()] + imported + list(e.get("metric_scores", []))
+        fmt = FORMATS[e["format"]]
+        imported = [output_file(fmt.stage, SCORES, name)] if fmt.writes_scores else []
+        return fmt.score_files(e) + imported + list(e.get("metric_scores", []))
 
     def has_texts(self, name: str) -> bool:
         """Whether a data set's summaries have texts, known before any job runs (so that the text
-        metrics' jobs are left out of a score-only data set's DAG): FRANK's release has none; a
-        canonical folder says ``texts: false`` in dataset.yaml (read here with the safe loader; its
-        validation job reports any other problem of the file)."""
+        metrics' jobs are left out of a score-only data set's DAG): as its format says
+        (metaeval.data.formats; FRANK's release has none; a canonical folder says ``texts: false`` in
+        dataset.yaml)."""
         e = self.datasets[name]
-        if e["format"] == "frank":
-            return False
-        if e["format"] != "canonical":
-            return True
-        try:
-            import yaml
-
-            meta = yaml.safe_load((Path(e["path"]) / FILES["dataset"]).read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
-            return True
-        return not (isinstance(meta, dict) and meta.get("texts") is False)
+        return FORMATS[e["format"]].has_texts(e)
 
     def gather_job(self, name: str) -> GatherOptions:
         """The gathering job of a data set: a score-only data set gathers no ROUGE or BLEU."""
@@ -733,17 +678,12 @@ class Options:
         return GatherOptions(self.rouge._replace(measures=(), stemming=(), stopwords_removed=()), False,
                              self.scale.shards)
 
-    def bartscore(self, name: str) -> tuple[str, str | None]:
-        """The bartscore_pkl importer's file and release (None: the file's folder name)."""
-        e = self.datasets[name]
-        return e["path"], e.get("release")
-
     def file_metrics(self, name: str) -> FileMetricsOptions:
         e = self.datasets[name]
         decl = tuple((m, d.get("name"), d.get("higher_is_better"), d.get("description"))
                      for m, d in sorted(e.get("metrics", {}).items()))
-        # FRANK's release has no score of some metrics for a few summaries (null): partial by default
-        partial = e.get("partial_coverage", e["format"] == "frank")
+        # a format whose release leaves some summaries without a score (FRANK's): partial by default
+        partial = e.get("partial_coverage", FORMATS[e["format"]].partial_coverage)
         return FileMetricsOptions(decl, bool(partial), f"config key datasets.{name}.metrics")
 
     def resolved(self, dataset: str) -> dict[str, Any]:
@@ -756,10 +696,6 @@ class Options:
 
     def config_hash(self, dataset: str) -> str:
         return config_hash(self.resolved(dataset))
-
-
-def simulation_params(entry: Mapping[str, Any]) -> SimulationParams:
-    return SimulationParams(*(int(entry[f]) for f in SimulationParams._fields))
 
 
 def config_hash(resolved_config: Mapping[str, Any]) -> str:

@@ -21,10 +21,6 @@ from . import registry
 from .variants import setting_tag
 
 RESULTS = "results"
-IMPORTERS = {"simulated": "simulate", "summeval_jsonl": "import_summeval", "duc_tac": "import_duc_tac",
-             "bartscore_pkl": "import_bartscore", "frank": "import_frank"}
-# Importers that also write a score file of metrics the release computed (read by the file metrics job).
-IMPORTER_SCORES = {"frank": "import_frank"}
 
 
 # Stage -> {file key: path under results/{dataset}/}, as each stage declares it (metaeval.registry).

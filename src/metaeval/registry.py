@@ -113,26 +113,25 @@ def _sweep(prefix: str) -> dict[str, str]:
 
 
 def _data_files() -> dict[str, str]:
-    from .data.datasets import FILES   # the data set contract names its files
+    from .data.contract import FILES   # the data set contract names its files
 
     return dict(FILES)
 
 
-def _import(name: str, rule: str, summary: str, extra: Mapping[str, str] | None = None) -> Stage:
-    """An importer's stage: the canonical form of a release, in results/{dataset}/<name>/."""
-    return Stage(name, {**_in(name, _data_files()), **(extra or {})}, summary, kind="import", rule=rule,
-                 rules_file="data", module="data.importers")
+def _imports() -> tuple[Stage, ...]:
+    """The import stages, one per release format with an import job (metaeval.data.formats: each
+    format's stage, rule and module), writing the canonical form in results/{dataset}/<stage>/."""
+    from .data.formats import IMPORTED
+
+    return tuple(Stage(f.stage, _in(f.stage, f.files()), f"{f.title or f'the {f.name} release'} in the canonical form", kind="import",
+                       rule=f.script, rules_file="data", module=f.module.removeprefix("metaeval."))
+                 for f in IMPORTED)
 
 
 # The stages, in the order of the pipeline; the report's sections appear in this order.
 STAGES: tuple[Stage, ...] = (
     # ------------------------------------------------------------------ data
-    _import("simulate", "simulate_dataset", "the embedded simulated data set in the canonical form"),
-    _import("import_summeval", "import_summeval", "SummEval's per-annotator jsonl in the canonical form"),
-    _import("import_duc_tac", "import_duc_tac", "DUC/TAC summaries and judgment tables in the canonical form"),
-    _import("import_bartscore", "import_bartscore", "one of BARTScore's unified pickles in the canonical form"),
-    _import("import_frank", "import_frank", "FRANK's release in the canonical form, with its metrics' score file",
-            {"metric_scores": "import_frank/metric_scores.tsv"}),
+    *_imports(),
     Stage("data", _in("data", _data_files()), "the validated, normalised canonical copy", kind="data",
           rule="validate_dataset", rules_file="data", module="data.datasets", context=("dataset",)),
     Stage("summary", {"summary": "data/summary.tsv"}, "the data set's counts and dimensions", kind="data",

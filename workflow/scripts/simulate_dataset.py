@@ -4,6 +4,6 @@ from metaeval.data.simulate import simulate
 from metaeval.logs import job_log
 
 with job_log(snakemake.log[0], "simulate_dataset") as log:
-    ds = simulate(snakemake.params.simulation, name=snakemake.params.name)
+    ds = simulate(snakemake.params.options, name=snakemake.params.name)
     write_dataset(ds, dict(snakemake.output.items()))
     log.info("%d summaries, %d judged", len(ds.summaries), len(ds.judgments))

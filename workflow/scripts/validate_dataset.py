@@ -1,6 +1,7 @@
 """Validate a canonical data set; write its normalised copy and its summary table to results/{dataset}/data/."""
 from metaeval import tables
-from metaeval.data.datasets import FILES, read_dataset, summary_table, write_dataset
+from metaeval.data.contract import FILES
+from metaeval.data.datasets import read_dataset, summary_table, write_dataset
 from metaeval.logs import job_log
 
 with job_log(snakemake.log[0], "validate_dataset") as log:

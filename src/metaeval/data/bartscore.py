@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .datasets import Dataset, DatasetError, Dimension, Summary, dimension_spec
+from .contract import Dataset, DatasetError, Dimension, Summary
+from .dataset_yaml import dimension_spec
 from .safe_pickle import load_data_pickle
 
 SENTENCE_END = (".", "!", "?")

@@ -24,10 +24,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .datasets import Dataset, DatasetError, Dimension, Summary, dimension_spec, read_text
+from .contract import Dataset, DatasetError, Dimension, Summary, read_text
+from .dataset_yaml import dimension_spec
 
 HUMAN = "human_annotations.json"
 BASELINES = "baseline_factuality_metrics_outputs.json"
+RELEASE_FILES = (HUMAN, BASELINES)   # what a frank data set's folder needs
 KEYS = ("hash", "model_name", "dataset", "split")
 SPLITS = ("valid", "test")
 SUBSETS = {"cnndm": "CNN/DailyMail", "bbc": "XSum (BBC)"}

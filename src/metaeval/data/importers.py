@@ -1,10 +1,10 @@
-"""Importers: other layouts -> the canonical form (a :class:`~metaeval.datasets.Dataset`).
+"""Importers: other layouts -> the canonical form (a :class:`~metaeval.data.contract.Dataset`).
 
 - :func:`import_summeval_jsonl`: the official SummEval paired annotation file(s).
 - :func:`import_duc_tac`: NIST DUC/TAC folders (summary files named
   ``<TOPIC>.M.<LEN>.<X>.<SUMMARIZER>``) with a DUC SEE table and/or a TAC ``manual.peer`` table.
 
-Every problem raises :class:`~metaeval.datasets.DatasetError` naming the file, line and field.
+Every problem raises :class:`~metaeval.data.contract.DatasetError` naming the file, line and field.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple
 
-from .datasets import (Annotation, Dataset, DatasetError, Dimension, Summary, annotation_means, dimension_spec, fail,
-                       json_objects)
+from .canonical_files import annotation_means
+from .contract import Annotation, Dataset, DatasetError, Dimension, Summary, fail, json_objects
+from .dataset_yaml import dimension_spec
 from .sentences import split_sentences
 
 # ----------------------------------------------------------------------------- SummEval
@@ -243,18 +244,33 @@ def read_manual_peer(path: Path, columns: Mapping[str, int] | None = None
     return out
 
 
-def import_duc_tac(summaries_dir: Path | str, name: str, see_table: Path | str | None = None,
-                   manual_peer: Path | str | None = None, grade_direction: str = "A_best",
-                   one_sentence_per_line: bool = True, tac_columns: Mapping[str, int] | None = None,
-                   tac_scales: Mapping[str, Sequence[float]] | None = None,
-                   description: str = "", source: str = "", license: str = "", citation: str = "") -> Dataset:
-    """Read a NIST DUC/TAC folder (searched recursively for ``<TOPIC>.M.<LEN>.<X>.<SUMMARIZER>``
-    files) and its judgment tables into the canonical form."""
+class DucTacOptions(NamedTuple):
+    """What the duc_tac importer reads besides the data set's name: a config entry of format
+    ``duc_tac`` (metaeval.data.formats), or a record built by hand with the schema's defaults.
+    ``tac_columns`` and ``tac_scales`` are sorted (key, value) pairs, so that the record's ``repr``
+    is stable (Snakemake's params trigger compares it)."""
+    path: str                      # the folder searched for the summary files
+    see_table: str | None = None
+    manual_peer: str | None = None
+    grade_direction: str = "A_best"
+    one_sentence_per_line: bool = True
+    tac_columns: tuple[tuple[str, int], ...] = ()
+    tac_scales: tuple[tuple[str, tuple[float, float]], ...] = ()
+    description: str = ""
+    source: str = ""
+    license: str = ""
+    citation: str = ""
+
+
+def import_duc_tac(options: DucTacOptions, name: str) -> Dataset:
+    """Read a NIST DUC/TAC folder (``options.path``, searched recursively for
+    ``<TOPIC>.M.<LEN>.<X>.<SUMMARIZER>`` files) and its judgment tables into the canonical form."""
+    see_table, manual_peer, grade_direction = options.see_table, options.manual_peer, options.grade_direction
     if grade_direction not in ("A_best", "E_best"):
         raise DatasetError(f"grade_direction: {grade_direction!r}; expected 'A_best' or 'E_best'")
     if see_table is None and manual_peer is None:
         raise DatasetError(f"{name}: a duc_tac data set needs see_table and/or manual_peer")
-    root = Path(summaries_dir)
+    root = Path(options.path)
     if not root.is_dir():
         raise DatasetError(f"{root}: not a folder; expected the NIST summaries folder")
     summaries: dict[tuple[str, str], Summary] = {}
@@ -269,7 +285,7 @@ def import_duc_tac(summaries_dir: Path | str, name: str, see_table: Path | str |
             kind = summarizer_kind(m["summarizer"])
         except ValueError:
             raise DatasetError(f"{path}: summarizer {m['summarizer']!r} is neither letters (human) nor digits (system)") from None
-        summaries[key] = Summary(key[0], key[1], kind, read_duc_summary(path, one_sentence_per_line))
+        summaries[key] = Summary(key[0], key[1], kind, read_duc_summary(path, options.one_sentence_per_line))
     if not summaries:
         raise DatasetError(f"{root}: no summary files named <TOPIC>.M.<LEN>.<X>.<SUMMARIZER>")
     judgments: dict[tuple[str, str], dict[str, float]] = {}
@@ -286,9 +302,9 @@ def import_duc_tac(summaries_dir: Path | str, name: str, see_table: Path | str |
         coverage.append("coverage")
         quality.extend(f"q{q}" for q in range(1, 8))
     if manual_peer is not None:
-        tables.append((Path(manual_peer), read_manual_peer(Path(manual_peer), tac_columns)))
+        tables.append((Path(manual_peer), read_manual_peer(Path(manual_peer), dict(options.tac_columns))))
         scales = {"pyramid": (0, 1), "modified_pyramid": (0, 1), "linguistic_quality": (1, 5), "responsiveness": (1, 5)}
-        scales.update({k: tuple(v) for k, v in (tac_scales or {}).items()})
+        scales.update({k: tuple(v) for k, v in options.tac_scales})
         for d, (lo, hi) in scales.items():
             dims[d] = Dimension(d, float(lo), float(hi), f"TAC manual.peer {d}")
         if not coverage:
@@ -310,10 +326,10 @@ def import_duc_tac(summaries_dir: Path | str, name: str, see_table: Path | str |
     human = {"coverage": coverage, "linguistic_quality": quality}
     meta = {
         "name": name,
-        "description": description or f"NIST DUC/TAC data imported from {root}",
-        "source": source or str(root),
-        "license": license or "NIST DUC/TAC data: licensed by NIST; not redistributable",
-        "citation": citation,
+        "description": options.description or f"NIST DUC/TAC data imported from {root}",
+        "source": options.source or str(root),
+        "license": options.license or "NIST DUC/TAC data: licensed by NIST; not redistributable",
+        "citation": options.citation,
         "dimensions": {d.name: dimension_spec(d) for d in dims.values()},
         "human": human,
     }

@@ -15,7 +15,7 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from .datasets import DatasetError
+from .contract import DatasetError
 
 ALLOWED = "dicts, lists, tuples, sets, strings, bytes, numbers, booleans and None"
 
@@ -38,7 +38,7 @@ class DataUnpickler(pickle.Unpickler):
 
 def load_data_pickle(path: Path | str) -> Any:
     """The plain data in a pickle file; a file that is not a complete pickle, or that asks for
-    anything but plain data, raises :class:`~metaeval.data.datasets.DatasetError` naming it."""
+    anything but plain data, raises :class:`~metaeval.data.contract.DatasetError` naming it."""
     try:
         with open(path, "rb") as fh:
             return DataUnpickler(fh, path).load()

@@ -42,7 +42,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .datasets import Dataset, Dimension, Summary
+from .contract import Dataset, Dimension, Summary
 from .pyramid import TopicPyramid
 
 FUNCTION_WORDS = ("the", "of", "and", "a", "to", "in", "was", "for", "on", "that", "with", "by",
@@ -54,7 +54,7 @@ LQ_QUESTIONS = ("grammaticality", "non_redundancy", "referential_clarity", "focu
 
 class SimulationParams(NamedTuple):
     """The generator's parameters (defaults: the config schema, ``datasets.<name>`` of format
-    ``simulated``; :func:`metaeval.options.simulation_params` builds them from a config entry)."""
+    ``simulated``; :func:`metaeval.data.formats.simulation_params` builds them from a config entry)."""
 
     seed: int
     topics: int

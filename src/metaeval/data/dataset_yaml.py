@@ -1,0 +1,206 @@
+"""dataset.yaml of a data set folder (``docs/DATASET_FORMAT.md``): its name, its human dimensions
+(range, kind, the annotations they are the mean of), its human components, and the declarations of
+the metrics of its score files. Errors name the file, the line and the key.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from .contract import DIMENSION_KINDS, HUMAN_COMPONENTS, Dimension, fail
+
+
+def _yaml_lines(text: str) -> dict[tuple[str, ...], int]:
+    """Line number (1-based) of every mapping key path in a YAML document, for error messages."""
+    lines: dict[tuple[str, ...], int] = {}
+
+    def walk(node: Any, path: tuple[str, ...]) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                sub = path + (str(key.value),)
+                lines[sub] = key.start_mark.line + 1
+                walk(value, sub)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                lines[path + (str(i),)] = item.start_mark.line + 1
+                walk(item, path + (str(i),))
+
+    try:
+        walk(yaml.compose(text), ())
+    except yaml.YAMLError:
+        pass
+    return lines
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+# Bounds implied by a kind; a graded dimension declares its own.
+KIND_BOUNDS = {"binary": (0.0, 1.0), "proportion": (0.0, 1.0), "preference": (0.0, 1.0)}
+DIMENSION_KEYS = ("min", "max", "description", "kind", "annotations")
+
+
+def _parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str, spec: Any) -> Dimension:
+    """One ``dimensions:`` entry: {min, max, description, kind, annotations: {dimension, group}}."""
+    line = lines.get(("dimensions", name))
+    fname = f"dimensions.{name}"
+
+    def at(*keys: str) -> int | None:
+        return lines.get(("dimensions", name, *keys), line)
+
+    if name in ("topic", "summarizer"):
+        raise fail(path, line, fname, "'topic' and 'summarizer' are reserved column names")
+    if not isinstance(spec, dict):
+        raise fail(path, line, fname, "expected a mapping {min: number, max: number}")
+    unknown = sorted(set(map(str, spec)) - set(DIMENSION_KEYS))
+    if unknown:
+        raise fail(path, at(unknown[0]), f"{fname}.{unknown[0]}", f"unknown key; expected only {', '.join(DIMENSION_KEYS)}")
+    kind = spec.get("kind", "graded")
+    if kind not in DIMENSION_KINDS:
+        raise fail(path, at("kind"), f"{fname}.kind", f"{kind!r}; expected one of {', '.join(DIMENSION_KINDS)}")
+    bounds = KIND_BOUNDS.get(kind)
+    for bound in ("min", "max"):
+        if bound not in spec and bounds is not None:
+            continue  # implied by the kind
+        if not _is_number(spec.get(bound)):
+            raise fail(path, at(bound), f"{fname}.{bound}", f"missing or not a number (got {spec.get(bound)!r})")
+    lo = float(spec.get("min", bounds[0] if bounds else 0))
+    hi = float(spec.get("max", bounds[1] if bounds else 0))
+    if bounds is not None and (lo, hi) != bounds:
+        raise fail(path, at("min"), fname, f"a {kind} dimension has min 0 and max 1 (got {lo:g} and {hi:g}); "
+                   "leave them out or set them so")
+    if not hi > lo:
+        raise fail(path, line, fname, f"max ({spec['max']}) must be greater than min ({spec['min']})")
+    source = spec.get("annotations")
+    of = group = None
+    if source is not None:
+        if not isinstance(source, dict) or set(map(str, source)) - {"dimension", "group"}:
+            raise fail(path, at("annotations"), f"{fname}.annotations",
+                       "expected a mapping {dimension: <annotated dimension>, group: <annotator group>} (both optional)")
+        for key in ("dimension", "group"):
+            if key in source and (not isinstance(source[key], str) or not source[key]):
+                raise fail(path, at("annotations", key), f"{fname}.annotations.{key}", "expected a name")
+        of, group = source.get("dimension"), source.get("group")
+    return Dimension(name, lo, hi, str(spec.get("description", "")), kind, of, group)
+
+
+def dimension_spec(d: Dimension) -> dict[str, Any]:
+    """A dimension as dataset.yaml declares it (the inverse of :func:`_parse_dimension`): the
+    issue-21 keys only where they differ from their defaults."""
+    spec: dict[str, Any] = {"min": d.min, "max": d.max, "description": d.description}
+    if d.kind != "graded":
+        spec["kind"] = d.kind
+    source = {k: v for k, v in (("dimension", d.annotations_of), ("group", d.annotation_group)) if v is not None}
+    if source:
+        spec["annotations"] = source
+    return spec
+
+
+def parse_dataset_yaml(path: Path, text: str, human_override: Mapping[str, list[str]] | None = None
+                       ) -> tuple[dict[str, Any], dict[str, Dimension], dict[str, list[str]]]:
+    """Validate dataset.yaml; return (meta, dimensions, human components)."""
+    try:
+        meta = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise fail(path, mark.line + 1 if mark else None, None, f"malformed YAML: {e}") from None
+    lines = _yaml_lines(text)
+    if not isinstance(meta, dict):
+        raise fail(path, 1, None, "expected a mapping with keys name, dimensions, human, ...")
+    if not isinstance(meta.get("name"), str) or not meta["name"].strip():
+        raise fail(path, lines.get(("name",)), "name", "missing or not a string; expected the data set's name")
+    dims_raw = meta.get("dimensions")
+    if not isinstance(dims_raw, dict) or not dims_raw:
+        raise fail(path, lines.get(("dimensions",)), "dimensions",
+                   "missing or empty; expected a mapping of every judgment column to {min, max}")
+    dims: dict[str, Dimension] = {}
+    for name, spec in dims_raw.items():
+        dims[str(name)] = _parse_dimension(path, lines, str(name), spec)
+    for d in dims.values():
+        if d.annotations_of is not None and d.annotations_of not in dims:
+            raise fail(path, lines.get(("dimensions", d.name, "annotations", "dimension")),
+                       f"dimensions.{d.name}.annotations.dimension",
+                       f"{d.annotations_of!r} is not a declared dimension (declared: {', '.join(dims)})")
+    texts = meta.get("texts", True)
+    if not isinstance(texts, bool):
+        raise fail(path, lines.get(("texts",)), "texts", f"{texts!r} is not true or false (false: summaries "
+                   "without text, a score-only data set)")
+    human_raw = human_override if human_override is not None else meta.get("human")
+    source = "config human override" if human_override is not None else None
+    if not isinstance(human_raw, dict):
+        raise fail(path, lines.get(("human",)), "human",
+                   "missing; expected {coverage: [dimensions], linguistic_quality: [dimensions]}")
+    human: dict[str, list[str]] = {}
+    for comp in HUMAN_COMPONENTS:
+        lst = human_raw.get(comp, [])
+        if lst is None:
+            lst = []
+        line = lines.get(("human", comp), lines.get(("human",)))
+        where_path = source or path
+        if not isinstance(lst, list) or not all(isinstance(d, str) for d in lst):
+            raise fail(where_path, None if source else line, f"human.{comp}",
+                       "expected a list of dimension names (may be empty)")
+        for i, d in enumerate(lst):
+            if d not in dims:
+                raise fail(where_path, None if source else lines.get(("human", comp, str(i)), line),
+                           f"human.{comp}",
+                           f"dimension '{d}' is not declared under dimensions: (declared: {', '.join(dims)})")
+        human[comp] = list(lst)
+    unknown = set(human_raw) - set(HUMAN_COMPONENTS)
+    if unknown:
+        raise fail(source or path, None if source else lines.get(("human", sorted(unknown)[0])), "human",
+                   f"unknown component(s) {sorted(unknown)}; expected only {list(HUMAN_COMPONENTS)}")
+    if not human["coverage"] and not human["linguistic_quality"]:
+        raise fail(source or path, None if source else lines.get(("human",)), "human",
+                   "both components are empty; at least one must list a dimension")
+    parse_metric_declarations(meta.get("metrics"), path, lines)
+    return meta, dims, human
+
+
+@dataclass(frozen=True)
+class MetricDeclaration:
+    """What dataset.yaml's ``metrics:`` (or a config entry's) says of a metric in metric_scores.tsv."""
+
+    name: str = ""                 # display name ("" = the metric's id)
+    higher_is_better: bool = True
+    description: str = ""
+
+
+DECLARATION_KEYS = ("name", "higher_is_better", "description")
+
+
+def parse_metric_declarations(raw: Any, where: Path | str, lines: Mapping[tuple[str, ...], int] | None = None
+                              ) -> dict[str, MetricDeclaration]:
+    """Validate a ``metrics:`` mapping (metric id -> {name, higher_is_better, description}) of
+    dataset.yaml (``lines`` from its text) or of a config entry (``where`` names the config key)."""
+    lines = lines or {}
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise fail(where, lines.get(("metrics",)), "metrics",
+                   "expected a mapping of metric ids (as in metric_scores.tsv) to {name, higher_is_better, description}")
+    out: dict[str, MetricDeclaration] = {}
+    for metric, spec in raw.items():
+        line, fname = lines.get(("metrics", str(metric))), f"metrics.{metric}"
+        spec = {} if spec is None else spec
+        if not isinstance(spec, dict):
+            raise fail(where, line, fname, "expected a mapping {name: text, higher_is_better: true|false, description: text}")
+        unknown = sorted(set(map(str, spec)) - set(DECLARATION_KEYS))
+        if unknown:
+            raise fail(where, lines.get(("metrics", str(metric), unknown[0]), line), f"{fname}.{unknown[0]}",
+                       f"unknown key; expected only {', '.join(DECLARATION_KEYS)}")
+        hib = spec.get("higher_is_better", True)
+        if not isinstance(hib, bool):
+            raise fail(where, lines.get(("metrics", str(metric), "higher_is_better"), line), f"{fname}.higher_is_better",
+                       f"{hib!r} is not true or false")
+        for key in ("name", "description"):
+            if not isinstance(spec.get(key, ""), str):
+                raise fail(where, lines.get(("metrics", str(metric), key), line), f"{fname}.{key}", "expected text")
+        out[str(metric)] = MetricDeclaration(spec.get("name", ""), hib, spec.get("description", ""))
+    return out

@@ -1,0 +1,200 @@
+"""The release formats a data set's config entry names (``format:``), each declared once, in the way
+of sacrerouge's registered dataset readers: format name -> the module that reads it -> the schema
+definition its entry is validated by.
+
+A :class:`ReleaseFormat` says everything the workflow needs to know of a format before any job
+runs: the module that reads the release, the import job that runs it (its stage, whose files are
+``results/{dataset}/<stage>/``, and its rule and script, ``workflow/scripts/<script>.py``), the
+schema definition of its entry (``$defs`` of ``workflow/schemas/config.schema.yaml``), the paths of
+an entry that must exist and its own checks, whether its summaries have texts, the score file its
+importer writes, the release files its import job reads and the record it passes the importer.
+
+Whatever depends on a format looks it up in :data:`FORMATS`: the config checks and the options of
+the import jobs (:mod:`metaeval.options`), the import stages of the output contract
+(:mod:`metaeval.outputs`), the import rules and the validation job's inputs (``rules/data.smk``,
+``rules/common.smk``). Adding a format is its module, its entry here, its schema definition (with
+its name in the ``format`` enum), its import script and its tests (``tests/test_formats.py``
+checks that the registry, the schema and the scripts agree).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from .contract import FILES, METRIC_SCORES, REQUIRED
+from .frank import RELEASE_FILES as FRANK_FILES, SPLITS as FRANK_SPLITS
+from .importers import SUMMARY_FILE, DucTacOptions
+from .simulate import SimulationParams
+
+Entry = Mapping[str, Any]      # a data set's validated config entry (defaults filled in)
+# The key, among an import stage's files, of the score file its importer writes (metric_scores.tsv).
+SCORES = "metric_scores"
+
+
+def _none(entry: Entry) -> None:
+    return None
+
+
+def _no_problem(key: str, entry: Entry) -> str | None:
+    return None
+
+
+def _has_texts(entry: Entry) -> bool:
+    return True
+
+
+def _no_score_files(entry: Entry) -> list[str]:
+    return []
+
+
+def _path(entry: Entry) -> list[tuple[str, str]]:
+    return [("path", entry["path"])]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReleaseFormat:
+    """One release format. The callables take the data set's validated config entry."""
+
+    name: str                       # the value of ``format:``
+    schema: str                     # its definition under the schema's $defs
+    module: str                     # the module that reads the release
+    stage: str | None               # the import job's stage (None: the validation job reads the release as it is)
+    script: str | None              # the import job's rule and workflow/scripts/<script>.py (None: no import job)
+    paths: Callable[[Entry], list[tuple[str, str]]]   # (config key under the entry, path) that must exist
+    inputs: Callable[[Entry], dict[str, Any]]         # the release files its first job reads, by name
+    problem: Callable[[str, Entry], str | None] = _no_problem   # its own checks: the message of the first problem
+    options: Callable[[Entry], Any] = _none           # what its import job passes the importer (``params.options``)
+    has_texts: Callable[[Entry], bool] = _has_texts   # whether its summaries have texts
+    score_files: Callable[[Entry], list[str]] = _no_score_files  # score files of the release read as they are
+    writes_scores: bool = False     # its importer writes a score file (``SCORES`` among the stage's files)
+    partial_coverage: bool = False  # its score files may leave a judged summary without a score (the default)
+    splits: tuple[str, ...] = ()    # the splits of its summaries, known before any job runs
+    title: str = ""                 # what messages call the release
+
+    def files(self) -> dict[str, str]:
+        """The import stage's files by key (:data:`FILES` and, if it writes one, the score file)."""
+        return {**FILES, **({SCORES: METRIC_SCORES} if self.writes_scores else {})}
+
+
+# ----------------------------------------------------------------------------- canonical
+
+_FOLDER = "expected a data set folder with dataset.yaml, summaries.jsonl and judgments.tsv (docs/DATASET_FORMAT.md)"
+
+
+def _canonical_problem(key: str, entry: Entry) -> str | None:
+    folder = Path(entry["path"])
+    if not folder.is_dir():
+        return f"config key {key}.path: {entry['path']!r} is a file; {_FOLDER}"
+    for required in REQUIRED:
+        if not (folder / FILES[required]).is_file():
+            return f"config key {key}.path: {entry['path']!r} has no {FILES[required]}; {_FOLDER}"
+    return None
+
+
+def _canonical_inputs(entry: Entry) -> dict[str, str]:
+    """The folder's files the validation job reads: the required ones, and the optional ones it has."""
+    folder = Path(entry["path"])
+    return {key: str(folder / name) for key, name in FILES.items() if key in REQUIRED or (folder / name).exists()}
+
+
+def _canonical_texts(entry: Entry) -> bool:
+    """``texts: false`` in the folder's dataset.yaml (read here with the safe loader; the validation
+    job reports any other problem of the file)."""
+    import yaml
+
+    try:
+        meta = yaml.safe_load((Path(entry["path"]) / FILES["dataset"]).read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return True
+    return not (isinstance(meta, dict) and meta.get("texts") is False)
+
+
+def _canonical_scores(entry: Entry) -> list[str]:
+    """The folder's metric_scores.tsv, read when it exists."""
+    path = Path(entry["path"]) / METRIC_SCORES
+    return [str(path)] if path.is_file() else []
+
+
+# ----------------------------------------------------------------------------- the importers' formats
+
+def _bartscore_problem(key: str, entry: Entry) -> str | None:
+    if not Path(entry["path"]).is_file():
+        return (f"config key {key}.path: {entry['path']!r} is not a file; expected one of BARTScore's unified files "
+                "(<Release>/data.pkl)")
+    return None
+
+
+def _frank_problem(key: str, entry: Entry) -> str | None:
+    for name in FRANK_FILES:
+        if not (Path(entry["path"]) / name).is_file():
+            return (f"config key {key}.path: {entry['path']!r} has no {name}; expected FRANK's data/ folder with "
+                    f"{' and '.join(FRANK_FILES)}")
+    return None
+
+
+def _frank_inputs(entry: Entry) -> dict[str, str]:
+    folder = Path(entry["path"])
+    return {Path(name).stem: str(folder / name) for name in FRANK_FILES}
+
+
+def _duc_tac_paths(entry: Entry) -> list[tuple[str, str]]:
+    return _path(entry) + [(k, entry[k]) for k in ("see_table", "manual_peer") if entry.get(k)]
+
+
+def _duc_tac_problem(key: str, entry: Entry) -> str | None:
+    if not (entry.get("see_table") or entry.get("manual_peer")):
+        return f"config key {key}: a duc_tac data set needs see_table and/or manual_peer"
+    return None
+
+
+def _duc_tac_inputs(entry: Entry) -> dict[str, list[str]]:
+    """Every summary file and judgment table, so that editing one re-runs the import."""
+    files = sorted(str(p) for p in Path(entry["path"]).rglob("*") if SUMMARY_FILE.match(p.name))
+    return {"summaries": files, "tables": [entry[k] for k in ("see_table", "manual_peer") if entry.get(k)]}
+
+
+def duc_tac_options(entry: Entry) -> DucTacOptions:
+    return DucTacOptions(entry["path"], entry.get("see_table"), entry.get("manual_peer"), entry["grade_direction"],
+                         entry["one_sentence_per_line"], tuple(sorted(entry["tac_columns"].items())),
+                         tuple((k, tuple(v)) for k, v in sorted(entry["tac_scales"].items())), entry["description"],
+                         entry["source"], entry["license"], entry["citation"])
+
+
+def _simulated_problem(key: str, entry: Entry) -> str | None:
+    return f"config key {key}.sentences: must not exceed units" if entry["sentences"] > entry["units"] else None
+
+
+def simulation_params(entry: Entry) -> SimulationParams:
+    return SimulationParams(*(int(entry[f]) for f in SimulationParams._fields))
+
+
+# ----------------------------------------------------------------------------- the registry
+
+FORMATS: dict[str, ReleaseFormat] = {f.name: f for f in (
+    ReleaseFormat(name="canonical", schema="canonical", module="metaeval.data.datasets", stage=None, script=None,
+                  paths=_path, inputs=_canonical_inputs, problem=_canonical_problem, has_texts=_canonical_texts,
+                  score_files=_canonical_scores),
+    ReleaseFormat(name="summeval_jsonl", schema="summeval_jsonl", module="metaeval.data.importers",
+                  stage="import_summeval", script="import_summeval",
+                  paths=lambda e: [(f"paths[{i}]", p) for i, p in enumerate(e["paths"])],
+                  inputs=lambda e: {"paths": list(e["paths"])}),
+    ReleaseFormat(name="bartscore_pkl", schema="bartscore_pkl", module="metaeval.data.bartscore",
+                  stage="import_bartscore", script="import_bartscore", paths=_path,
+                  inputs=lambda e: {"pickle": e["path"]}, problem=_bartscore_problem,
+                  options=lambda e: e.get("release")),   # which release's layout (None: the file's folder name)
+    ReleaseFormat(name="frank", schema="frank", module="metaeval.data.frank", stage="import_frank",
+                  script="import_frank", paths=_path, inputs=_frank_inputs, problem=_frank_problem,
+                  has_texts=lambda e: False, writes_scores=True, splits=FRANK_SPLITS, title="FRANK's release",
+                  # the release has no score of some metrics for a few summaries (null)
+                  partial_coverage=True),
+    ReleaseFormat(name="duc_tac", schema="duc_tac", module="metaeval.data.importers", stage="import_duc_tac",
+                  script="import_duc_tac", paths=_duc_tac_paths, inputs=_duc_tac_inputs, problem=_duc_tac_problem,
+                  options=duc_tac_options),
+    ReleaseFormat(name="simulated", schema="simulated", module="metaeval.data.simulate", stage="simulate",
+                  script="simulate_dataset", paths=lambda e: [], inputs=lambda e: {}, problem=_simulated_problem,
+                  options=simulation_params),
+)}
+# The formats read by an import job (the others are read as they are by the validation job).
+IMPORTED = tuple(f for f in FORMATS.values() if f.stage is not None)
