@@ -91,7 +91,7 @@ def main() -> None:
 
     data = {k: str(workdir / v) for k, v in outputs.files("data", d).items()}
     corr_inputs = {**inputs, **data, "skipped": str(workdir / outputs.file("human", "skipped", d))}
-    co = options.correlate._replace(samples=args.samples)
+    co = options.correlate._replace(bootstrap_samples=args.samples)
     inp_c, skipped = correlation.load(corr_inputs, co)
     start = time.perf_counter()
     correlation.compute(inp_c, co, skipped)

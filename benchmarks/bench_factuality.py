@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from metaeval import outputs
-from metaeval.options import FactualityOptions
+from metaeval.options import default_options
 from metaeval.stages import factuality
 
 
@@ -64,7 +64,7 @@ def main() -> None:
     ap.add_argument("--metrics", type=int, default=15)
     ap.add_argument("--samples", type=int, default=1000)
     args = ap.parse_args()
-    o = FactualityOptions(bootstrap_samples=args.samples)
+    o = default_options().factuality._replace(bootstrap_samples=args.samples)
     start = time.perf_counter()
     if args.results:
         inp = timed("load", lambda: factuality.load(stage_inputs(args.results), o))

@@ -62,7 +62,7 @@ def test_stage_ranks_beaten_and_replicability_on_hand_made_tables():
             "d3": pd.DataFrame()}                      # without the combination
     will = {"d1": _williams(["A", "B", "C", "X"], {("A", "C"), ("B", "C"), ("X", "C"), ("X", "B")}),
             "d2": _williams(["A", "B", "C"], {("A", "C"), ("B", "C")}), "d3": pd.DataFrame()}
-    opts = AcrossOptions(("d1", "d2", "d3"), "coverage", "bonferroni", 0.05, ("A", "C", "Z"), 1, 0)
+    opts = AcrossOptions(("d1", "d2", "d3"), "coverage", "bonferroni", 0.05, ("A", "C", "Z"), 1, 0, "williams")
     r = across.compute(corr, will, opts)
     assert r.datasets == ["d1", "d2"] and r.skipped[0][0] == "d3"
     assert r.variants == ["A", "B", "C"]                     # mean ranks 1.5, 1.5 (stable order), 3

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from metaeval.options import CorrelateOptions
+from metaeval.options import default_options
 from metaeval.stages.analysis_inputs import AnalysisInputs
 from metaeval.stages.correlation import compute
 from metaeval.stats.bootstrap import PerSummary, bootstrap_pearson, resampled_corpus_bleu
@@ -43,7 +43,7 @@ def test_summary_level_is_the_mean_of_within_topic_correlations():
     assert k == pytest.approx(np.mean([stats.kendalltau(metric[:, t], human[:, t])[0] for t in (0, 1)]))
 
 
-OPTIONS = CorrelateOptions(("arithmetic",), "systems", 50, "both", 0.95, 1, 0.05, None)
+OPTIONS = default_options().correlate._replace(combinations=("arithmetic",), bootstrap_samples=50, seed=1)
 
 
 def _inputs(n_sys=6, n_top=8, seed=0, constant=False):
@@ -105,12 +105,12 @@ def test_analysis_reports_constant_metric_and_too_few_systems():
     assert np.isnan(rows["R2_ST0_RS0_A_R"]["pearson_lo"])        # an undefined r has no interval
     assert rows["R1_ST0_RS0_A_R"]["optimal"] == "yes" and rows["R1_ST0_RS0_A_R"]["cluster"] == "1"
     assert any(k == "constant_metric" and "R2_ST0_RS0_A_R" in v for k, v in res.notes)
-    few = compute(_inputs(n_sys=3), OPTIONS._replace(samples=20))
+    few = compute(_inputs(n_sys=3), OPTIONS._replace(bootstrap_samples=20))
     assert any(k == "williams_undefined" for k, _ in few.notes)
     assert all(r["optimal"] == "NA" for r in few.rows)
     perfect = _inputs()
     perfect.system_metric[:, 0] = perfect.system_human[:, 0]  # |r| = 1 is handled, not a crash
-    assert compute(perfect, OPTIONS._replace(samples=20, resample="systems")).rows[0]["pearson"] == pytest.approx(1.0)
+    assert compute(perfect, OPTIONS._replace(bootstrap_samples=20, resample="systems")).rows[0]["pearson"] == pytest.approx(1.0)
 
 
 def _grids(n_sys=7, n_top=12, seed=3, missing=True):
@@ -240,7 +240,7 @@ def test_one_system_data_set_gets_pooled_summary_level_rows():
     """A one-system data set (QAGS-like): no system-level correlation, and the summary level pools
     every judged summary - values from scipy, interval present, the best metric has no p."""
     inp = _inputs(n_sys=1, n_top=40, seed=2)
-    result = compute(inp, OPTIONS._replace(samples=100))
+    result = compute(inp, OPTIONS._replace(bootstrap_samples=100))
     assert all(np.isnan(r["pearson"]) for r in result.rows)
     rows = {r["metric"]: r for r in result.summary_level}
     human = inp.per_summary.human["arithmetic"][0]

@@ -18,7 +18,7 @@ from scipy import stats
 from conftest import REPO, scenario_config, shared_dataset, snakemake
 from metaeval import outputs, tables
 from metaeval.data.datasets import DatasetError, read_dataset
-from metaeval.options import ConfigError, FactualityOptions, Options
+from metaeval.options import ConfigError, Options, default_options, schema_defaults
 from metaeval.stages import factuality as F
 from metaeval.stats import binary, partial, ranking
 
@@ -30,6 +30,7 @@ from sklearn.preprocessing import OneHotEncoder  # noqa: E402
 FRANK_METRICS = ["Bleu", "Meteor", "Rouge 1", "Rouge 2", "Rouge L", "BertScore P", "BertScore R", "BertScore F1",
                  "BertScore P Art", "BertScore R Art", "BertScore F1 Art", "FEQA", "QAGS", "OpenIE", "Dep Entail",
                  "FactCC"]
+DEFAULTS = default_options().factuality      # the schema's defaults
 
 
 # --------------------------------------------------------------------------- references, written here
@@ -218,7 +219,7 @@ def _inputs(kind="proportion", systems=3, per=20, splits=True, seed=0, flips=Tru
 
 def test_stage_tables_match_the_references_and_are_byte_stable(tmp_path):
     inp = _inputs()
-    o = FactualityOptions(bootstrap_samples=200, proportion_cutoff=0.5)
+    o = DEFAULTS._replace(bootstrap_samples=200, proportion_cutoff=0.5)
     res = F.compute(inp, o)
     p = res.partial
     row = p[(p["subset"] == "all") & (p["split"] == "all") & (p["metric"] == "good")].iloc[0]
@@ -252,7 +253,7 @@ def test_stage_tables_match_the_references_and_are_byte_stable(tmp_path):
 
 def test_one_system_binary_data_set_gets_notes_and_a_seeded_split():
     inp = _inputs(kind="binary", systems=1, per=60, splits=False, flips=False)
-    o = FactualityOptions(bootstrap_samples=50)
+    o = DEFAULTS._replace(bootstrap_samples=50)
     res = F.compute(inp, o)
     assert not len(res.partial)
     assert any("at least 2 systems" in n for n in res.notes["note"])
@@ -274,7 +275,7 @@ def test_preference_data_set_ranks_pairs(tmp_path):
     inp = F.FactualityInputs("pairs", topics, sy, np.array([""] * 2 * n, dtype=object),
                              np.array([""] * 2 * n, dtype=object), {"fact": h}, {"fact": "preference"}, ["fact"], [],
                              {"m": m, "tie": np.zeros(2 * n)}, {"m": "built-in", "tie": "built-in"}, "p/summaries.jsonl")
-    res = F.compute(inp, FactualityOptions(bootstrap_samples=50))
+    res = F.compute(inp, DEFAULTS._replace(bootstrap_samples=50))
     r = res.ranking.set_index("metric")
     correct = sum(m[2 * i] > m[2 * i + 1] for i in range(n))
     assert r.loc["m", "correct"] == correct and r.loc["m", "pairs"] == n
@@ -294,14 +295,17 @@ def _answer_file(res, folder: Path) -> str:
 def test_a_split_the_data_set_does_not_have_is_an_error_naming_file_field_and_key():
     inp = _inputs()
     with pytest.raises(DatasetError) as e:
-        F.check_splits(inp, FactualityOptions(validation_split="dev"))
+        F.check_splits(inp, DEFAULTS._replace(validation_split="dev"))
     assert str(e.value).startswith("toy/summaries.jsonl, field 'split': no summary has the split 'dev'")
     assert "factuality.validation_split" in str(e.value) and "test, valid" in str(e.value)
 
 
-def test_the_options_record_defaults_are_the_schema_defaults():
-    options = Options.from_config({"datasets": {"d": {"format": "simulated", "topics": 5}}})
-    assert options.factuality == FactualityOptions()
+def test_the_options_record_is_the_schema_section():
+    """Every key of the factuality section is a field of its record (lists as tuples), and the record
+    has no defaults of its own."""
+    section = schema_defaults()["factuality"]
+    assert DEFAULTS._asdict() == {k: tuple(v) if isinstance(v, list) else v for k, v in section.items()}
+    assert not DEFAULTS._field_defaults
 
 
 def test_frank_split_is_checked_with_the_config(tmp_path):

@@ -2,10 +2,12 @@
 defaults, the output contract, and code versions from a script's import closure."""
 from __future__ import annotations
 
+import copy
 import math
 import shutil
 import subprocess
 import sys
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
@@ -13,7 +15,8 @@ import yaml
 
 from conftest import REPO
 from metaeval import outputs, registry, tables
-from metaeval.options import ConfigError, Options, schema_defaults, validated
+from metaeval import options as options_module, records
+from metaeval.options import ConfigError, Options, load_schema, schema_defaults, validated
 from metaeval.provenance import code_version, import_closure, package_dir
 from metaeval.variants import Variant, is_measure, rouge_variants
 
@@ -179,6 +182,34 @@ def test_each_job_gets_only_what_it_uses():
     c = Options.from_config({"datasets": {"d": {"format": "simulated"}}, "correlation": {"top_variants": 3}})
     assert a.correlate == c.correlate and a.correlation_tables != c.correlation_tables
     assert repr(a.correlate).startswith("CorrelateOptions(")   # a record Snakemake's params trigger can compare
+
+
+def test_a_new_config_key_is_its_schema_entry_and_its_record_field(monkeypatch):
+    """A key added to a section's schema (with its default) and a field of the same name added to
+    the section's record reach the job's record: nothing else names it."""
+    base = {"datasets": {"d": {"format": "simulated"}}}
+    before = Options.from_config(base).statistics
+    with pytest.raises(ConfigError, match="config key statistics: Additional properties are not allowed"):
+        Options.from_config({**base, "statistics": {"extra_rounds": 2}})     # not yet a key
+    schema = copy.deepcopy(load_schema())
+    schema["$defs"]["statistics"]["properties"]["extra_rounds"] = {"type": "integer", "minimum": 0, "default": 7}
+    fields = [(f, Any) for f in records.StatisticsOptions._fields] + [("extra_rounds", int)]
+    monkeypatch.setattr(options_module, "StatisticsOptions", NamedTuple("StatisticsOptions", fields))
+    default, given = (Options.from_config({**base, **extra}, schema).statistics
+                      for extra in ({}, {"statistics": {"extra_rounds": 2}}))
+    assert (default.extra_rounds, given.extra_rounds) == (7, 2)
+    assert default[:-1] == given[:-1] == before      # the other fields as before
+
+
+def test_records_are_built_by_field_name_and_have_no_defaults_of_their_own():
+    kinds = [v for v in vars(records).values() if isinstance(v, type) and issubclass(v, tuple) and v is not tuple]
+    assert records.StatisticsOptions in kinds and not [k.__name__ for k in kinds if k._field_defaults]
+    section = {"seed": 3, "resamples": [1, 2], "confidence": 0.9, "unused": 0}
+    assert records.from_section(records.IntervalOptions, section, shown=["R1"]) == ((1, 2), 0.9, 3, ("R1",))
+    with pytest.raises(KeyError, match="IntervalOptions: the section has no key shown and no value was given"):
+        records.from_section(records.IntervalOptions, section)
+    with pytest.raises(TypeError, match="IntervalOptions has no field top"):
+        records.from_section(records.IntervalOptions, section, shown=(), top=1)
 
 
 def test_stemmer_exceptions_reach_only_the_jobs_that_stem():

@@ -7,9 +7,10 @@
 * :func:`check` adds what a schema cannot say: input paths that must exist, options that exclude
   each other, variant ids that must parse.
 * :class:`Options` holds, for every kind of job, a ``NamedTuple`` with exactly the values that job
-  uses. A rule passes its record through ``params:``, so changing a config value re-runs exactly the
-  jobs whose record holds it (Snakemake compares the records' ``repr``; a dataclass would be
-  invisible to its params trigger). Confidence levels are fractions everywhere (0.95).
+  uses (:mod:`metaeval.records`), built by field name from its config section. A rule passes its
+  record through ``params:``, so changing a config value re-runs exactly the jobs whose record holds
+  it (Snakemake compares the records' ``repr``; a dataclass would be invisible to its params
+  trigger). Confidence levels are fractions everywhere (0.95).
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ from .data.simulate import SimulationParams
 from .metrics.tokenize import exception_order
 from . import registry
 from .outputs import RESULTS, file as output_file
+from .records import (AcrossOptions, AgreementOptions, AnnotatorsOptions, CalibrationJobs, CalibrationModelOptions,
+                      CalibrationRunOptions, CalibrationTablesOptions, ChrfOptions, CorrelateOptions,
+                      CorrelationTablesOptions, FactualityOptions, GatherOptions, HumanOptions, IntervalOptions,
+                      RerankOptions, RougeOptions, ScaleOptions, ScoreJob, SeraIndexOptions, SeraOptions,
+                      StatisticsOptions, SweepOptions, from_section)
 from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
@@ -89,6 +95,13 @@ def validated(config: Mapping[str, Any], schema: Mapping[str, Any] | None = None
 def schema_defaults(schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Every section but ``datasets`` with its defaults (what an empty section means)."""
     return {k: v for k, v in validated({"datasets": {"x": {"format": "simulated"}}}, schema).items() if k != "datasets"}
+
+
+def default_options() -> Options:
+    """The options of the schema's defaults, with one simulated data set: the records tests and
+    benchmarks start from (``default_options().factuality._replace(seed=3)``), since no record has
+    defaults of its own that could disagree with the schema."""
+    return Options.from_config({"datasets": {"sim": {"format": "simulated"}}})
 
 
 # ----------------------------------------------------------------------------- checks beyond the schema
@@ -239,140 +252,6 @@ def check_statistics(config: Mapping[str, Any]) -> None:
 
 # ----------------------------------------------------------------------------- what each job uses
 
-class RougeOptions(NamedTuple):
-    """The ``rouge:`` section (the scoring signature records all of it)."""
-    measures: tuple[str, ...]
-    stemming: tuple[int, ...]
-    stopwords_removed: tuple[int, ...]
-    wlcs_weight: float
-    alpha: float
-    multiple_references: str
-    jackknife_systems: bool
-    word_limit: int | None
-    byte_limit: int | None
-    stemmer_exceptions: tuple[str, ...]     # the WordNet exception files' load order (() = none)
-
-    @property
-    def settings(self) -> list[tuple[int, int]]:
-        """(stem, stop) preprocessing settings, stemming-major."""
-        return [(s, r) for s in self.stemming for r in self.stopwords_removed]
-
-
-class ScoreJob(NamedTuple):
-    """One scoring job (a preprocessing setting and topic shard): every ROUGE measure and BLEU."""
-    measures: tuple[str, ...]
-    wlcs_weight: float
-    alpha: float
-    mode: str
-    jackknife_systems: bool
-    word_limit: int | None
-    byte_limit: int | None
-    shards: int
-    bleu: bool
-    smoothing: str
-    stemmer_exceptions: tuple[str, ...] | None   # None: the job does not stem (Options.score_job)
-
-
-class ChrfOptions(NamedTuple):
-    """The chrF job: which variants, sacrebleu's character order and whitespace option, and the
-    reference sets (``rouge.jackknife_systems``, which chooses them for every metric)."""
-    metrics: tuple[str, ...]
-    char_order: int
-    whitespace: bool
-    jackknife_systems: bool
-
-
-class SeraIndexOptions(NamedTuple):
-    stemming: bool
-    stemmer_exceptions: tuple[str, ...] | None   # rouge.stemmer_exceptions when stemming, else None
-
-
-class SeraOptions(NamedTuple):
-    """Each retrieval model's own parameters only (``mu`` / ``bm25`` None for the other model)."""
-    cutoffs: tuple[int, ...]
-    queries: tuple[str, ...]
-    model: str
-    mu: float | None
-    bm25: tuple[float, float] | None
-    corpus: str | None
-
-
-class GatherOptions(NamedTuple):
-    rouge: RougeOptions
-    bleu: bool
-    shards: int
-
-
-class IntervalOptions(NamedTuple):
-    resamples: int
-    confidence: float
-    seed: int
-    shown: tuple[str, ...]
-
-
-class HumanOptions(NamedTuple):
-    combinations: tuple[str, ...]
-    order: str
-
-
-class CorrelateOptions(NamedTuple):
-    combinations: tuple[str, ...]
-    summarizers: str
-    samples: int
-    resample: str
-    confidence: float
-    seed: int
-    alpha: float
-    correction: str | None
-    optimal: str = "williams"     # statistics.optimal when the statistics job runs, else williams
-    resample_annotators: bool = False   # issue 22: the bootstrap also resamples annotators
-    human_order: str = "combine_then_average"   # human_scores.order (the human scores resampled annotators give)
-
-
-class CorrelationTablesOptions(NamedTuple):
-    baselines: tuple[str, ...]
-    top: int
-    alpha: float
-    answer_baseline: str        # the baseline the report's answer ranks (agreement.baseline)
-    optimal: str = "williams"     # the basis of "optimal" (statistics.optimal when the statistics job runs)
-
-
-class AgreementOptions(NamedTuple):
-    combinations: tuple[str, ...]
-    alpha: float
-    min_topics: int
-    baseline: str
-
-
-class RerankOptions(NamedTuple):
-    combination: str
-    best: str
-    original: str
-    alpha: float
-    summarizers: str
-
-
-class SweepOptions(NamedTuple):
-    """The sweeps job: the reference-count and the length sweep."""
-    variants: tuple[str, ...]
-    combination: str
-    alpha: float
-    mode: str
-    word_limits: tuple[int, ...]
-    compression: tuple[float, ...]
-    stemmer_exceptions: tuple[str, ...] | None   # None when no variant is stemmed
-
-
-class AcrossOptions(NamedTuple):
-    """The cross-data-set stage (results/all/)."""
-    datasets: tuple[str, ...]
-    combination: str
-    method: str                 # partial conjunction: bonferroni | fisher
-    alpha: float
-    variants: tuple[str, ...]   # compared pairwise, besides the top ones by mean rank
-    top: int
-    beaten_at_most: int
-    tests: str = "williams"     # whose p-values: "williams" (every variant) or "permutation" (the tested ones)
 
 
 class FileMetricsOptions(NamedTuple):
@@ -383,65 +262,22 @@ class FileMetricsOptions(NamedTuple):
     key: str                   # the config key of the entry, for messages
 
 
-class ScaleOptions(NamedTuple):
-    shards: int
-    scoring_mem_mb: int
-    scoring_runtime: int
-    analysis_mem_mb: int
-    analysis_runtime: int
-
-
-# ----------------------------------------------------------------------------- calibration (issue 14, 6c)
-
-class CalibrationModelOptions(NamedTuple):
-    """The calibration model job: the human combination and the two metrics it is fitted to."""
-    combination: str
-    metrics: tuple[str, str]
-
-
-class CalibrationRunOptions(NamedTuple):
-    """A calibration simulation job (metaeval.stats.calibration.RunSettings before the data set's
-    numbers are known): the main job at the user's numbers, or a job of the topics grid."""
-    systems: int | None              # None: the data set's
-    topics: int | None               # None: the data set's (main job); the {topics} wildcard (grid jobs)
-    replicates: int
-    differences: tuple[float, ...]
-    verdict_differences: tuple[float, ...]
-    permutation_samples: int
-    bootstrap_samples: int           # 0 in the grid jobs: coverage only at the user's numbers
-    confidence: float
-    alpha: float
-    min_topics: int                  # agreement.min_topics: the verdicts as the agreement stage makes them
-    seed: int
-
-
-class CalibrationTablesOptions(NamedTuple):
-    power: float
-    topics_grid: tuple[int, ...]
-    alpha: float
-
-
-class CalibrationJobs(NamedTuple):
-    datasets: tuple[str, ...]        # the data sets `snakemake calibration` calibrates on
-    model: CalibrationModelOptions
-    main: CalibrationRunOptions
-    grid: CalibrationRunOptions
-    tables: CalibrationTablesOptions
-
-
 def calibration_options(config: Mapping[str, Any]) -> CalibrationJobs:
-    """The calibration jobs' records from the validated config's ``calibration`` section."""
+    """The calibration jobs' records from the validated config's ``calibration`` section (the
+    simulated data sets unless it names others; the verdicts at agreement.min_topics)."""
     c = config["calibration"]
     names = c["datasets"]
     if names is None:
         names = [k for k, v in sorted(config["datasets"].items()) if v["format"] == "simulated"]
-    main = CalibrationRunOptions(c["systems"], c["topics"], c["replicates"], tuple(float(x) for x in c["differences"]),
-                                 tuple(float(x) for x in c["verdict_differences"]), c["permutation_samples"],
-                                 c["bootstrap_samples"], float(c["confidence"]), float(c["alpha"]),
-                                 config["agreement"]["min_topics"], c["seed"])
+    main = from_section(CalibrationRunOptions, c, differences=[float(x) for x in c["differences"]],
+                        verdict_differences=[float(x) for x in c["verdict_differences"]],
+                        confidence=float(c["confidence"]), alpha=float(c["alpha"]),
+                        min_topics=config["agreement"]["min_topics"])
     grid = main._replace(topics=None, replicates=c["grid_replicates"], bootstrap_samples=0)
-    return CalibrationJobs(tuple(names), CalibrationModelOptions(c["combination"], tuple(c["metrics"])), main, grid,
-                           CalibrationTablesOptions(float(c["power"]), tuple(sorted(c["topics_grid"])), float(c["alpha"])))
+    tables = from_section(CalibrationTablesOptions, c, power=float(c["power"]), topics_grid=sorted(c["topics_grid"]),
+                          alpha=float(c["alpha"]))
+    return CalibrationJobs(datasets=tuple(names), model=from_section(CalibrationModelOptions, c), main=main, grid=grid,
+                           tables=tables)
 
 
 def check_calibration(config: Mapping[str, Any]) -> None:
@@ -466,74 +302,6 @@ def check_calibration(config: Mapping[str, Any]) -> None:
                               "ending in _A or _A_<P|R|F> (the calibration model is one of means over topics)")
 
 
-class StatisticsOptions(NamedTuple):
-    """The statistics job (the ``statistics:`` section; ``combinations`` as configured, ``main``
-    resolved against the data set; ``permutation_combinations``: every human combination when
-    "optimal" rests on the permutation tests, else ``combinations``)."""
-    combinations: tuple[str, ...]
-    permutation_combinations: tuple[str, ...]
-    summarizers: str
-    variants: tuple[str, ...]
-    top: int
-    baselines: tuple[str, ...]
-    seed: int
-    confidence: float
-    alpha: float
-    levels: tuple[str, ...]
-    coefficients: tuple[str, ...]
-    bootstrap_samples: int
-    resampling_levels: tuple[str, ...]
-    resample: str
-    permutation_samples: int
-    permutation: str
-    permutation_level: str
-    permutation_coefficient: str
-    kendall_variants: tuple[str, ...]
-    tie_calibration: tuple[str, ...]
-    accuracy_baseline: str
-    null_samples: int
-    winner_coefficient: str
-    optimal: str
-
-
-def statistics_options(config: Mapping[str, Any]) -> StatisticsOptions:
-    st, h = config["statistics"], config["human_scores"]
-    perm = tuple(h["combinations"]) if st["optimal"] == "permutation" else tuple(st["combinations"])
-    return StatisticsOptions(
-        tuple(st["combinations"]), perm, config["correlation"]["summarizers"], tuple(st["variants"]),
-        st["top_variants"], tuple(config["correlation"]["baselines"]), st["seed"], st["confidence"],
-        config["correlation"]["alpha"],
-        tuple(st["levels"]), tuple(st["coefficients"]), st["bootstrap_samples"], tuple(st["resampling_levels"]),
-        st["resample"], st["permutation_samples"], st["permutation"], st["permutation_level"],
-        st["permutation_coefficient"], tuple(st["kendall_variants"]), tuple(st["tie_calibration"]),
-        st["accuracy_baseline"] or config["agreement"]["baseline"], st["null_samples"], st["winner_coefficient"],
-        st["optimal"])
-
-
-class FactualityOptions(NamedTuple):
-    """The factuality job (the ``factuality:`` section; metaeval.stages.factuality). Defaults as the
-    schema's, for building a record by hand (tests)."""
-    dimensions: tuple[str, ...] = ("Factuality", "fact", "consistency")
-    metrics: tuple[str, ...] = ()
-    proportion_cutoff: float = 1.0
-    validation_split: str = "valid"
-    test_split: str = "test"
-    validation_fraction: float = 0.5
-    min_summaries_per_system: int = 3
-    ablation_prefix: str = "Flip_"
-    bootstrap_samples: int = 1000
-    confidence: float = 0.95
-    seed: int = 20150601
-
-
-def factuality_options(config: Mapping[str, Any]) -> FactualityOptions:
-    f = config["factuality"]
-    return FactualityOptions(tuple(f["dimensions"]), tuple(f["metrics"]), float(f["proportion_cutoff"]),
-                             f["validation_split"], f["test_split"], float(f["validation_fraction"]),
-                             f["min_summaries_per_system"], f["ablation_prefix"], f["bootstrap_samples"],
-                             float(f["confidence"]), f["seed"])
-
-
 def check_factuality(config: Mapping[str, Any]) -> None:
     """The ``factuality:`` splits against the data sets whose splits are known at parse time (their
     format's, metaeval.data.formats: FRANK's release has valid / test); other data sets' splits are
@@ -547,27 +315,6 @@ def check_factuality(config: Mapping[str, Any]) -> None:
             if f[key] not in fmt.splits:
                 raise ConfigError(f"config key factuality.{key}: {f[key]!r} is not a split of data set {name} "
                                   f"({fmt.title} has the splits {', '.join(fmt.splits)})")
-class AnnotatorsOptions(NamedTuple):
-    """The annotators job (issue 22; the ``annotators:`` section, with correlation.summarizers and
-    correlation.baselines)."""
-    summarizers: str
-    variants: tuple[str, ...]
-    top: int
-    baselines: tuple[str, ...]
-    bootstrap_samples: int
-    max_held_out_sets: int
-    seed: int
-    confidence: float
-
-
-def annotators_options(config: Mapping[str, Any]) -> AnnotatorsOptions:
-    an, c = config["annotators"], config["correlation"]
-    return AnnotatorsOptions(c["summarizers"], tuple(an["variants"]), an["top"], tuple(c["baselines"]),
-                             an["bootstrap_samples"], an["max_held_out_sets"], an["seed"], an["confidence"])
-
-
-def _t(x) -> tuple:
-    return tuple(x)
 
 
 class Options:
@@ -575,64 +322,62 @@ class Options:
 
     def __init__(self, config: Mapping[str, Any]):
         self.config = config
-        r, b, s = config["rouge"], config["bleu"], config["scale"]
+        r, b, s, h, c = (config[k] for k in ("rouge", "bleu", "scale", "human_scores", "correlation"))
         self.datasets: dict[str, dict[str, Any]] = {k: dict(v) for k, v in sorted(config["datasets"].items())}
         # stemmer_exceptions reaches only the records of jobs that stem, so that changing it re-runs
         # exactly those (and what reads their outputs)
         exceptions = exception_order(r["stemmer_exceptions"])
-        self.rouge = RougeOptions(_t(r["measures"]), _t(r["stemming"]), _t(r["stopwords_removed"]), r["wlcs_weight"],
-                                  r["alpha"], r["multiple_references"], r["jackknife_systems"], r["word_limit"],
-                                  r["byte_limit"], exceptions)
+        self.rouge = from_section(RougeOptions, r, stemmer_exceptions=exceptions)
         self.bleu_enabled: bool = b["enabled"]
-        self.scale = ScaleOptions(s["shards"], s["scoring_mem_mb"], s["scoring_runtime"], s["analysis_mem_mb"],
-                                  s["analysis_runtime"])
-        self.score = ScoreJob(_t(r["measures"]), r["wlcs_weight"], r["alpha"], r["multiple_references"],
-                              r["jackknife_systems"], r["word_limit"], r["byte_limit"], s["shards"], b["enabled"],
-                              b["per_summary_smoothing"], exceptions)
+        self.scale = from_section(ScaleOptions, s)
+        self.score = from_section(ScoreJob, r, shards=s["shards"], bleu=b["enabled"],
+                                  per_summary_smoothing=b["per_summary_smoothing"], stemmer_exceptions=exceptions)
         ch = config["chrf"]
         self.chrf_enabled: bool = ch["enabled"]
-        self.chrf = ChrfOptions(_t(ch["metrics"]), ch["char_order"], ch["whitespace"], r["jackknife_systems"])
+        self.chrf = from_section(ChrfOptions, ch, jackknife_systems=r["jackknife_systems"])
         se = config["sera"]
         self.sera_enabled: bool = se["enabled"]
-        self.sera_index = SeraIndexOptions(bool(se["stemming"]), exceptions if se["stemming"] else None)
-        self.sera = SeraOptions(_t(se["cutoffs"]), _t(se["queries"]), se["model"],
-                                se["mu"] if se["model"] == "lm_dirichlet" else None,
-                                (se["bm25_k1"], se["bm25_b"]) if se["model"] == "bm25" else None, se["corpus"])
-        self.gather = GatherOptions(self.rouge, self.bleu_enabled, s["shards"])
-        iv = config["intervals"]
-        self.intervals = IntervalOptions(iv["resamples"], iv["confidence"], iv["seed"], _t(iv["shown"]))
-        h = config["human_scores"]
-        self.human = HumanOptions(_t(h["combinations"]), h["order"])
-        self.statistics_enabled: bool = config["statistics"]["enabled"]
-        self.statistics = statistics_options(config)
+        self.sera_index = from_section(SeraIndexOptions, se, stemming=bool(se["stemming"]),
+                                       stemmer_exceptions=exceptions if se["stemming"] else None)
+        # each retrieval model's own parameters only
+        self.sera = from_section(SeraOptions, se, mu=se["mu"] if se["model"] == "lm_dirichlet" else None,
+                                 bm25=(se["bm25_k1"], se["bm25_b"]) if se["model"] == "bm25" else None)
+        self.gather = GatherOptions(rouge=self.rouge, bleu=self.bleu_enabled, shards=s["shards"])
+        self.intervals = from_section(IntervalOptions, config["intervals"])
+        self.human = from_section(HumanOptions, h)
+        st = config["statistics"]
+        self.statistics_enabled: bool = st["enabled"]
+        # the permutation tests cover every human combination when "optimal" rests on them
+        self.statistics = from_section(
+            StatisticsOptions, st, summarizers=c["summarizers"], baselines=c["baselines"], alpha=c["alpha"],
+            permutation_combinations=h["combinations"] if st["optimal"] == "permutation" else st["combinations"],
+            accuracy_baseline=st["accuracy_baseline"] or config["agreement"]["baseline"])
         # "optimal" in correlations.tsv rests on the statistics job's permutation tests
         self.optimal_by_permutation: bool = self.statistics_enabled and self.statistics.optimal == "permutation"
-        c = config["correlation"]
-        self.correlate = CorrelateOptions(_t(h["combinations"]), c["summarizers"], c["bootstrap_samples"], c["resample"],
-                                          c["confidence"], c["seed"], c["alpha"], c["correction"],
-                                          "permutation" if self.optimal_by_permutation else "williams",
-                                          c["resample_annotators"], h["order"])
-        self.correlation_tables = CorrelationTablesOptions(_t(c["baselines"]), c["top_variants"], c["alpha"],
-                                                           config["agreement"]["baseline"], self.correlate.optimal)
-        a = config["agreement"]
-        self.agreement = AgreementOptions(_t(h["combinations"]), a["alpha"], a["min_topics"], a["baseline"])
-        rr = config["rerank"]
-        self.rerank = RerankOptions(rr["combination"], rr["best"], rr["original"], rr["alpha"], c["summarizers"])
+        self.correlate = from_section(CorrelateOptions, c, combinations=h["combinations"], human_order=h["order"],
+                                      optimal="permutation" if self.optimal_by_permutation else "williams")
+        self.correlation_tables = from_section(CorrelationTablesOptions, c, optimal=self.correlate.optimal,
+                                               answer_baseline=config["agreement"]["baseline"])
+        self.agreement = from_section(AgreementOptions, config["agreement"], combinations=h["combinations"])
+        self.rerank = from_section(RerankOptions, config["rerank"], summarizers=c["summarizers"])
         ac = config["across"]
         # the statistics job's permutation tests when it writes them for this combination, else Williams
         tests = ("permutation" if self.statistics_enabled and ac["combination"] in self.statistics.permutation_combinations
                  else "williams")
-        self.across = AcrossOptions(tuple(sorted(config["datasets"])), ac["combination"], ac["method"], ac["alpha"],
-                                    _t(ac["variants"]), ac["top"], ac["beaten_at_most"], tests)
+        self.across = from_section(AcrossOptions, ac, datasets=sorted(config["datasets"]), tests=tests)
         sw = config["sweeps"]
-        self.sweeps = SweepOptions(_t(sw["variants"]), sw["combination"], r["alpha"], r["multiple_references"],
-                                   _t(sw["word_limits"]), _t(sw["compression"]),
-                                   exceptions if any(Variant.parse(v).stem for v in sw["variants"]) else None)
+        self.sweeps = from_section(SweepOptions, sw, alpha=r["alpha"], multiple_references=r["multiple_references"],
+                                   stemmer_exceptions=exceptions if any(Variant.parse(v).stem for v in sw["variants"])
+                                   else None)
         self.calibration = calibration_options(config)
-        self.factuality = factuality_options(config)
+        f = config["factuality"]
+        self.factuality = from_section(FactualityOptions, f, proportion_cutoff=float(f["proportion_cutoff"]),
+                                       validation_fraction=float(f["validation_fraction"]),
+                                       confidence=float(f["confidence"]))
         # issue 22: annotators as data
         self.annotators_enabled: bool = config["annotators"]["enabled"]
-        self.annotators = annotators_options(config)
+        self.annotators = from_section(AnnotatorsOptions, config["annotators"], summarizers=c["summarizers"],
+                                       baselines=c["baselines"])
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], schema: Mapping[str, Any] | None = None) -> Options:

@@ -483,8 +483,9 @@ def stage_options(s: Stage, options: Any) -> Any:
     if s.options:
         return attrgetter(s.options)(options)
     if s.record:
-        cls, section = hook(s.record), options.config[s.sections[0]]
-        return cls(**{f: tuple(section[f]) if isinstance(section[f], list) else section[f] for f in cls._fields})
+        from .records import from_section
+
+        return from_section(hook(s.record), options.config[s.sections[0]])
     return None
 
 

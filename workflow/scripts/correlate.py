@@ -6,7 +6,7 @@ with job_log(snakemake.log[0], f"correlate {snakemake.wildcards.dataset}") as lo
     o = snakemake.params.options
     inp, skipped = correlation.load(dict(snakemake.input.items()), o)
     log.info("%d summarizers x %d variants x %d combinations; %d bootstrap samples (%s)", len(inp.summarizers),
-             len(inp.variants), len(inp.combinations), o.samples, o.resample)
+             len(inp.variants), len(inp.combinations), o.bootstrap_samples, o.resample)
     # issue 22: the annotators the bootstrap resamples (correlation.resample_annotators)
     model = annotators.resampling_model(dict(snakemake.input.items()), inp) if o.resample_annotators else None
     result = correlation.compute(inp, o, skipped, correlation.read_permutation_basis(dict(snakemake.input.items())),

@@ -136,15 +136,15 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
     human = None
     if options.resample_annotators:       # issue 22 (metaeval.stats.annotator_resampling states the scheme)
         if annotators is not None and annotators.annotated:
-            human = HumanResampler(annotators, inp.combinations, options.samples, options.seed, options.human_order)
+            human = HumanResampler(annotators, inp.combinations, options.bootstrap_samples, options.seed, options.human_order)
             notes.append(("resample_annotators", "the bootstrap intervals also resample annotators (each group's "
                                                  "annotators drawn with replacement per sample)"))
         else:
             notes.append(("resample_annotators", "no human dimension comes from per-annotator judgments: the "
                                                  "intervals resample systems and topics only"))
-    if options.samples > 0 and n_sys >= 3:
+    if options.bootstrap_samples > 0 and n_sys >= 3:
         lo, hi = bootstrap_pearson(inp.per_summary, inp.variants, inp.combinations, inp.system_metric,
-                                   inp.system_human, options.samples, options.resample, options.seed,
+                                   inp.system_human, options.bootstrap_samples, options.resample, options.seed,
                                    options.confidence, human)
     else:
         lo, hi = np.full((V, C), np.nan), np.full((V, C), np.nan)
@@ -204,7 +204,7 @@ def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions) -> list[d
     """The summary-level table (:data:`SUMMARY_LEVEL_COLUMNS`): within each topic, averaged over
     the topics (at least 3 summarizers), or all judged summaries pooled (fewer); Pearson r with its
     bootstrap interval over topics and the paired bootstrap p-value against the combination's best
-    metric (:func:`metaeval.stats.correlation.summary_level_intervals`; ``options.samples`` draws)."""
+    metric (:func:`metaeval.stats.correlation.summary_level_intervals`; ``options.bootstrap_samples`` draws)."""
     metrics, human, combs = inp.summary_metric, inp.per_summary.human, inp.combinations
     if not metrics or not combs:
         return []
@@ -217,7 +217,7 @@ def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions) -> list[d
         both = lambda m, c: int((~np.isnan(metrics[m]) & ~np.isnan(human[c])).sum())  # noqa: E731
         points = [(SUMMARY_LEVEL, name, c, topics, both(name, c), p, s, k)
                   for name, c, topics, p, s, k in summary_level(metrics, human, combs, per_topic)]
-    lo, hi, p_best = summary_level_intervals(metrics, human, combs, pooled_level, options.samples, options.seed,
+    lo, hi, p_best = summary_level_intervals(metrics, human, combs, pooled_level, options.bootstrap_samples, options.seed,
                                              options.confidence, per_topic)
     rows = []
     for k, (level, name, c, topics, n, p, s, tau) in enumerate(points):

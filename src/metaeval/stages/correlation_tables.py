@@ -333,7 +333,7 @@ def compute(corr: list[dict[str, str]], williams, summary_human: list[dict[str, 
     """``williams``: the main combination's Williams table (:func:`load`)."""
     combinations = list(dict.fromkeys(r["combination"] for r in corr))
     comb = main_of(corr)
-    shown, p = figure3_data(corr, williams, comb, options.baselines, options.top)
+    shown, p = figure3_data(corr, williams, comb, options.baselines, options.top_variants)
     ids = [m["metric"] for m in file_metrics]
 
     def optimal_basis(t: DisplayTable) -> DisplayTable:
@@ -343,7 +343,7 @@ def compute(corr: list[dict[str, str]], williams, summary_human: list[dict[str, 
         return t._replace(caption=t.caption.replace("Williams test)", "permutation tests among the variants the "
                                                                       "statistics job tests; the others NA)"))
 
-    return Tables(comb, optimal_basis(table1(corr, comb)), table2(corr, comb), table4(corr, combinations, options.top),
+    return Tables(comb, optimal_basis(table1(corr, comb)), table2(corr, comb), table4(corr, combinations, options.top_variants),
                   table5(corr, combinations, comb, ids), optimal_basis(table6(corr, comb, file_metrics)),
                   summary_human, shown, p, options.alpha, corr, options.answer_baseline, list(summary_level))
 

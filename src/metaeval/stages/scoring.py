@@ -295,13 +295,13 @@ def score_setting(ds: Dataset, stem: int, stop: int, shard: int, job: ScoreJob) 
     sizes = Counter(s.topic for s in ds.summaries)
     chunks = (tokenize_dataset(ds, setting, set(c)) for c in topic_chunks([t for t in ds.topics if t in chosen], sizes))
     measures = [parse_measure(m, job.wlcs_weight) for m in job.measures]
-    scored = score_chunks(chunks, measures, job.alpha, job.mode, job.jackknife_systems, job.bleu)
+    scored = score_chunks(chunks, measures, job.alpha, job.multiple_references, job.jackknife_systems, job.bleu)
     rows: list[tuple] = []
     for m in job.measures:
         rows += [(t, s, m, p, r, f) for (t, s), (p, r, f) in zip(scored.rows, scored.prf[m])]
     bleu = None
     if job.bleu:
-        bleu = bleu_result(scored.rows, scored.bleu_stats, scored.reference_counts, job.smoothing)
+        bleu = bleu_result(scored.rows, scored.bleu_stats, scored.reference_counts, job.per_summary_smoothing)
         rows += [(t, s, "BLEU", None, None, f) for t, s, f in bleu.per_summary]
     return SettingScores(rows, bleu)
 

@@ -69,7 +69,7 @@ def candidates(variants: Sequence[Variant], pearson_main: np.ndarray, options: S
         if sel == "top":
             order = [v for v in np.argsort(-np.nan_to_num(pearson_main, nan=-np.inf), kind="stable")
                      if not np.isnan(pearson_main[v])]
-            chosen.update(int(v) for v in order[:options.top])
+            chosen.update(int(v) for v in order[:options.top_variants])
         elif sel == "baselines":
             chosen.update(ids.index(b) for b in options.baselines if b in ids)
         elif sel in ("bleu", "metrics"):

@@ -334,11 +334,11 @@ def compute(ds: Dataset, system_human: str, prefix: str, options: SweepOptions, 
     main = options.combination if options.combination in human else next(iter(human), options.combination)
     exceptions = options.stemmer_exceptions or NO_EXCEPTIONS     # None: no variant is stemmed
     if prefix == "references":
-        sw = run_sweep(ds, reference_conditions(ds), options.variants, options.alpha, options.mode, False, log,
+        sw = run_sweep(ds, reference_conditions(ds), options.variants, options.alpha, options.multiple_references, False, log,
                        exceptions)
         title = "Reference count (Lin 2004)"
     else:
         conditions = length_conditions(options.word_limits, options.compression, ds.documents is not None)
-        sw = run_sweep(ds, conditions, options.variants, options.alpha, options.mode, True, log, exceptions)
+        sw = run_sweep(ds, conditions, options.variants, options.alpha, options.multiple_references, True, log, exceptions)
         title = "Length and compression (Pastra & Saggion 2003)"
     return sw, human, main, title
