@@ -152,7 +152,10 @@ def human_scores(ps: PerSummary, combinations: Sequence[str], c: np.ndarray) -> 
 def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Pearson r (B, V) of every column of x (B, S, V) with y (B, S) over the systems, system s
     counted w[b, s] times, over the systems where both have a value (NaN = none): as Pearson's r of
-    the drawn rows. NaN with fewer than 3 such rows or when either side's values are all equal."""
+    the drawn rows. NaN with fewer than 3 such rows or when either side's values are all equal.
+    The definition of :func:`metaeval.stats.core.pearson` with its own order of floating-point
+    operations (squared deviations weighted as w (xc^2), not (w xc) xc; an einsum without missing
+    values): kept so that the correlation stage's written intervals stay bit for bit the same."""
     if not np.isnan(x).any() and not np.isnan(y).any():
         return _weighted_pearson_complete(x, y, w)
     weights = w[:, :, None] * (~np.isnan(x) & ~np.isnan(y)[:, :, None])          # (B, S, V)

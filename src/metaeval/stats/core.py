@@ -13,7 +13,14 @@ one resampling routine whose significance tests take the statistic as an argumen
 * :func:`percentile_interval` - the percentile bootstrap interval.
 
 Spearman's rho is :func:`pearson` of :func:`ranks`; Kendall's tau variants live in
-:mod:`metaeval.stats.kendall` and :mod:`metaeval.stats.levels` (pair counts).
+:mod:`metaeval.stats.kendall` and :mod:`metaeval.stats.levels` (pair counts). One routine keeps its
+own floating-point order of the same definition, so that the numbers it writes stay bit for bit:
+:func:`metaeval.stats.bootstrap.weighted_pearson` (the correlation stage's bootstrap). Bootstraps
+whose draws are not systems and topics keep their own seeded draws (and so their numbers) and use
+:func:`percentile_interval`: within systems (:mod:`metaeval.stats.partial`), within labels
+(:mod:`metaeval.stats.binary`), items (:mod:`metaeval.stats.agreement_alpha`), summaries
+(:mod:`metaeval.stages.factuality_protocols`); :mod:`metaeval.stats.ceiling` draws topics with a
+held-out annotator.
 """
 
 from __future__ import annotations
