@@ -26,7 +26,8 @@ and otherwise writes a note (notes.tsv):
    together), with a bootstrap interval of Pearson's r.
 
 Shape: :func:`load` (the validated data set and the analysis inputs) -> :func:`compute` (pure,
-returns :class:`FactualityResult`) -> :func:`write`. :func:`answer_sentence` gives the report's
+returns :class:`FactualityResult`; the protocols' rows come from
+:mod:`metaeval.stages.factuality_protocols`) -> :func:`write`. :func:`answer_sentence` gives the report's
 answer for a factuality data set.
 """
 

@@ -90,29 +90,29 @@ def ranks(x, axis: int = -1, w=None, method: str = "average"):
     if method not in ("average", "min"):
         raise ValueError(f"unknown ranking method {method!r}")
     x = np.moveaxis(np.asarray(x, dtype=float), axis, -1)
-    w = np.ones(x.shape[-1]) if w is None else np.moveaxis(np.asarray(w, dtype=float), axis, -1)
     order = np.argsort(x, axis=-1)               # ties share their rank whatever their order
     xs = np.take_along_axis(x, order, axis=-1)
-    shape = np.broadcast_shapes(x.shape, w.shape)
-    order_b = np.broadcast_to(order, shape)
-    ws = np.take_along_axis(np.broadcast_to(w, shape), order_b, axis=-1)
-    cw = np.cumsum(ws, axis=-1)
     n = x.shape[-1]
     idx = np.arange(n)
-    new = np.ones(xs.shape, dtype=bool)
+    new = np.ones(xs.shape, dtype=bool)          # the first of a run of equal values
     new[..., 1:] = xs[..., 1:] != xs[..., :-1]
-    first = np.broadcast_to(np.maximum.accumulate(np.where(new, idx, 0), axis=-1), shape)
-    before = np.take_along_axis(cw, first, axis=-1) - np.take_along_axis(ws, first, axis=-1)
-    if method == "min":
-        value = before + 1
-    else:
-        end = np.ones(xs.shape, dtype=bool)
-        end[..., :-1] = new[..., 1:]
-        last = np.flip(np.minimum.accumulate(np.flip(np.where(end, idx, n), axis=-1), axis=-1), axis=-1)
-        tied = np.take_along_axis(cw, np.broadcast_to(last, shape), axis=-1) - before
-        value = before + (tied + 1) / 2
-    out = np.empty(shape)
-    np.put_along_axis(out, order_b, value, axis=-1)
+    end = np.ones(xs.shape, dtype=bool)          # the last of a run
+    end[..., :-1] = new[..., 1:]
+    first = np.maximum.accumulate(np.where(new, idx, 0), axis=-1)
+    last = np.flip(np.minimum.accumulate(np.flip(np.where(end, idx, n - 1), axis=-1), axis=-1), axis=-1)
+    if w is None:
+        before, tied = first.astype(float), (last - first + 1).astype(float)
+    else:                                        # positions counted in weights: a cumulative sum
+        w = np.moveaxis(np.asarray(w, dtype=float), axis, -1)
+        shape = np.broadcast_shapes(x.shape, w.shape)
+        order = np.broadcast_to(order, shape)
+        ws = np.take_along_axis(np.broadcast_to(w, shape), order, axis=-1)
+        cw = np.cumsum(ws, axis=-1)
+        first, last = np.broadcast_to(first, shape), np.broadcast_to(last, shape)
+        before = np.take_along_axis(cw, first, axis=-1) - np.take_along_axis(ws, first, axis=-1)
+        tied = np.take_along_axis(cw, last, axis=-1) - before
+    out = np.empty(order.shape)
+    np.put_along_axis(out, order, before + 1 if method == "min" else before + (tied + 1) / 2, axis=-1)
     return np.moveaxis(out, -1, axis)
 
 
