@@ -376,6 +376,7 @@ def test_resampling_annotators_is_an_option_that_leaves_the_default_intervals_al
     added, the summed widths are larger."""
     from metaeval.stats import annotator_resampling as ar
     from metaeval.stats.bootstrap import PerSummary, bootstrap_pearson
+    from metaeval.stats.core import Plan
     from metaeval.variants import Variant
 
     ds = summeval_release
@@ -395,7 +396,7 @@ def test_resampling_annotators_is_an_option_that_leaves_the_default_intervals_al
     variants = [Variant.parse("R1_ST1_RS0_A_R")]
     sys_metric = metric.mean(axis=1)[:, None]
     sys_human = np.stack([grids[c].mean(axis=1) for c in combos], axis=1)
-    args = (ps, variants, combos, sys_metric, sys_human, 300, "both", 5, 0.95)
+    args = (ps, variants, combos, sys_metric, sys_human, Plan(300, "both", 5, 0.95))
     lo0, hi0 = bootstrap_pearson(*args)
     lo1, hi1 = bootstrap_pearson(*args, human=ar.HumanResampler(model, combos, 300, 5, "combine_then_average"))
     # with every annotator drawn once, the resampler reproduces the default intervals exactly

@@ -10,6 +10,7 @@ from metaeval.options import default_options
 from metaeval.stages.analysis_inputs import AnalysisInputs
 from metaeval.stages.correlation import compute
 from metaeval.stats.bootstrap import PerSummary, bootstrap_pearson, resampled_corpus_bleu
+from metaeval.stats.core import Plan
 from metaeval.stats.correlation import point_correlations, summary_level
 from metaeval.metrics.bleu import corpus_bleu
 from metaeval.variants import Variant
@@ -63,10 +64,10 @@ def _inputs(n_sys=6, n_top=8, seed=0, constant=False):
 @pytest.mark.parametrize("resample", ["systems", "topics", "both"])
 def test_bootstrap_is_seeded(resample):
     inp = _inputs()
-    args = (inp.per_summary, inp.variants, inp.combinations, inp.system_metric, inp.system_human, 200, resample)
-    lo1, hi1 = bootstrap_pearson(*args, seed=7, confidence=0.95)
-    lo2, hi2 = bootstrap_pearson(*args, seed=7, confidence=0.95)
-    lo3, _ = bootstrap_pearson(*args, seed=8, confidence=0.95)
+    args = (inp.per_summary, inp.variants, inp.combinations, inp.system_metric, inp.system_human)
+    lo1, hi1 = bootstrap_pearson(*args, Plan(200, resample, seed=7, confidence=0.95))
+    lo2, hi2 = bootstrap_pearson(*args, Plan(200, resample, seed=7, confidence=0.95))
+    lo3, _ = bootstrap_pearson(*args, Plan(200, resample, seed=8, confidence=0.95))
     assert np.array_equal(lo1, lo2) and np.array_equal(hi1, hi2) and not np.array_equal(lo1, lo3)
     r = point_correlations(inp.system_metric[:, 0], inp.system_human[:, 0])[0]
     assert lo1[0, 0] <= r <= hi1[0, 0]
@@ -77,7 +78,7 @@ def test_bootstrap_over_systems_is_the_percentile_of_resampled_pearson():
     draws of system indices, computed here with scipy."""
     inp = _inputs()
     lo, hi = bootstrap_pearson(inp.per_summary, inp.variants[:1], inp.combinations, inp.system_metric[:, :1],
-                               inp.system_human, 300, "systems", 11, 0.95)
+                               inp.system_human, Plan(300, "systems", 11, 0.95))
     rng = np.random.default_rng(11)
     rs = []
     for _ in range(300):
@@ -157,9 +158,9 @@ def test_vectorised_bootstrap_equals_the_sample_by_sample_one(resample, missing)
     system_metric = ref.variant_scores(ps, full, variants)
     np.testing.assert_allclose(bootstrap.variant_scores(ps, variants, counts)[0], system_metric, rtol=0, atol=1e-12)
     system_human = ref.human_scores(ps, full, list(ps.human))
-    args = (ps, variants, list(ps.human), system_metric, system_human, 400, resample, 5, 0.9)
-    lo, hi = bootstrap.bootstrap_pearson(*args)
-    lo0, hi0 = ref.bootstrap_pearson(*args)
+    args = (ps, variants, list(ps.human), system_metric, system_human)
+    lo, hi = bootstrap.bootstrap_pearson(*args, Plan(400, resample, 5, 0.9))
+    lo0, hi0 = ref.bootstrap_pearson(*args, 400, resample, 5, 0.9)
     assert not np.isnan(lo).all()
     np.testing.assert_allclose(lo, lo0, rtol=0, atol=1e-12)
     np.testing.assert_allclose(hi, hi0, rtol=0, atol=1e-12)

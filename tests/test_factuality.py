@@ -20,7 +20,7 @@ from metaeval import outputs, tables
 from metaeval.data.datasets import DatasetError, read_dataset
 from metaeval.options import ConfigError, Options, default_options, schema_defaults
 from metaeval.stages import factuality as F
-from metaeval.stats import binary, partial, ranking
+from metaeval.stats import binary, core, partial, ranking
 
 pg = pytest.importorskip("pingouin")
 sk_metrics = pytest.importorskip("sklearn.metrics")
@@ -139,11 +139,11 @@ def test_batched_partial_bootstrap_equals_one_at_a_time():
         assert tuple(row) == partial.bootstrap_partial(metric, h, sy, 200, 11, 0.9)
 
 
-def test_row_ranks_equal_scipy_rankdata():
+def test_ranks_equal_scipy_rankdata():
     rng = np.random.default_rng(9)
     for shape, levels in (((40, 300), 7), ((3, 5), 2), ((1, 1), 1), ((100, 2000), 0)):
         a = rng.integers(0, levels, size=shape) / 3 if levels else rng.normal(size=shape)
-        assert np.array_equal(partial.row_ranks(a), stats.rankdata(a, axis=-1))
+        assert np.array_equal(core.ranks(a), stats.rankdata(a, axis=-1))
 
 
 def test_partial_undefined_with_one_system():

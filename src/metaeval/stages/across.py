@@ -36,6 +36,7 @@ from .. import figures, tables
 from ..files import write_text
 from ..options import AcrossOptions
 from ..pages import figure_html, page, table_html
+from ..stats.core import ranks
 from ..stats.replicability import replicability
 from .correlation_tables import matrix_p
 
@@ -111,13 +112,9 @@ def _mean_rank(rank: np.ndarray) -> np.ndarray:
 
 
 def _ranks(r: np.ndarray) -> np.ndarray:
-    """Rank 1 = highest r per column; ties share the lower rank; NaN stays NaN."""
-    out = np.full(r.shape, np.nan)
-    for j in range(r.shape[1]):
-        col = r[:, j]
-        ok = ~np.isnan(col)
-        out[ok, j] = 1 + np.sum(col[ok][None, :] > col[ok][:, None], axis=1)
-    return out
+    """Rank 1 = highest r per column; ties share the lower rank (competition ranking,
+    :func:`metaeval.stats.core.ranks`); NaN stays NaN (sorted last, it outranks no defined r)."""
+    return np.where(np.isnan(r), np.nan, ranks(-r, axis=0, method="min"))
 
 
 def compute(corr: Mapping[str, pd.DataFrame], will: Mapping[str, pd.DataFrame], options: AcrossOptions) -> Across:

@@ -259,7 +259,7 @@ def compute(ai: AnnotatorInputs, options: AnnotatorsOptions) -> AnnotatorsResult
                                     "kind": r.kind, "level": r.level, "coefficient": r.coefficient,
                                     "value": r.value, "sets": r.sets})
             if o.bootstrap_samples > 0 and len(names) >= 2:
-                _parity(ai, dimension, group, names, unit, predictors, chosen, o, res, draws_cache)
+                _parity(unit, group, predictors, chosen, o, res, draws_cache)
     res.notes.append(("settings", f"seed {o.seed}; {o.bootstrap_samples} bootstrap samples (alpha: items; parity: "
                                   f"topics and the held-out annotator); at most {o.max_held_out_sets} held-out sets "
                                   f"per k; confidence {o.confidence}"))
@@ -334,9 +334,10 @@ def _predictors(ai, dimension, group, groups, members, make, chosen):
     return out
 
 
-def _parity(ai, dimension, group, names, unit: _Unit, predictors, chosen, o: AnnotatorsOptions,
-            res: AnnotatorsResult, cache: dict) -> None:
-    inp = ai.analysis
+def _parity(unit: _Unit, group: str, predictors, chosen, o: AnnotatorsOptions, res: AnnotatorsResult,
+            cache: dict) -> None:
+    """Human parity of every predictor of one unit (its dimension and the group's annotators)."""
+    inp, dimension, names = unit.ai.analysis, unit.dimension, unit.names
     pred_names = list(predictors)
     grids = np.stack([predictors[p][1] for p in pred_names])
     metric_variants = [inp.variants[v] for v in chosen]

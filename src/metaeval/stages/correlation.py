@@ -20,6 +20,7 @@ from .. import tables
 from ..options import CorrelateOptions
 from ..stats.annotator_resampling import HumanResampler
 from ..stats.bootstrap import bootstrap_pearson
+from ..stats.core import Plan
 from ..stats.correlation import point_correlations, pooled, summary_level, summary_level_intervals, within_topic
 from ..stats.williams import adjust, assign_clusters, optimal, williams_matrix
 from . import analysis_inputs
@@ -143,9 +144,9 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
             notes.append(("resample_annotators", "no human dimension comes from per-annotator judgments: the "
                                                  "intervals resample systems and topics only"))
     if options.bootstrap_samples > 0 and n_sys >= 3:
+        plan = Plan(options.bootstrap_samples, options.resample, options.seed, options.confidence)
         lo, hi = bootstrap_pearson(inp.per_summary, inp.variants, inp.combinations, inp.system_metric,
-                                   inp.system_human, options.bootstrap_samples, options.resample, options.seed,
-                                   options.confidence, human)
+                                   inp.system_human, plan, human)
     else:
         lo, hi = np.full((V, C), np.nan), np.full((V, C), np.nan)
     undefined = np.isnan(pear)        # an undefined correlation has no interval

@@ -26,7 +26,8 @@ and otherwise writes a note (notes.tsv):
    together), with a bootstrap interval of Pearson's r.
 
 Shape: :func:`load` (the validated data set and the analysis inputs) -> :func:`compute` (pure,
-returns :class:`FactualityResult`) -> :func:`write`. :func:`answer_sentence` gives the report's
+returns :class:`FactualityResult`; the protocols' rows come from
+:mod:`metaeval.stages.factuality_protocols`) -> :func:`write`. :func:`answer_sentence` gives the report's
 answer for a factuality data set.
 """
 
@@ -34,29 +35,21 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from itertools import combinations
 from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .. import tables
 from ..data.datasets import DatasetError, read_dataset
 from ..figures import pyplot, save
 from ..options import FactualityOptions
-from ..stats.binary import auc, balanced_accuracy, best_threshold, bootstrap_auc, bootstrap_balanced_accuracy, \
-    delong_test
-from ..stats.partial import NAN_PARTIAL, bootstrap_partial, bootstrap_partial_many, group_codes, partial_correlation, \
-    pearson_rows, residualise, williams_partial
-from ..stats.williams import williams_test
-from ..stats.ranking import mcnemar_exact, ranking_accuracy
-from . import analysis_inputs
+from ..stats.partial import NAN_PARTIAL, bootstrap_partial, bootstrap_partial_many, partial_correlation
+from . import analysis_inputs, factuality_protocols as protocols
+from .factuality_protocols import ALL, CORRELATED_KINDS
 
-ALL = "all"
 FACTUALITY_KINDS = ("binary", "proportion", "preference")
-CORRELATED_KINDS = ("graded", "proportion", "binary")
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -217,52 +210,6 @@ ANSWER_COLUMNS = ["dimension", "protocol", "statistic", "metric", "value", "lo",
 NOTE_COLUMNS = ["analysis", "dimension", "note"]
 
 
-def _corr_p(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float, float, float]:
-    """Pearson, Spearman, Kendall tau-b and their two-sided p (scipy), NaN when undefined."""
-    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return (np.nan,) * 6
-    p = stats.pearsonr(x, y)
-    s = stats.spearmanr(x, y)
-    k = stats.kendalltau(x, y)
-    return (float(p.statistic), float(p.pvalue), float(s.statistic), float(s.pvalue), float(k.statistic),
-            float(k.pvalue))
-
-
-def _bootstrappearson_rows(x: np.ndarray, y: np.ndarray, samples: int, seed: int, confidence: float
-                       ) -> tuple[float, float]:
-    """Percentile interval of Pearson's r, summaries resampled with replacement (``default_rng(seed)``)."""
-    if x.size < 3 or samples < 1:
-        return (np.nan, np.nan)
-    idx = np.random.default_rng(seed).integers(0, x.size, size=(samples, x.size))
-    r = pearson_rows(x[idx], y[idx])
-    r = r[np.isfinite(r)]
-    if not r.size:
-        return (np.nan, np.nan)
-    lo, hi = np.percentile(r, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
-    return float(lo), float(hi)
-
-
-def _partial_applies(systems: np.ndarray, minimum: int) -> tuple[bool, str]:
-    names, counts = np.unique(systems, return_counts=True) if systems.size else (np.array([]), np.array([]))
-    enough = int((counts >= minimum).sum())
-    if enough >= 2:
-        return True, ""
-    return False, (f"{names.size} system(s), {enough} with at least {minimum} summaries: the partial correlation "
-                   "controlling for the system needs at least 2 systems with several summaries each")
-
-
-def labels_of(values: np.ndarray, kind: str, cutoff: float) -> np.ndarray | None:
-    """Binary labels (1 = consistent) of a binary dimension, or of a proportion at the cut-off
-    (value >= cutoff); None for other kinds."""
-    if kind == "binary":
-        return values.copy()
-    if kind == "proportion":
-        out = np.where(values >= cutoff, 1.0, 0.0)
-        out[~np.isfinite(values)] = np.nan
-        return out
-    return None
-
-
 def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
     notes: list[tuple[str, str, str]] = list(inp.notes)
     partial_rows, williams_rows, ablation_rows, summary_rows = [], [], [], []
@@ -282,8 +229,8 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
                 for mid in metrics:
                     x = inp.metrics[mid]
                     ok = m & defined & np.isfinite(x)
-                    r = _corr_p(x[ok], h[ok])
-                    lo, hi = _bootstrappearson_rows(x[ok], h[ok], o.bootstrap_samples, o.seed, o.confidence) \
+                    r = protocols.correlations(x[ok], h[ok])
+                    lo, hi = protocols.pearson_interval(x[ok], h[ok], o.bootstrap_samples, o.seed, o.confidence) \
                         if np.isfinite(r[0]) else (np.nan, np.nan)
                     summary_rows.append([d, sub, sp, mid, inp.sources[mid], int(ok.sum()), r[0], lo, hi, r[1], r[2],
                                          r[3], r[4], r[5]])
@@ -291,14 +238,14 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
             notes.append(("summary-level", d, f"a {kind} dimension: summary-level correlations do not apply (see the "
                                               "ranking accuracy)"))
         # 1. partial correlation controlling for the system
-        applies, why = _partial_applies(inp.systems[defined], o.min_summaries_per_system)
+        applies, why = protocols.partial_applies(inp.systems[defined], o.min_summaries_per_system)
         if kind not in CORRELATED_KINDS:
             notes.append(("partial", d, f"a {kind} dimension: the partial correlation does not apply"))
         elif not applies:
             notes.append(("partial", d, why))
         else:
             for sub, sp, m in all_scopes:
-                ok_scope, why_scope = _partial_applies(inp.systems[m & defined], o.min_summaries_per_system)
+                ok_scope, why_scope = protocols.partial_applies(inp.systems[m & defined], o.min_summaries_per_system)
                 if not ok_scope:
                     notes.append(("partial", d, f"{sub} / {sp}: {why_scope}"))
                     continue
@@ -322,26 +269,27 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
                     partial_rows.append([d, sub, sp, mid, inp.sources[mid], pc.n, pc.systems, pc.pearson, ci[0],
                                          ci[1], pc.pearson_p, pc.pearson_p_strict, pc.spearman, ci[2], ci[3],
                                          pc.spearman_p, pc.spearman_ranks])
-                williams_rows += _williams(d, sub, sp, m & defined, inp, metrics, h)
+                williams_rows += protocols.williams_tests(d, sub, sp, m & defined, inp, metrics, h)
         # 2. error-category ablation
         if inp.ablations and d not in inp.ablations and kind in CORRELATED_KINDS:
-            ablation_rows += _ablation(d, inp, o, metrics, applies)
+            ablation_rows += protocols.ablation(d, inp, o, metrics, applies)
         elif inp.ablations and d not in inp.ablations:
             notes.append(("ablation", d, f"a {kind} dimension: no ablation"))
         # 3. binary labels
-        labels = labels_of(h, kind, o.proportion_cutoff)
+        labels = protocols.labels_of(h, kind, o.proportion_cutoff)
         if labels is None:
             if kind != "preference":
                 notes.append(("binary", d, f"a {kind} dimension: no binary labels (the detection protocol needs a "
                                            "binary dimension or a proportion with factuality.proportion_cutoff)"))
         else:
             rule = "binary" if kind == "binary" else f"{d} >= {o.proportion_cutoff:g}"
-            b_rows, a_rows = _binary(d, rule, inp, o, metrics, labels, valid_mask, test_mask, notes)
+            b_rows, a_rows = protocols.detection(protocols.Labels(d, rule, labels, valid_mask, test_mask), inp, o,
+                                                 metrics, notes)
             binary_rows += b_rows
             auc_rows += a_rows
         # 4. preference pairs
         if kind == "preference":
-            r_rows, t_rows = _ranking(d, inp, o, metrics, h, notes)
+            r_rows, t_rows = protocols.ranking(d, inp, o, metrics, h, notes)
             ranking_rows += r_rows
             ranking_test_rows += t_rows
         else:
@@ -354,129 +302,6 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
         tables.frame([], ANSWER_COLUMNS), tables.frame(notes, NOTE_COLUMNS), split_how)
     result.answer = tables.frame([best_answer(result, inp, o)], ANSWER_COLUMNS)
     return result
-
-
-def _williams(d: str, sub: str, sp: str, m: np.ndarray, inp: FactualityInputs, metrics: Sequence[str],
-              h: np.ndarray) -> list[list]:
-    """FRANK's Williams tests on partial correlations between every ordered pair of metrics in one
-    scope (p: one-sided, metric_a's partial r exceeds metric_b's). Metrics defined on every summary
-    of the scope share one residualisation (the same numbers :func:`williams_partial` gives)."""
-    full = [k for k in metrics if np.isfinite(inp.metrics[k][m]).all()]
-    rows = []
-    res = {}
-    n = int(m.sum())
-    if full and n >= 4:
-        codes = group_codes(inp.systems[m])
-        rh = residualise(h[m], codes)
-        R = np.vstack([residualise(inp.metrics[k][m], codes) for k in full])
-        r_h = pearson_rows(R, rh[None, :])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r_mm = np.corrcoef(R)
-        r_mm = np.atleast_2d(r_mm)
-        for i, a in enumerate(full):
-            for j, b in enumerate(full):
-                if i != j:
-                    vals = (r_h[i], r_h[j], r_mm[i, j])
-                    p = float(williams_test(*vals, n)) if all(np.isfinite(vals)) else np.nan
-                    res[(a, b)] = (n, float(r_h[i]), float(r_h[j]), float(r_mm[i, j]), p)
-    for a in metrics:
-        for b in metrics:
-            if a == b:
-                continue
-            if (a, b) not in res:
-                w = williams_partial(inp.metrics[a][m], inp.metrics[b][m], h[m], inp.systems[m])
-                res[(a, b)] = (w.n, w.r_a, w.r_b, w.r_ab, w.p)
-            rows.append([d, sub, sp, a, b, *res[(a, b)]])
-    return rows
-
-
-def _ablation(d: str, inp: FactualityInputs, o: FactualityOptions, metrics: Sequence[str], partial: bool
-              ) -> list[list]:
-    """Every metric's correlation with the full dimension and with each ablated one (all summaries):
-    the partial Pearson when the partial correlation applies, else Pearson's r; difference = full -
-    ablated (FRANK's ``ablation``)."""
-    rows = []
-    h = inp.dimensions[d]
-    how = "partial pearson" if partial else "pearson"
-
-    def corr(x, y):
-        ok = np.isfinite(x) & np.isfinite(y)
-        if partial:
-            return partial_correlation(x[ok], y[ok], inp.systems[ok]).pearson, int(ok.sum())
-        return (_corr_p(x[ok], y[ok])[0], int(ok.sum()))
-
-    for mid in metrics:
-        x = inp.metrics[mid]
-        full, _ = corr(x, h)
-        for a in inp.ablations:
-            r, n = corr(x, inp.dimensions[a])
-            rows.append([d, a[len(o.ablation_prefix):], a, mid, inp.sources[mid], how, n, full, r, full - r])
-    return rows
-
-
-def _binary(d: str, rule: str, inp: FactualityInputs, o: FactualityOptions, metrics: Sequence[str],
-            labels: np.ndarray, valid_mask: np.ndarray, test_mask: np.ndarray,
-            notes: list[tuple[str, str, str]]) -> tuple[list[list], list[list]]:
-    rows, tests = [], []
-    defined = np.isfinite(labels)
-    subsets = [ALL] + inp.subset_names
-    for sub in subsets:
-        m = defined & ((inp.subsets == sub) if sub != ALL else True)
-        pos, neg = int((labels[m] == 1).sum()), int((labels[m] == 0).sum())
-        if pos < 1 or neg < 1:
-            notes.append(("binary", d, f"{sub}: {pos} consistent and {neg} inconsistent summaries ({rule}); the AUC "
-                                       "needs both"))
-            continue
-        for mid in metrics:
-            x = inp.metrics[mid]
-            ok = m & np.isfinite(x)
-            a = auc(x[ok], labels[ok])
-            lo, hi = bootstrap_auc(x[ok], labels[ok], o.bootstrap_samples, o.seed, o.confidence)
-            v, t = ok & valid_mask, ok & test_mask
-            thr, ba_v = best_threshold(x[v], labels[v])
-            ba_t = balanced_accuracy(x[t], labels[t], thr) if np.isfinite(thr) else np.nan
-            t_lo, t_hi = bootstrap_balanced_accuracy(x[t], labels[t], thr, o.bootstrap_samples, o.seed, o.confidence)
-            rows.append([d, rule, sub, mid, inp.sources[mid], int(ok.sum()), int((labels[ok] == 1).sum()), a, lo, hi,
-                         thr, int(v.sum()), ba_v, int(t.sum()), ba_t, t_lo, t_hi])
-        if sub == ALL:
-            for a_, b_ in combinations(metrics, 2):
-                r = delong_test(inp.metrics[a_][m], inp.metrics[b_][m], labels[m])
-                n = int((m & np.isfinite(inp.metrics[a_]) & np.isfinite(inp.metrics[b_])).sum())
-                tests.append([d, rule, a_, b_, n, r.auc_a, r.auc_b, r.difference, r.se, r.z, r.p])
-    return rows, tests
-
-
-def preference_pairs(inp: FactualityInputs, d: str) -> tuple[np.ndarray, np.ndarray]:
-    """(index of the preferred summary, index of the other) of every topic the preference judges
-    (the validation guarantees one 1 and one 0 per judged topic)."""
-    h = inp.dimensions[d]
-    pref, other = {}, {}
-    for i, (t, v) in enumerate(zip(inp.topics, h)):
-        if v == 1:
-            pref[t] = i
-        elif v == 0:
-            other[t] = i
-    topics = sorted(set(pref) & set(other))
-    return np.array([pref[t] for t in topics], dtype=np.int64), np.array([other[t] for t in topics], dtype=np.int64)
-
-
-def _ranking(d: str, inp: FactualityInputs, o: FactualityOptions, metrics: Sequence[str], h: np.ndarray,
-             notes: list[tuple[str, str, str]]) -> tuple[list[list], list[list]]:
-    p, q = preference_pairs(inp, d)
-    if not p.size:
-        notes.append(("ranking", d, "no judged pair"))
-        return [], []
-    rows = []
-    for mid in metrics:
-        x = inp.metrics[mid]
-        r = ranking_accuracy(x[p], x[q], o.confidence)
-        rows.append([d, mid, inp.sources[mid], r.pairs, r.correct, r.ties, r.incorrect, r.accuracy, r.lo, r.hi,
-                     r.accuracy_ties_half])
-    tests = []
-    for a, b in combinations(metrics, 2):
-        t = mcnemar_exact(inp.metrics[a][p], inp.metrics[a][q], inp.metrics[b][p], inp.metrics[b][q])
-        tests.append([d, a, b, t.pairs, t.a_only, t.b_only, t.p])
-    return rows, tests
 
 
 # ----------------------------------------------------------------------------- the answer

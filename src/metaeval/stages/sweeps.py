@@ -35,6 +35,7 @@ from ..data.datasets import Dataset
 from ..metrics.rouge import parse_measure
 from ..metrics.tokenize import ALPHABETICAL, NO_EXCEPTIONS, tokenize_summary
 from ..options import SweepOptions
+from ..stats import core
 from ..stats.correlation import point_correlations
 from ..variants import Variant
 from .human import systems_by_combination
@@ -159,7 +160,7 @@ def condition_scores(ds: Dataset, cond: Condition, variants: Sequence[str], alph
 def ranks(scores: Mapping[str, float]) -> dict[str, float]:
     """Rank 1 = best (highest score); ties share their average rank."""
     names = sorted(scores)
-    r = stats.rankdata([-scores[s] for s in names], method="average")
+    r = core.ranks(-np.array([scores[s] for s in names], dtype=float))
     return {s: float(x) for s, x in zip(names, r)}
 
 

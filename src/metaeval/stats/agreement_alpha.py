@@ -26,10 +26,11 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
+
+from .core import counts, percentile_interval
 
 LEVELS = {"graded": "interval", "proportion": "interval", "binary": "nominal", "preference": "nominal"}
 
@@ -121,14 +122,7 @@ def bootstrap_alpha(data: np.ndarray, level: str, samples: int, seed: int, confi
     if samples <= 0 or n_items == 0:
         return AlphaInterval(float("nan"), float("nan"), np.zeros(0))
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n_items, (samples, n_items))
-    w = np.zeros((samples, n_items))
-    np.add.at(w, (np.repeat(np.arange(samples), n_items), idx.ravel()), 1.0)
+    w = counts(rng.integers(0, n_items, (samples, n_items)), n_items)
     a = weighted_alpha(data, level, w)
-    if np.isnan(a).all():
-        return AlphaInterval(float("nan"), float("nan"), a)
-    tail = (1 - confidence) / 2 * 100
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        lo, hi = np.nanpercentile(a, [tail, 100 - tail])
+    lo, hi = percentile_interval(a, confidence)
     return AlphaInterval(float(lo), float(hi), a)

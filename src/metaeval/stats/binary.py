@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from .partial import row_ranks
+from .core import percentile_interval, ranks
 
 
 def auc(scores, labels) -> float:
@@ -33,15 +33,15 @@ def auc(scores, labels) -> float:
     pos, neg = s[y == 1], s[y == 0]
     if pos.size == 0 or neg.size == 0:
         return np.nan
-    ranks = stats.rankdata(np.concatenate([pos, neg]))
-    return float((ranks[:pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
+    r = ranks(np.concatenate([pos, neg]))
+    return float((r[:pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
 
 
 def _auc_rows(scores: np.ndarray, pos: np.ndarray) -> np.ndarray:
     """AUC of every row of ``scores`` (B, n) with the fixed positive mask ``pos`` (n,)."""
     m, k = int(pos.sum()), int((~pos).sum())
-    ranks = row_ranks(scores)
-    return (ranks[:, pos].sum(axis=-1) - m * (m + 1) / 2) / (m * k)
+    r = ranks(scores)
+    return (r[:, pos].sum(axis=-1) - m * (m + 1) / 2) / (m * k)
 
 
 def bootstrap_auc(scores, labels, samples: int, seed: int, confidence: float) -> tuple[float, float]:
@@ -56,7 +56,7 @@ def bootstrap_auc(scores, labels, samples: int, seed: int, confidence: float) ->
     mask = np.zeros(idx.shape[1], dtype=bool)
     mask[:pos_i.size] = True
     values = _auc_rows(s[idx], mask)
-    lo, hi = np.percentile(values, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
+    lo, hi = percentile_interval(values, confidence)
     return float(lo), float(hi)
 
 
@@ -64,9 +64,9 @@ def _placements(s: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     """DeLong's placement values: V10 per positive, V01 per negative (ties one half), via ranks."""
     x, y = s[pos], s[~pos]
     m, n = x.size, y.size
-    r_all = stats.rankdata(np.concatenate([x, y]))
-    v10 = (r_all[:m] - stats.rankdata(x)) / n            # negatives below each positive, ties 1/2
-    v01 = 1 - (r_all[m:] - stats.rankdata(y)) / m        # positives above each negative, ties 1/2
+    r_all = ranks(np.concatenate([x, y]))
+    v10 = (r_all[:m] - ranks(x)) / n            # negatives below each positive, ties 1/2
+    v01 = 1 - (r_all[m:] - ranks(y)) / m        # positives above each negative, ties 1/2
     return v10, v01
 
 
@@ -144,5 +144,5 @@ def bootstrap_balanced_accuracy(scores, labels, threshold: float, samples: int, 
     rng = np.random.default_rng(seed)
     tp = (s[pos_i[rng.integers(0, pos_i.size, (samples, pos_i.size))]] >= threshold).mean(axis=1)
     tn = (s[neg_i[rng.integers(0, neg_i.size, (samples, neg_i.size))]] < threshold).mean(axis=1)
-    lo, hi = np.percentile((tp + tn) / 2, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
+    lo, hi = percentile_interval((tp + tn) / 2, confidence)
     return float(lo), float(hi)

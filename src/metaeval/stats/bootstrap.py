@@ -2,7 +2,8 @@
 "A Statistical Analysis of Summarization Evaluation Metrics using Resampling Methods", TACL).
 
 Percentile bootstrap, seeded (``numpy.random.default_rng(seed)``): each sample draws systems,
-topics or both with replacement (``resample``; per sample the systems first, then the topics).
+topics or both with replacement (``resample``; per sample the systems first, then the topics;
+:func:`metaeval.stats.core.draws`, evaluated by :func:`metaeval.stats.core.bootstrap`).
 When topics are resampled every system score is recomputed from the drawn topics exactly as it is
 defined - the mean (``_A``) or median (``_M``) of a per-summary metric, the corpus BLEU or chrF of
 the summed sufficient statistics (sacrebleu's ``compute_bleu``; chrF's F of
@@ -26,15 +27,15 @@ this replaced; the two agree to 1e-12 (tested).
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
 from ..variants import Variant
+from . import core
+from .core import RESAMPLING, Plan, counts, draws, percentile_interval   # RESAMPLING: tests/reference_bootstrap.py
 
-RESAMPLING = ("systems", "topics", "both")
 
 
 @dataclass
@@ -52,32 +53,6 @@ class PerSummary:
     metrics: dict[str, np.ndarray]
     corpus_stats: dict[str, np.ndarray] = field(default_factory=dict)
     human: dict[str, np.ndarray] = field(default_factory=dict)
-
-
-# ----------------------------------------------------------------------------- draws
-
-def draws(seed: int, samples: int, n_sys: int, n_top: int, resample: str
-          ) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """(system indices (B, S) or None, topic indices (B, T) or None), drawn sample by sample from
-    ``default_rng(seed)``: the systems, then the topics."""
-    if resample not in RESAMPLING:
-        raise ValueError(f"unknown resampling {resample!r}; expected one of {RESAMPLING}")
-    rng = np.random.default_rng(seed)
-    sys_idx = np.empty((samples, n_sys), dtype=np.int64) if resample in ("systems", "both") else None
-    top_idx = np.empty((samples, n_top), dtype=np.int64) if resample in ("topics", "both") else None
-    for b in range(samples):
-        if sys_idx is not None:
-            sys_idx[b] = rng.integers(0, n_sys, n_sys)
-        if top_idx is not None:
-            top_idx[b] = rng.integers(0, n_top, n_top)
-    return sys_idx, top_idx
-
-
-def counts(idx: np.ndarray, n: int) -> np.ndarray:
-    """(B, n) float64: how often each item is drawn in each sample."""
-    out = np.zeros((idx.shape[0], n))
-    np.add.at(out, (np.repeat(np.arange(idx.shape[0]), idx.shape[1]), idx.ravel()), 1.0)
-    return out
 
 
 # ----------------------------------------------------------------------------- resampled system scores
@@ -177,7 +152,10 @@ def human_scores(ps: PerSummary, combinations: Sequence[str], c: np.ndarray) -> 
 def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Pearson r (B, V) of every column of x (B, S, V) with y (B, S) over the systems, system s
     counted w[b, s] times, over the systems where both have a value (NaN = none): as Pearson's r of
-    the drawn rows. NaN with fewer than 3 such rows or when either side's values are all equal."""
+    the drawn rows. NaN with fewer than 3 such rows or when either side's values are all equal.
+    The definition of :func:`metaeval.stats.core.pearson` with its own order of floating-point
+    operations (squared deviations weighted as w (xc^2), not (w xc) xc; an einsum without missing
+    values): kept so that the correlation stage's written intervals stay bit for bit the same."""
     if not np.isnan(x).any() and not np.isnan(y).any():
         return _weighted_pearson_complete(x, y, w)
     weights = w[:, :, None] * (~np.isnan(x) & ~np.isnan(y)[:, :, None])          # (B, S, V)
@@ -225,32 +203,29 @@ def sample_correlations(m: np.ndarray, h: np.ndarray, sys_idx: np.ndarray | None
 
 
 def bootstrap_pearson(ps: PerSummary, variants: Sequence[Variant], combinations: Sequence[str],
-                      system_metric: np.ndarray, system_human: np.ndarray, samples: int, resample: str, seed: int,
-                      confidence: float, human=None) -> tuple[np.ndarray, np.ndarray]:
+                      system_metric: np.ndarray, system_human: np.ndarray, plan: Plan, human=None
+                      ) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bootstrap interval of Pearson r for every (variant, combination): (lo, hi), each
-    (V, C). ``system_metric`` (S, V) and ``system_human`` (S, C) are the full-data system scores,
+    (V, C), from ``plan`` (samples, resample, seed, confidence; the draws of
+    :func:`metaeval.stats.core.draws`, the interval :func:`metaeval.stats.core.percentile_interval`).
+    ``system_metric`` (S, V) and ``system_human`` (S, C) are the full-data system scores,
     used as they are when only systems are resampled. ``human`` (issue 22, annotators resampled:
     :class:`metaeval.stats.annotator_resampling.HumanResampler`): f(topic counts (b, T), start,
     stop) -> the human system scores (b, S, C) of samples start:stop, instead of the means of the
     human grids (with every topic counted once when topics are not resampled)."""
     n_sys, n_top = len(ps.summarizers), len(ps.topics)
-    sys_idx, top_idx = draws(seed, samples, n_sys, n_top, resample)
-    chunk = max(1, int(4e6 // max(1, n_sys * len(variants) + n_top)))    # bounds the memory of a batch
-    rs = np.empty((samples, len(variants), len(combinations)))
-    for start in range(0, samples, chunk):
-        stop = min(samples, start + chunk)
+
+    def sample_pearson(sys_idx, top_idx, start, stop):
         if top_idx is None:
             m = np.broadcast_to(system_metric, (stop - start, *system_metric.shape))
             h = np.broadcast_to(system_human, (stop - start, *system_human.shape)) if human is None else \
                 human(np.ones((stop - start, n_top)), start, stop)
         else:
-            c = counts(top_idx[start:stop], n_top)
+            c = counts(top_idx, n_top)
             m = variant_scores(ps, variants, c)
             h = human_scores(ps, combinations, c) if human is None else human(c, start, stop)
-        rs[start:stop] = sample_correlations(m, h, None if sys_idx is None else sys_idx[start:stop])
-    tail = (1 - confidence) / 2 * 100  # percentile bootstrap
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        lo = np.nanpercentile(rs, tail, axis=0)
-        hi = np.nanpercentile(rs, 100 - tail, axis=0)
-    return lo, hi
+        return sample_correlations(m, h, sys_idx)
+
+    chunk = max(1, int(4e6 // max(1, n_sys * len(variants) + n_top)))    # bounds the memory of a batch
+    rs = core.bootstrap(sample_pearson, draws(plan.seed, plan.samples, n_sys, n_top, plan.resample), chunk)
+    return percentile_interval(rs, plan.confidence)

@@ -47,7 +47,8 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from .bootstrap import counts, resampled_means
+from .bootstrap import resampled_means
+from .core import counts, pearson, ranks
 from .correlation import column_correlations
 
 COEFFICIENTS = ("pearson", "spearman", "kendall")
@@ -98,11 +99,9 @@ def slice_correlations(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if S < 3 or not P or not Q or not N:
         return out
     with np.errstate(invalid="ignore", divide="ignore"):
-        for c, (a, b) in enumerate(((x, y), (_ranks(x), _ranks(y)))):
-            ac, bc = a - a.mean(axis=1, keepdims=True), b - b.mean(axis=1, keepdims=True)
-            num = np.einsum("psn,qsn->pqn", ac, bc)
-            den = np.sqrt(np.einsum("psn,psn->pn", ac, ac)[:, None] * np.einsum("qsn,qsn->qn", bc, bc)[None])
-            out[c] = np.clip(num / den, -1, 1)
+        for c, (a, b) in enumerate(((x, y), (ranks(x, axis=1), ranks(y, axis=1)))):
+            for p in range(P):       # one predictor at a time bounds the memory at (Q, S, N)
+                out[c, p] = pearson(a[p][None], b, axis=1)
         i, j = np.triu_indices(S, 1)
         dx, dy = np.sign(x[:, i] - x[:, j]), np.sign(y[:, i] - y[:, j])
         num = np.einsum("pkn,qkn->pqn", dx, dy)
@@ -115,13 +114,6 @@ def slice_correlations(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         p, s, k, _ = column_correlations(x[:, :, n].T, y[:, :, n].T)
         out[:, :, :, n] = p, s, k
     return out
-
-
-def _ranks(a: np.ndarray) -> np.ndarray:
-    """Average ranks along the items axis (1) of (P, S, N); NaN stays NaN (those slices are redone)."""
-    from scipy.stats import rankdata
-
-    return rankdata(a, axis=1, nan_policy="omit") if np.isnan(a).any() else rankdata(a, axis=1)
 
 
 def correlate(predictors: np.ndarray, targets: np.ndarray, predictor_systems: np.ndarray | None = None

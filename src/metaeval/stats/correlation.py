@@ -4,8 +4,9 @@
   and a human combination's scores over the items where both are defined; undefined (NaN) with
   fewer than 3 items or a constant side. The system-level table uses it.
 * :func:`column_correlations`: the same three coefficients, with the same definitions, between
-  every column of one matrix and every column of another at once (numpy): Pearson's r; Spearman's
-  rho = Pearson's r of the average ranks; Kendall's tau-b = (C - D) / sqrt((P - T_x)(P - T_y))
+  every column of one matrix and every column of another at once (numpy): Pearson's r
+  (:func:`metaeval.stats.core.pearson`); Spearman's rho = Pearson's r of the average ranks
+  (:func:`metaeval.stats.core.ranks`); Kendall's tau-b = (C - D) / sqrt((P - T_x)(P - T_y))
   over the P pairs of items, C / D concordant / discordant, T_x / T_y tied in x / y (scipy's
   ``kendalltau(variant='b')``). Agrees with scipy to about 1e-15 (tested).
 * :func:`summary_level`: the summary-level correlation - within each topic, across summarizers,
@@ -26,6 +27,8 @@ from typing import Mapping, Sequence
 import numpy as np
 from scipy import stats
 
+from .core import counts, draws, paired_bootstrap_p, pearson, percentile_interval, ranks
+
 
 def point_correlations(metric: np.ndarray, human: np.ndarray) -> tuple[float, float, float, int]:
     """Pearson, Spearman, Kendall tau-b and n over the items where both are defined."""
@@ -36,15 +39,6 @@ def point_correlations(metric: np.ndarray, human: np.ndarray) -> tuple[float, fl
         return np.nan, np.nan, np.nan, n
     return (float(np.clip(np.corrcoef(m, h)[0, 1], -1, 1)), float(stats.spearmanr(m, h)[0]),
             float(stats.kendalltau(m, h, variant="b")[0]), n)
-
-
-def _pearson_with(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r of every column of x (n, a) with the vector y (n,)."""
-    xc = x - x.mean(axis=0)
-    yc = y - y.mean()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = (xc * yc[:, None]).sum(axis=0) / np.sqrt((xc ** 2).sum(axis=0) * (yc ** 2).sum())
-    return np.clip(r, -1, 1)
 
 
 def _tau_b_with(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -83,8 +77,8 @@ def column_correlations(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.nd
             cols, xs = cols[defined], xs[:, defined]
             if not len(cols):
                 continue
-            out[0][cols, k] = _pearson_with(xs, ys)
-            out[1][cols, k] = _pearson_with(stats.rankdata(xs, axis=0), stats.rankdata(ys))
+            out[0][cols, k] = pearson(xs, ys[:, None], axis=0)
+            out[1][cols, k] = pearson(ranks(xs, axis=0), ranks(ys)[:, None], axis=0)
             out[2][cols, k] = _tau_b_with(xs, ys)
     return out[0], out[1], out[2], counts
 
@@ -157,10 +151,6 @@ def summary_level_intervals(metrics: Mapping[str, np.ndarray], human: Mapping[st
     Within-topic level (``pooled_level`` False): a sample's r is the mean of the drawn topics'
     within-topic r (:func:`within_topic`), so the per-topic values are computed once. Pooled level:
     the Pearson r over the drawn topics' summaries, each topic weighted by its draw count."""
-    from .bootstrap import counts, draws
-    from .levels import pearson
-    from .resampling import percentile_interval
-
     names = list(metrics)
     M, C = len(names), len(combinations)
     nan = np.full((M, C), np.nan)
@@ -197,10 +187,7 @@ def summary_level_intervals(metrics: Mapping[str, np.ndarray], human: Mapping[st
         if undefined[:, j].all():
             continue
         best = int(np.nanargmax(point[:, j]))
-        d = boot[:, best, j][:, None] - boot[:, :, j]                       # (B, M)
-        both = ~np.isnan(d)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p[:, j] = ((d <= 0) & both).sum(axis=0) / both.sum(axis=0)
+        p[:, j] = paired_bootstrap_p(boot[:, best, j][:, None], boot[:, :, j])
         p[best, j] = np.nan
         p[undefined[:, j], j] = np.nan
     return lo, hi, p

@@ -12,7 +12,7 @@ Scores are (systems S x inputs T) grids, NaN = no summary; a metric array may ca
   dropped, as nlpstats does);
 * ``global``: one correlation over all (system, input) summaries pooled.
 
-Coefficients: Pearson's r; Spearman's rho = Pearson's r of average ranks (scipy ``spearmanr``);
+Coefficients: Pearson's r (:func:`metaeval.stats.core.pearson`); Spearman's rho = Pearson's r of average ranks (scipy ``spearmanr``);
 Kendall's tau-b (scipy ``kendalltau``'s default, also nlpstats'): (C - D) / sqrt((P - T_x)(P - T_y)).
 A correlation is undefined (NaN) with fewer than 3 items or a constant side (the project's rule;
 scipy returns +-1 for 2 items, which nlpstats would then average in).
@@ -31,9 +31,10 @@ from typing import Callable
 
 import numpy as np
 
+from .core import MIN_ITEMS, pearson, ranks
+
 COEFFICIENTS = ("pearson", "spearman", "kendall")
 LEVELS = ("system", "input", "global")
-MIN_ITEMS = 3
 _BLOCK = 2_000_000   # elements per temporary array in the pairwise Kendall counts
 
 
@@ -43,56 +44,12 @@ def _valid_weights(x, y, w):
     return np.where(ok, 1.0 if w is None else w, 0.0)
 
 
-def _constant(x, w):
-    """Whether the items with positive weight all have the same value of x (last axis)."""
-    used = w > 0
-    return np.where(used, x, -np.inf).max(axis=-1) == np.where(used, x, np.inf).min(axis=-1)
-
-
-def pearson(x, y, w=None):
-    """Weighted Pearson r over the last axis (item i counted w[i] times; NaN items left out)."""
-    w = _valid_weights(x, y, w)
-    x, y = np.where(w > 0, x, 0.0), np.where(w > 0, y, 0.0)
-    n = w.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        xc = x - (w * x).sum(axis=-1, keepdims=True) / n[..., None]
-        yc = y - (w * y).sum(axis=-1, keepdims=True) / n[..., None]
-        r = np.clip((w * xc * yc).sum(axis=-1) / np.sqrt((w * xc * xc).sum(axis=-1) * (w * yc * yc).sum(axis=-1)),
-                    -1, 1)
-    return np.where((n < MIN_ITEMS) | _constant(x, w) | _constant(y, w), np.nan, r)
-
-
-def midranks(x, w):
-    """Average ranks (1-based) of x over the last axis among the items with weight w, as
-    ``scipy.stats.rankdata`` of the data with item i repeated w[i] times. The sort depends on x
-    only, so x (..., n) is sorted once whatever leading axes w adds."""
-    order = np.argsort(x, axis=-1, kind="stable")
-    xs = np.take_along_axis(x, order, axis=-1)
-    shape = np.broadcast_shapes(x.shape, np.shape(w))
-    order_b = np.broadcast_to(order, shape)
-    ws = np.take_along_axis(np.broadcast_to(w, shape), order_b, axis=-1)
-    cw = np.cumsum(ws, axis=-1)
-    n = x.shape[-1]
-    idx = np.arange(n)
-    new = np.ones(xs.shape, dtype=bool)
-    new[..., 1:] = xs[..., 1:] != xs[..., :-1]
-    end = np.ones(xs.shape, dtype=bool)
-    end[..., :-1] = new[..., 1:]
-    first = np.maximum.accumulate(np.where(new, idx, 0), axis=-1)
-    last = np.flip(np.minimum.accumulate(np.flip(np.where(end, idx, n), axis=-1), axis=-1), axis=-1)
-    first, last = np.broadcast_to(first, shape), np.broadcast_to(last, shape)
-    before = np.take_along_axis(cw, first, axis=-1) - np.take_along_axis(ws, first, axis=-1)
-    tied = np.take_along_axis(cw, last, axis=-1) - before
-    out = np.empty(shape)
-    np.put_along_axis(out, order_b, before + (tied + 1) / 2, axis=-1)
-    return out
-
-
 def spearman(x, y, w=None):
-    """Weighted Spearman rho over the last axis: Pearson r of the weighted average ranks."""
+    """Weighted Spearman rho over the last axis: Pearson r of the weighted average ranks
+    (:func:`metaeval.stats.core.ranks`, the data with item i repeated w[i] times)."""
     w = _valid_weights(x, y, w)
     # items of weight 0 (missing on either side) take a rank but add nothing to the others' ranks
-    return pearson(midranks(x, w), midranks(y, w), w)
+    return pearson(ranks(x, w=w), ranks(y, w=w), w)
 
 
 def pair_counts(x, y, w=None, epsilon: float = 0.0, y_margin: float = 0.0):

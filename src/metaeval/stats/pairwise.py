@@ -17,10 +17,12 @@ from typing import Sequence
 import numpy as np
 from scipy import stats
 
+from . import core
+
 
 def ranks(scores: np.ndarray) -> np.ndarray:
-    """1 = highest score; ties share the lower rank (competition ranking)."""
-    return stats.rankdata(-np.asarray(scores, dtype=float), method="min").astype(int)
+    """1 = highest score; ties share the lower rank (competition ranking, :func:`metaeval.stats.core.ranks`)."""
+    return core.ranks(-np.asarray(scores, dtype=float), method="min").astype(int)
 
 
 @dataclass

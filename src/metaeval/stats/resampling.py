@@ -7,10 +7,10 @@ human grid z (S, T), weighted by draw counts: :func:`metaeval.stats.levels.stati
 correlation at a level) or :func:`metaeval.stats.kendall.pairwise_accuracy_statistic`.
 
 * :func:`bootstrap` - BOOT-SYSTEMS / BOOT-INPUTS / BOOT-BOTH percentile intervals. Draws as
-  :func:`metaeval.stats.bootstrap.draws` (``default_rng(seed)``, per sample the systems, then the
+  :func:`metaeval.stats.core.draws` (``default_rng(seed)``, per sample the systems, then the
   inputs; nlpstats draws rows then columns the same way, from ``np.random``). A sample is the
-  statistic of the drawn grid; undefined samples are dropped; the interval is numpy's (linear)
-  percentiles (1 -+ confidence)/2 of the rest; a statistic undefined on the full data gets none.
+  statistic of the drawn grid (:func:`metaeval.stats.core.bootstrap`); undefined samples are dropped;
+  the interval is :func:`metaeval.stats.core.percentile_interval` of the rest; a statistic undefined on the full data gets none.
 * :func:`permutation_test` - PERM-SYSTEMS / PERM-INPUTS / PERM-BOTH between two metrics: each metric's
   grid is standardised ((x - mean) / sd over all its summaries, as nlpstats and mt-metrics-eval's
   ``PermutationSigDiff``), then per sample whole rows (systems), whole columns (inputs), or rows
@@ -38,7 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bootstrap import counts, draws
+from . import core
+from .core import counts, draws, percentile_interval
 from .levels import weighted_means
 
 PERMUTATION = ("systems", "inputs", "both")
@@ -60,14 +61,6 @@ def _chunk(samples: int, per_sample: int) -> int:
     return max(1, min(samples, _BUDGET // max(1, per_sample)))
 
 
-def percentile_interval(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval over axis 0, NaN samples dropped (numpy's linear interpolation)."""
-    tail = (1 - confidence) / 2 * 100
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)   # all-NaN columns: no interval
-        return np.nanpercentile(samples, tail, axis=0), np.nanpercentile(samples, 100 - tail, axis=0)
-
-
 def bootstrap(x, z, statistic, resample: str, samples: int, seed: int, confidence: float = 0.95,
               indices: tuple[np.ndarray | None, np.ndarray | None] | None = None) -> Bootstrap:
     """Percentile bootstrap of ``statistic`` for every metric grid in x (..., S, T) against z (S, T).
@@ -77,16 +70,16 @@ def bootstrap(x, z, statistic, resample: str, samples: int, seed: int, confidenc
     n_sys, n_top = x.shape[-2:]
     resample = {"inputs": "topics"}.get(resample, resample)
     sys_idx, top_idx = indices if indices is not None else draws(seed, samples, n_sys, n_top, resample)
-    samples = (sys_idx if sys_idx is not None else top_idx).shape[0]
     point = np.asarray(statistic(x, z))
-    out = np.empty((samples, *point.shape))
-    step = _chunk(samples, x.size)
-    for a in range(0, samples, step):
-        b = min(samples, a + step)
-        lead = (1,) * (x.ndim - 2)   # the draws' axis goes before the metric axes
-        sw = None if sys_idx is None else counts(sys_idx[a:b], n_sys).reshape(b - a, *lead, n_sys)
-        tw = None if top_idx is None else counts(top_idx[a:b], n_top).reshape(b - a, *lead, n_top)
-        out[a:b] = statistic(x, z, sys_w=sw, top_w=tw)
+    lead = (1,) * (x.ndim - 2)   # the draws' axis goes before the metric axes
+
+    def drawn_grids(rows, cols, start, stop):
+        sw = None if rows is None else counts(rows, n_sys).reshape(stop - start, *lead, n_sys)
+        tw = None if cols is None else counts(cols, n_top).reshape(stop - start, *lead, n_top)
+        return statistic(x, z, sys_w=sw, top_w=tw)
+
+    samples = (sys_idx if sys_idx is not None else top_idx).shape[0]
+    out = core.bootstrap(drawn_grids, (sys_idx, top_idx), _chunk(samples, x.size))
     lo, hi = percentile_interval(out, confidence)
     undefined = np.isnan(point)
     return Bootstrap(np.where(undefined, np.nan, lo), np.where(undefined, np.nan, hi), out, point)
@@ -244,6 +237,5 @@ def winner(samples: np.ndarray, confidence: float = 0.95) -> Winner:
     best = s == s.max(axis=1, keepdims=True)
     best &= np.isfinite(s)
     share = best / np.maximum(best.sum(axis=1, keepdims=True), 1)
-    ranks = 1 + (s[:, None, :] > s[:, :, None]).sum(axis=2)        # 1 + number strictly better
-    tail = (1 - confidence) / 2 * 100
-    return Winner(share.mean(axis=0), np.percentile(ranks, tail, axis=0), np.percentile(ranks, 100 - tail, axis=0))
+    ranks = core.ranks(-s, axis=1, method="min")                   # 1 + number strictly better
+    return Winner(share.mean(axis=0), *percentile_interval(ranks, confidence))

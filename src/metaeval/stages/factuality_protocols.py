@@ -1,0 +1,207 @@
+"""The factuality stage's protocols (:mod:`metaeval.stages.factuality` states them): summary-level
+correlations with their p-values and bootstrap interval, FRANK's Williams tests and error-category
+ablation, the detection of consistent summaries (QAGS, SummaC) and the ranking accuracy of
+preference pairs (Rank19). Pure functions of the stage's inputs that return table rows.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import TYPE_CHECKING, NamedTuple, Sequence
+
+import numpy as np
+from scipy import stats
+
+from ..options import FactualityOptions
+from ..stats.binary import auc, balanced_accuracy, best_threshold, bootstrap_auc, bootstrap_balanced_accuracy, \
+    delong_test
+from ..stats.core import pearson, percentile_interval
+from ..stats.partial import group_codes, partial_correlation, residualise, williams_partial
+from ..stats.ranking import mcnemar_exact, ranking_accuracy
+from ..stats.williams import williams_test
+
+if TYPE_CHECKING:      # the stage module imports this one
+    from .factuality import FactualityInputs
+
+ALL = "all"
+CORRELATED_KINDS = ("graded", "proportion", "binary")
+
+
+def correlations(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float, float, float]:
+    """Pearson, Spearman, Kendall tau-b and their two-sided p (scipy), NaN when undefined."""
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return (np.nan,) * 6
+    p = stats.pearsonr(x, y)
+    s = stats.spearmanr(x, y)
+    k = stats.kendalltau(x, y)
+    return (float(p.statistic), float(p.pvalue), float(s.statistic), float(s.pvalue), float(k.statistic),
+            float(k.pvalue))
+
+
+def pearson_interval(x: np.ndarray, y: np.ndarray, samples: int, seed: int, confidence: float
+                     ) -> tuple[float, float]:
+    """Percentile interval (:func:`metaeval.stats.core.percentile_interval`) of Pearson's r
+    (:func:`metaeval.stats.core.pearson`; a sample whose scores are constant up to rounding has
+    none), summaries resampled with replacement (``default_rng(seed)``, all samples at once)."""
+    if x.size < 3 or samples < 1:
+        return (np.nan, np.nan)
+    idx = np.random.default_rng(seed).integers(0, x.size, size=(samples, x.size))
+    lo, hi = percentile_interval(pearson(x[idx], y[idx], tolerance=1e-12), confidence)
+    return float(lo), float(hi)
+
+
+def partial_applies(systems: np.ndarray, minimum: int) -> tuple[bool, str]:
+    names, counts = np.unique(systems, return_counts=True) if systems.size else (np.array([]), np.array([]))
+    enough = int((counts >= minimum).sum())
+    if enough >= 2:
+        return True, ""
+    return False, (f"{names.size} system(s), {enough} with at least {minimum} summaries: the partial correlation "
+                   "controlling for the system needs at least 2 systems with several summaries each")
+
+
+def labels_of(values: np.ndarray, kind: str, cutoff: float) -> np.ndarray | None:
+    """Binary labels (1 = consistent) of a binary dimension, or of a proportion at the cut-off
+    (value >= cutoff); None for other kinds."""
+    if kind == "binary":
+        return values.copy()
+    if kind == "proportion":
+        out = np.where(values >= cutoff, 1.0, 0.0)
+        out[~np.isfinite(values)] = np.nan
+        return out
+    return None
+
+
+def williams_tests(d: str, sub: str, sp: str, m: np.ndarray, inp: FactualityInputs, metrics: Sequence[str],
+              h: np.ndarray) -> list[list]:
+    """FRANK's Williams tests on partial correlations between every ordered pair of metrics in one
+    scope (p: one-sided, metric_a's partial r exceeds metric_b's). Metrics defined on every summary
+    of the scope share one residualisation (the same numbers :func:`williams_partial` gives)."""
+    full = [k for k in metrics if np.isfinite(inp.metrics[k][m]).all()]
+    rows = []
+    res = {}
+    n = int(m.sum())
+    if full and n >= 4:
+        codes = group_codes(inp.systems[m])
+        rh = residualise(h[m], codes)
+        R = np.vstack([residualise(inp.metrics[k][m], codes) for k in full])
+        r_h = pearson(R, rh[None, :], tolerance=1e-12)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r_mm = np.corrcoef(R)
+        r_mm = np.atleast_2d(r_mm)
+        for i, a in enumerate(full):
+            for j, b in enumerate(full):
+                if i != j:
+                    vals = (r_h[i], r_h[j], r_mm[i, j])
+                    p = float(williams_test(*vals, n)) if all(np.isfinite(vals)) else np.nan
+                    res[(a, b)] = (n, float(r_h[i]), float(r_h[j]), float(r_mm[i, j]), p)
+    for a in metrics:
+        for b in metrics:
+            if a == b:
+                continue
+            if (a, b) not in res:
+                w = williams_partial(inp.metrics[a][m], inp.metrics[b][m], h[m], inp.systems[m])
+                res[(a, b)] = (w.n, w.r_a, w.r_b, w.r_ab, w.p)
+            rows.append([d, sub, sp, a, b, *res[(a, b)]])
+    return rows
+
+
+def ablation(d: str, inp: FactualityInputs, o: FactualityOptions, metrics: Sequence[str], partial: bool
+              ) -> list[list]:
+    """Every metric's correlation with the full dimension and with each ablated one (all summaries):
+    the partial Pearson when the partial correlation applies, else Pearson's r; difference = full -
+    ablated (FRANK's ``ablation``)."""
+    rows = []
+    h = inp.dimensions[d]
+    how = "partial pearson" if partial else "pearson"
+
+    def corr(x, y):
+        ok = np.isfinite(x) & np.isfinite(y)
+        if partial:
+            return partial_correlation(x[ok], y[ok], inp.systems[ok]).pearson, int(ok.sum())
+        return (correlations(x[ok], y[ok])[0], int(ok.sum()))
+
+    for mid in metrics:
+        x = inp.metrics[mid]
+        full, _ = corr(x, h)
+        for a in inp.ablations:
+            r, n = corr(x, inp.dimensions[a])
+            rows.append([d, a[len(o.ablation_prefix):], a, mid, inp.sources[mid], how, n, full, r, full - r])
+    return rows
+
+
+class Labels(NamedTuple):
+    """A dimension's binary labels (1 = consistent, NaN = none), how they were read (``rule``) and
+    the validation and test masks of the summaries."""
+    dimension: str
+    rule: str
+    values: np.ndarray
+    validation: np.ndarray
+    test: np.ndarray
+
+
+def detection(lab: Labels, inp: FactualityInputs, o: FactualityOptions, metrics: Sequence[str],
+              notes: list[tuple[str, str, str]]) -> tuple[list[list], list[list]]:
+    """QAGS / SummaC: every metric's ROC AUC with its bootstrap interval, on all summaries and each
+    subset, and its balanced accuracy at the threshold chosen on the validation summaries and
+    applied to the test summaries; DeLong tests between every pair of metrics on all summaries."""
+    d, rule, labels, valid_mask, test_mask = lab
+    rows, tests = [], []
+    defined = np.isfinite(labels)
+    subsets = [ALL] + inp.subset_names
+    for sub in subsets:
+        m = defined & ((inp.subsets == sub) if sub != ALL else True)
+        pos, neg = int((labels[m] == 1).sum()), int((labels[m] == 0).sum())
+        if pos < 1 or neg < 1:
+            notes.append(("binary", d, f"{sub}: {pos} consistent and {neg} inconsistent summaries ({rule}); the AUC "
+                                       "needs both"))
+            continue
+        for mid in metrics:
+            x = inp.metrics[mid]
+            ok = m & np.isfinite(x)
+            a = auc(x[ok], labels[ok])
+            lo, hi = bootstrap_auc(x[ok], labels[ok], o.bootstrap_samples, o.seed, o.confidence)
+            v, t = ok & valid_mask, ok & test_mask
+            thr, ba_v = best_threshold(x[v], labels[v])
+            ba_t = balanced_accuracy(x[t], labels[t], thr) if np.isfinite(thr) else np.nan
+            t_lo, t_hi = bootstrap_balanced_accuracy(x[t], labels[t], thr, o.bootstrap_samples, o.seed, o.confidence)
+            rows.append([d, rule, sub, mid, inp.sources[mid], int(ok.sum()), int((labels[ok] == 1).sum()), a, lo, hi,
+                         thr, int(v.sum()), ba_v, int(t.sum()), ba_t, t_lo, t_hi])
+        if sub == ALL:
+            for a_, b_ in combinations(metrics, 2):
+                r = delong_test(inp.metrics[a_][m], inp.metrics[b_][m], labels[m])
+                n = int((m & np.isfinite(inp.metrics[a_]) & np.isfinite(inp.metrics[b_])).sum())
+                tests.append([d, rule, a_, b_, n, r.auc_a, r.auc_b, r.difference, r.se, r.z, r.p])
+    return rows, tests
+
+
+def preference_pairs(inp: FactualityInputs, d: str) -> tuple[np.ndarray, np.ndarray]:
+    """(index of the preferred summary, index of the other) of every topic the preference judges
+    (the validation guarantees one 1 and one 0 per judged topic)."""
+    h = inp.dimensions[d]
+    pref, other = {}, {}
+    for i, (t, v) in enumerate(zip(inp.topics, h)):
+        if v == 1:
+            pref[t] = i
+        elif v == 0:
+            other[t] = i
+    topics = sorted(set(pref) & set(other))
+    return np.array([pref[t] for t in topics], dtype=np.int64), np.array([other[t] for t in topics], dtype=np.int64)
+
+
+def ranking(d: str, inp: FactualityInputs, o: FactualityOptions, metrics: Sequence[str], h: np.ndarray,
+             notes: list[tuple[str, str, str]]) -> tuple[list[list], list[list]]:
+    p, q = preference_pairs(inp, d)
+    if not p.size:
+        notes.append(("ranking", d, "no judged pair"))
+        return [], []
+    rows = []
+    for mid in metrics:
+        x = inp.metrics[mid]
+        r = ranking_accuracy(x[p], x[q], o.confidence)
+        rows.append([d, mid, inp.sources[mid], r.pairs, r.correct, r.ties, r.incorrect, r.accuracy, r.lo, r.hi,
+                     r.accuracy_ties_half])
+    tests = []
+    for a, b in combinations(metrics, 2):
+        t = mcnemar_exact(inp.metrics[a][p], inp.metrics[a][q], inp.metrics[b][p], inp.metrics[b][q])
+        tests.append([d, a, b, t.pairs, t.a_only, t.b_only, t.p])
+    return rows, tests

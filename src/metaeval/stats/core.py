@@ -1,0 +1,192 @@
+"""The statistics core: the one correlation, ranks, resampling and interval routine every stage
+uses, in the way of google-research/mt-metrics-eval's ``stats.py`` (one ``Correlation`` routine,
+one resampling routine whose significance tests take the statistic as an argument).
+
+* :func:`pearson` - Pearson's r over one axis, optionally weighted (item i counted w[i] times, the
+  bootstrap's draw counts), NaN items left out, vectorised over the other axes.
+* :func:`ranks` - average ranks (``scipy.stats.rankdata``'s default) or competition ranks
+  (``method="min"``) along one axis, optionally weighted.
+* :func:`draws`, :func:`counts`, :func:`bootstrap` - the seeded draws of systems and topics and the
+  engine that evaluates a statistic on every sample, chunk by chunk; :func:`paired_bootstrap_p`
+  (Koehn 2004) compares two statistics on the same draws. Permutation tests take the statistic the
+  same way (:func:`metaeval.stats.resampling.permutation_test`).
+* :func:`percentile_interval` - the percentile bootstrap interval.
+
+Spearman's rho is :func:`pearson` of :func:`ranks`; Kendall's tau variants live in
+:mod:`metaeval.stats.kendall` and :mod:`metaeval.stats.levels` (pair counts). One routine keeps its
+own floating-point order of the same definition, so that the numbers it writes stay bit for bit:
+:func:`metaeval.stats.bootstrap.weighted_pearson` (the correlation stage's bootstrap). Bootstraps
+whose draws are not systems and topics keep their own seeded draws (and so their numbers) and use
+:func:`percentile_interval`: within systems (:mod:`metaeval.stats.partial`), within labels
+(:mod:`metaeval.stats.binary`), items (:mod:`metaeval.stats.agreement_alpha`), summaries
+(:mod:`metaeval.stages.factuality_protocols`); :mod:`metaeval.stats.ceiling` draws topics with a
+held-out annotator.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+MIN_ITEMS = 3
+RESAMPLING = ("systems", "topics", "both")
+
+
+# ----------------------------------------------------------------------------- correlation
+
+def _constant(x, w, axis):
+    """Whether the items with positive weight all have the same value of x along ``axis``."""
+    used = w > 0
+    return np.where(used, x, -np.inf).max(axis=axis) == np.where(used, x, np.inf).min(axis=axis)
+
+
+def pearson(x, y, w=None, axis: int = -1, tolerance: float = 0.0):
+    """Pearson's r of x and y (broadcast) along ``axis``: sum(xc yc) / sqrt(sum(xc^2) sum(yc^2)) of
+    the centred values, clipped to [-1, 1]; with weights w, item i counts w[i] times (the weighted
+    means and sums of Deutsch, Dror & Roth 2021, nlpstats' correlation of a resampled grid). Items
+    where x or y is NaN are left out. Undefined (NaN), the project's rule: fewer than 3 items or a
+    constant side (scipy returns +-1 for 2 items); with ``tolerance`` > 0 also where the denominator
+    is at most tolerance * max(1, denominator) (residuals that are zero up to rounding, FRANK's
+    partial correlation).
+
+    Without weights or missing values the means are those of x and y themselves (numpy's mean
+    along the axis), with them the weighted sums of the valid items; both give the same numbers
+    where both apply (w = 1 multiplies exactly)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if w is None and not (np.isnan(x).any() or np.isnan(y).any()):
+        n = np.broadcast_shapes(x.shape, y.shape)[axis]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            xc, yc = x - x.mean(axis=axis, keepdims=True), y - y.mean(axis=axis, keepdims=True)
+            den = np.sqrt((xc * xc).sum(axis=axis) * (yc * yc).sum(axis=axis))
+            r = np.clip((xc * yc).sum(axis=axis) / den, -1, 1)
+        undefined = ((n < MIN_ITEMS) | (x.max(axis=axis) == x.min(axis=axis))
+                     | (y.max(axis=axis) == y.min(axis=axis)))
+    else:
+        ok = ~np.isnan(x) & ~np.isnan(y)
+        w = np.where(ok, 1.0 if w is None else w, 0.0)
+        x, y = np.where(w > 0, x, 0.0), np.where(w > 0, y, 0.0)
+        n = w.sum(axis=axis)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            xc = x - (w * x).sum(axis=axis, keepdims=True) / np.expand_dims(n, axis)
+            yc = y - (w * y).sum(axis=axis, keepdims=True) / np.expand_dims(n, axis)
+            den = np.sqrt((w * xc * xc).sum(axis=axis) * (w * yc * yc).sum(axis=axis))
+            r = np.clip((w * xc * yc).sum(axis=axis) / den, -1, 1)
+        undefined = (n < MIN_ITEMS) | _constant(x, w, axis) | _constant(y, w, axis)
+    if tolerance > 0:
+        undefined = undefined | ~(den > tolerance * np.maximum(1.0, np.abs(den)))
+    return np.where(undefined, np.nan, r)
+
+
+# ----------------------------------------------------------------------------- ranks
+
+def ranks(x, axis: int = -1, w=None, method: str = "average"):
+    """Ranks (1-based, ascending) along ``axis``, item i counted w[i] times: ``average`` - tied
+    items share the mean of their positions (``scipy.stats.rankdata``, the data with item i
+    repeated w[i] times); ``min`` - tied items share the lowest (``rankdata(method="min")``,
+    competition ranking: 1 + the weight of the items strictly below). Exact: integer positions and
+    their halves. NaN sorts last, each NaN its own value (callers put NaN back where they need it)."""
+    if method not in ("average", "min"):
+        raise ValueError(f"unknown ranking method {method!r}")
+    x = np.moveaxis(np.asarray(x, dtype=float), axis, -1)
+    order = np.argsort(x, axis=-1)               # ties share their rank whatever their order
+    xs = np.take_along_axis(x, order, axis=-1)
+    n = x.shape[-1]
+    idx = np.arange(n)
+    new = np.ones(xs.shape, dtype=bool)          # the first of a run of equal values
+    new[..., 1:] = xs[..., 1:] != xs[..., :-1]
+    end = np.ones(xs.shape, dtype=bool)          # the last of a run
+    end[..., :-1] = new[..., 1:]
+    first = np.maximum.accumulate(np.where(new, idx, 0), axis=-1)
+    last = np.flip(np.minimum.accumulate(np.flip(np.where(end, idx, n - 1), axis=-1), axis=-1), axis=-1)
+    if w is None:
+        before, tied = first.astype(float), (last - first + 1).astype(float)
+    else:                                        # positions counted in weights: a cumulative sum
+        w = np.moveaxis(np.asarray(w, dtype=float), axis, -1)
+        shape = np.broadcast_shapes(x.shape, w.shape)
+        order = np.broadcast_to(order, shape)
+        ws = np.take_along_axis(np.broadcast_to(w, shape), order, axis=-1)
+        cw = np.cumsum(ws, axis=-1)
+        first, last = np.broadcast_to(first, shape), np.broadcast_to(last, shape)
+        before = np.take_along_axis(cw, first, axis=-1) - np.take_along_axis(ws, first, axis=-1)
+        tied = np.take_along_axis(cw, last, axis=-1) - before
+    out = np.empty(order.shape)
+    np.put_along_axis(out, order, before + 1 if method == "min" else before + (tied + 1) / 2, axis=-1)
+    return np.moveaxis(out, -1, axis)
+
+
+# ----------------------------------------------------------------------------- resampling
+
+class Plan(NamedTuple):
+    """A seeded percentile bootstrap: how many samples, what is resampled (systems, topics or
+    both), the seed of ``numpy.random.default_rng`` and the interval's confidence."""
+    samples: int
+    resample: str
+    seed: int
+    confidence: float = 0.95
+
+
+def draws(seed: int, samples: int, n_sys: int, n_top: int, resample: str
+          ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(system indices (B, S) or None, topic indices (B, T) or None), drawn with replacement
+    sample by sample from ``default_rng(seed)``: the systems, then the topics (nlpstats'
+    ``bootstrap`` draws rows then columns the same way, from ``np.random``)."""
+    if resample not in RESAMPLING:
+        raise ValueError(f"unknown resampling {resample!r}; expected one of {RESAMPLING}")
+    rng = np.random.default_rng(seed)
+    sys_idx = np.empty((samples, n_sys), dtype=np.int64) if resample in ("systems", "both") else None
+    top_idx = np.empty((samples, n_top), dtype=np.int64) if resample in ("topics", "both") else None
+    for b in range(samples):
+        if sys_idx is not None:
+            sys_idx[b] = rng.integers(0, n_sys, n_sys)
+        if top_idx is not None:
+            top_idx[b] = rng.integers(0, n_top, n_top)
+    return sys_idx, top_idx
+
+
+def counts(idx: np.ndarray, n: int) -> np.ndarray:
+    """(B, n) float64: how often each item is drawn in each sample."""
+    out = np.zeros((idx.shape[0], n))
+    np.add.at(out, (np.repeat(np.arange(idx.shape[0]), idx.shape[1]), idx.ravel()), 1.0)
+    return out
+
+
+def bootstrap(statistic: Callable[[np.ndarray | None, np.ndarray | None, int, int], np.ndarray],
+              drawn: tuple[np.ndarray | None, np.ndarray | None], chunk: int) -> np.ndarray:
+    """The bootstrap samples (B, ...) of a statistic: ``statistic(system draws (b, S) or None,
+    topic draws (b, T) or None, start, stop)`` gives samples start:stop from their draws
+    (:func:`draws`); evaluated ``chunk`` samples at a time to bound the memory, so the samples do
+    not depend on the chunk size."""
+    sys_idx, top_idx = drawn
+    samples = (sys_idx if sys_idx is not None else top_idx).shape[0]
+    out = None
+    for start in range(0, samples, max(1, chunk)):
+        stop = min(samples, start + max(1, chunk))
+        part = np.asarray(statistic(None if sys_idx is None else sys_idx[start:stop],
+                                    None if top_idx is None else top_idx[start:stop], start, stop))
+        if out is None:
+            out = np.empty((samples, *part.shape[1:]))
+        out[start:stop] = part
+    return out
+
+
+def paired_bootstrap_p(best: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """One-sided paired bootstrap p-value that ``best`` does not exceed ``other`` (Koehn 2004,
+    "Statistical Significance Tests for Machine Translation Evaluation", §4): the share of the
+    samples (axis 0, the same draws for both) where best* - other* <= 0, among those where both
+    are defined."""
+    d = best - other
+    both = ~np.isnan(d)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ((d <= 0) & both).sum(axis=0) / both.sum(axis=0)
+
+
+def percentile_interval(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """The percentile bootstrap interval (Efron & Tibshirani 1993, §13.3) over axis 0: the
+    (1 - confidence)/2 and 1 - (1 - confidence)/2 percentiles, numpy's linear interpolation, NaN
+    samples dropped; NaN where no sample is defined."""
+    tail = (1 - confidence) / 2 * 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # all-NaN columns: no interval
+        return np.nanpercentile(samples, tail, axis=0), np.nanpercentile(samples, 100 - tail, axis=0)

@@ -1,0 +1,81 @@
+"""The statistics core (metaeval.stats.core) against scipy and numpy, and the rule that every
+stage calls it rather than a copy of its own."""
+
+import pathlib
+import re
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from metaeval.stats import core
+
+SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "metaeval"
+
+
+def test_pearson_is_scipys_over_the_defined_items_and_weights_repeat_items():
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(4, 30)), rng.normal(size=30)
+    x[1, 5] = np.nan
+    for k in range(4):
+        ok = ~np.isnan(x[k])
+        assert core.pearson(x, y)[k] == pytest.approx(stats.pearsonr(x[k, ok], y[ok])[0], abs=1e-12)
+    w = rng.integers(0, 4, size=30).astype(float)
+    rep = np.repeat(np.arange(30), w.astype(int))
+    assert core.pearson(x[0], y, w) == pytest.approx(stats.pearsonr(x[0, rep], y[rep])[0], abs=1e-12)
+    # along another axis, the same numbers
+    assert np.array_equal(core.pearson(x.T, y[:, None], axis=0)[[0, 2, 3]], core.pearson(x, y)[[0, 2, 3]])
+
+
+def test_pearson_is_undefined_with_fewer_than_3_items_or_a_constant_side():
+    assert np.isnan(core.pearson([1.0, 2.0], [2.0, 1.0]))
+    assert np.isnan(core.pearson([1.0, 1.0, 1.0], [1.0, 2.0, 3.0]))
+    assert np.isnan(core.pearson([1.0, 2.0, np.nan, 4.0], [1.0, 2.0, 3.0, np.nan]))
+    # residuals that are zero up to rounding: undefined only with a tolerance
+    noise = np.array([1e-17, -2e-17, 1e-17, 0.0])
+    assert np.isfinite(core.pearson(noise, [1.0, 2.0, 3.0, 5.0]))
+    assert np.isnan(core.pearson(noise, [1.0, 2.0, 3.0, 5.0], tolerance=1e-12))
+
+
+@pytest.mark.parametrize("method", ["average", "min"])
+def test_ranks_are_scipys_rankdata_and_weights_repeat_items(method):
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 5, size=(6, 40)) / 3
+    assert np.array_equal(core.ranks(a, method=method), stats.rankdata(a, axis=-1, method=method))
+    assert np.array_equal(core.ranks(a.T, axis=0, method=method), stats.rankdata(a.T, axis=0, method=method))
+    w = rng.integers(1, 4, size=40).astype(float)
+    rep = np.repeat(np.arange(40), w.astype(int))
+    first = np.searchsorted(rep, np.arange(40))        # each item's first copy in the repeated data
+    expected = stats.rankdata(a[0, rep], method=method)[first]
+    if method == "average":
+        assert np.array_equal(core.ranks(a[0], w=w), expected)
+    else:
+        assert np.array_equal(core.ranks(a[0], w=w, method=method), expected)
+
+
+def test_bootstrap_samples_do_not_depend_on_the_chunk_and_the_interval_is_numpys_percentiles():
+    x = np.random.default_rng(2).normal(size=(5, 12))
+    drawn = core.draws(3, 50, 5, 12, "both")
+
+    def mean_of_draws(rows, cols, start, stop):
+        return np.stack([x[r][:, c].mean() for r, c in zip(rows, cols)])
+
+    a = core.bootstrap(mean_of_draws, drawn, 7)
+    assert np.array_equal(a, core.bootstrap(mean_of_draws, drawn, 50))
+    tail = (1 - 0.9) / 2 * 100
+    assert core.percentile_interval(a, 0.9) == (np.percentile(a, tail), np.percentile(a, 100 - tail))
+    assert core.paired_bootstrap_p(a, a) == 1.0 and core.paired_bootstrap_p(a + 1, a) == 0.0
+
+
+def test_no_stage_or_stats_module_defines_its_own_pearson_ranks_or_percentile_interval():
+    """Average ranks and the percentile interval are computed in metaeval.stats.core only, and the
+    Pearson routines it replaced are gone; bootstrap.weighted_pearson keeps the correlation stage's
+    own arithmetic (see metaeval.stats.core's docstring)."""
+    found = []
+    for path in SRC.rglob("*.py"):
+        if path.name == "core.py":
+            continue
+        text = path.read_text()
+        found += [f"{path.name}: {m}" for m in re.findall(
+            r"np\.(?:nan)?percentile\(|rankdata\(|def (?:pearson|pearson_rows|_pearson_with|midranks|row_ranks)\(", text)]
+    assert not found, found
