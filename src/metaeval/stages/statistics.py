@@ -534,8 +534,6 @@ def _winner_figure(rows: Sequence[Mapping[str, object]], png: str, svg: str) -> 
     figures.save(fig, png, svg)
 
 
-# ----------------------------------------------------------------------------- the report's hooks
-
 def answer(files: Mapping[str, str], a) -> str:
     """The report's answer hook (metaeval.registry), from the statistics job's winner table: the best
     variant's probability of being the best over the bootstrap samples, and the most probable winner
