@@ -84,10 +84,9 @@ class Bleu(CorpusFamily):
 class Sera(MeanMedianFamily):
     """SERA (:mod:`metaeval.metrics.sera`), scored by its own job over an index of documents."""
 
-    name = signature_kind = "sera"
+    name = signature_kind = stage = "sera"
     needs_texts = True
     flag = "sera_enabled"
-    table, signature = "sera", "sera_signature"
 
     def owns_metric(self, metric: str) -> bool:
         return _SERA.match(metric) is not None
@@ -97,12 +96,14 @@ class Chrf(CorpusFamily):
     """chrF and chrF++ as sacrebleu computes them (:mod:`metaeval.metrics.chrf`), scored by its own
     job on the raw text: sentence chrF in its long table, statistics as ``chrf_stats_<id>``."""
 
-    name = form = signature_kind = "chrf"
+    name = form = signature_kind = stage = "chrf"
     needs_texts = True
     flag = "chrf_enabled"
-    table, signature = "chrf", "chrf_signature"
     stats_prefix = "chrf_stats_"
     example = "CHRF, CHRF++"
+
+    def output_values(self, options) -> dict[str, object]:
+        return {"metric": list(options.chrf.metrics)}       # one statistics file per variant
 
     def parse(self, text: str) -> Variant | None:
         return Variant.chrf(text) if _CHRF.match(text) else None
@@ -127,12 +128,15 @@ class FileMetrics(MeanMedianFamily):
     """Metrics computed elsewhere, read from score files (:mod:`metaeval.data.metric_scores`): any
     metric id no other family owns. It comes last in :data:`REGISTRY`: its id form takes the rest."""
 
-    name = "file_metrics"
+    name = stage = "file_metrics"
     signature_kind = "file"
     needs_texts = False
     computed = False
-    table, signature = "file_metrics", "file_metrics_signature"
     example = "<metric>_A / <metric>_M (e.g. SERA5_PL_A)"
+
+    def active(self, options, dataset: str) -> bool:
+        """On when the data set has score files (a canonical folder's, an importer's, the entry's)."""
+        return bool(options.file_metric_sources(dataset))
 
     def owns_metric(self, metric: str) -> bool:
         return owner(metric) is None

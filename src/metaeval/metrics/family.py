@@ -7,16 +7,21 @@ of score files (the registry: :data:`metaeval.metrics.families.REGISTRY`). A fam
 
 * how its variant ids look (:meth:`Family.parse`, :meth:`Family.variant_id`) and which per-summary
   metric a variant aggregates (:meth:`Family.summary_metric`, :meth:`Family.owns_metric`);
-* where its per-summary scores are: a long table ``topic, summarizer, metric, score``
-  (:attr:`Family.table`, the name the jobs give it as an input; read by :meth:`Family.read_scores`),
-  or the score jobs' summary_scores.tsv (ROUGE, BLEU: ``table`` None);
+* where its per-summary scores are: a long table ``topic, summarizer, metric, score`` written by
+  its own job (:attr:`Family.table`, the name the jobs give it as an input; read by
+  :meth:`Family.read_scores`), or the score jobs' summary_scores.tsv (ROUGE, BLEU: ``table`` None);
 * for a corpus-level family (:class:`CorpusFamily`: BLEU, chrF), its per-summary sufficient
   statistics (the inputs named ``<stats_prefix>...``, :meth:`CorpusFamily.stats_variant`) and the
   corpus score of summed statistics (:meth:`CorpusFamily.corpus_scores`: sacrebleu's);
 * its signature (:attr:`Family.signature`, the input name of its signature file; its lines are
   labelled :attr:`Family.signature_kind` in scoring_signature.txt);
 * whether it needs the summaries' texts, and the :class:`metaeval.options.Options` attribute that
-  turns it on (:attr:`Family.flag`; None: on whenever the data set has what it reads).
+  turns it on (:attr:`Family.flag`; None: on whenever the data set has what it reads), so whether
+  it is scored for a data set (:meth:`Family.active`);
+* the job that writes its files, if it has its own (:attr:`Family.stage`, a stage of
+  :data:`metaeval.outputs.STAGES`), and how the jobs that read them name them
+  (:meth:`Family.input_name`): the rules' input functions (``family_files`` in rules/common.smk)
+  are derived from these.
 """
 
 from __future__ import annotations
@@ -45,11 +50,11 @@ class Family(ABC):
     needs_texts: ClassVar[bool]              # scored from the summaries' texts (not run on a score-only data set)
     flag: ClassVar[str | None] = None        # the Options attribute that turns it on (None: always on)
     computed: ClassVar[bool] = True          # scored by the workflow (False: read from score files)
-    table: ClassVar[str | None] = None       # input name of its long per-summary table
-    signature: ClassVar[str | None] = None   # input name of its signature file
     signature_kind: ClassVar[str]            # the label of its lines in scoring_signature.txt
     example: ClassVar[str | None] = None     # how its variant ids look (for the parse error)
     corpus_level: ClassVar[bool] = False     # system score from summed sufficient statistics
+    stage: ClassVar[str | None] = None       # the outputs stage of its own job (None: the score jobs)
+    gathered: ClassVar[tuple[str, ...]] = ("scores", "signature")   # the kinds of its files the gathering reads
 
     @abstractmethod
     def parse(self, text: str) -> Variant | None:
@@ -71,6 +76,34 @@ class Family(ABC):
         """Whether the configuration (a :class:`metaeval.options.Options`) turns the family on."""
         return self.flag is None or bool(getattr(options, self.flag))
 
+    @property
+    def table(self) -> str | None:
+        """The input name of its long per-summary table (families with their own job)."""
+        return self.input_name("scores") if self.stage else None
+
+    @property
+    def signature(self) -> str | None:
+        """The input name of its signature file (families with their own job)."""
+        return self.input_name("signature") if self.stage else None
+
+    def active(self, options, dataset: str) -> bool:
+        """Whether the family is scored for a data set: on, and the data set has texts if it needs them."""
+        return self.enabled(options) and (not self.needs_texts or options.has_texts(dataset))
+
+    def output_values(self, options) -> dict[str, object]:
+        """The values that fill the placeholders of its stage's files (:func:`metaeval.outputs.files`)."""
+        return {}
+
+    def input_name(self, key: str) -> str:
+        """The name the reading jobs give its stage's file ``key``: ``scores`` is :attr:`table`,
+        any other ``<kind>...`` is ``<name>_<kind>...`` (``chrf_signature``, ``chrf_stats_CHRF``)."""
+        return self.name if key == "scores" else f"{self.name}_{key}"
+
+    @staticmethod
+    def file_kind(key: str) -> str:
+        """The kind of a stage's file (``stats_CHRF`` -> ``stats``)."""
+        return key.split("_", 1)[0]
+
     def read_scores(self, path: str) -> pd.DataFrame:
         """The family's long per-summary table (``topic, summarizer, metric, score``)."""
         from .. import tables
@@ -88,6 +121,7 @@ class CorpusFamily(Family):
     bootstrap sample's - is scored from the statistics alone."""
 
     corpus_level = True
+    gathered = ("stats", "signature")        # the system score comes from the statistics
     stats_prefix: ClassVar[str]              # the input names of its statistics start with this
 
     @abstractmethod
