@@ -29,6 +29,7 @@ come from its family.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -59,6 +60,14 @@ def _registry():
     from .metrics.families import REGISTRY
 
     return REGISTRY
+
+
+@functools.cache
+def _family_of_form(form: str):
+    """:func:`metaeval.metrics.families.of_form`, cached (ids are written in tight loops)."""
+    from .metrics.families import of_form
+
+    return of_form(form)
 
 
 def setting_tag(stem: int, stop: int) -> str:
@@ -107,14 +116,12 @@ class Variant:
         raise ValueError(f"{text!r} is not a variant id; expected e.g. {', '.join(examples[:-1])}, or {examples[-1]}")
 
     def __str__(self) -> str:
-        return self.family_object.variant_id(self)
+        return _family_of_form(self.family).variant_id(self)
 
     @property
     def family_object(self):
         """The registered family of the variant's id form (:mod:`metaeval.metrics.families`)."""
-        from .metrics.families import of_form
-
-        return of_form(self.family)
+        return _family_of_form(self.family)
 
     @property
     def id(self) -> str:
