@@ -4,7 +4,8 @@ Everything that lists families iterates over :data:`REGISTRY`: variant ids are p
 each family in turn (:meth:`metaeval.variants.Variant.parse`; the score files' catch-all id form
 comes last), the bootstrap resamples every corpus-level family through its ``corpus_scores``, the
 analyses read every family's long table and statistics, and the gathering job its corpus scores
-and signatures. The order is the order of the tables: per-summary metrics are read in it.
+and signatures. The order is the order of the tables: the analyses read the per-summary metrics
+in it (SERA before chrF, as before the registry), the gathering job the corpus-level families first.
 
 Adding a family: its engine module (``metaeval/metrics/<family>.py``) and a class here, entered in
 :data:`REGISTRY` before :class:`FileMetrics`; a per-summary family in a long table subclasses
@@ -16,12 +17,13 @@ Adding a family: its engine module (``metaeval/metrics/<family>.py``) and a clas
 from __future__ import annotations
 
 import re
-from typing import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Sequence
 
 from ..variants import MEASURE_PATTERN, Variant, setting_tag, summary_metric_id
 from .family import CorpusFamily, Family, MeanMedianFamily
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _ROUGE = re.compile(rf"^(?P<measure>{MEASURE_PATTERN})_ST(?P<stem>[01])_RS(?P<stop>[01])_(?P<stat>[AM])_(?P<prf>[PRF])$")
 _ROUGE_METRIC = re.compile(rf"^{MEASURE_PATTERN}_ST[01]_RS[01]")
