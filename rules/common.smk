@@ -7,6 +7,7 @@ from metaeval import outputs as OUT
 from metaeval import registry
 from metaeval.data.datasets import FILES
 from metaeval.data.formats import FORMATS
+from metaeval.metrics.families import REGISTRY as FAMILIES
 from metaeval.options import DATASET_WILDCARD
 from metaeval.provenance import code_version, git_state
 
@@ -79,13 +80,24 @@ def sera_corpus(wildcards):
     return OPTIONS.sera.corpus or OUT.file("data", "documents", wildcards.dataset)
 
 
-def sera_scores(wildcards):
-    """SERA's per-summary table and signature, for the jobs that read metric scores (none when
-    disabled or the data set has no texts)."""
-    if not OPTIONS.sera_enabled or not OPTIONS.has_texts(wildcards.dataset):
-        return {}
-    files = OUT.files("sera", wildcards.dataset)
-    return {"sera": files["scores"], "sera_signature": files["signature"]}
+def family_files(*kinds):
+    """An input function: the files of the given kinds (``scores``: the long per-summary table,
+    ``stats``: the sufficient statistics, ``signature``; ``gathered``: the kinds the gathering job
+    reads of each family) of every metric family with its own job that is scored for the data set
+    (metaeval.metrics.families), named as the jobs that read them name them (``sera``,
+    ``chrf_stats_CHRF``, ``file_metrics_signature``...)."""
+
+    def inputs(wildcards):
+        out = {}
+        for family in FAMILIES.values():
+            if family.stage is None or not family.active(OPTIONS, wildcards.dataset):
+                continue
+            wanted = family.gathered if kinds == ("gathered",) else kinds
+            files = OUT.files(family.stage, wildcards.dataset, **family.output_values(OPTIONS))
+            out.update({family.input_name(k): path for k, path in files.items() if family.file_kind(k) in wanted})
+        return out
+
+    return inputs
 
 
 def file_metric_sources(wildcards):
@@ -105,19 +117,6 @@ def file_metric_files(**names):
         return {name: files[key] for name, key in names.items()}
 
     return inputs
-def chrf_files(wildcards, *keys):
-    """The chrF job's files, named as the jobs that read them name them (``chrf``: the per-summary
-    scores, ``chrf_stats_<id>``, ``chrf_signature``), of the given kinds; none when chrF is off or
-    the data set has no texts."""
-    texts = OPTIONS.has_texts(wildcards.dataset)
-    files = OUT.files("chrf", wildcards.dataset, metric=CHRF_METRICS) if CHRF_METRICS and texts else {}
-    named = {"chrf" if k == "scores" else f"chrf_{k}": v for k, v in files.items()}
-    return {k: v for k, v in named.items() if k in keys or k.startswith("chrf_stats_") and "stats" in keys}
-
-
-def chrf_statistics(wildcards):
-    """What the gathering job reads of chrF: its statistics and signature."""
-    return chrf_files(wildcards, "stats", "chrf_signature")
 
 
 def scores_outputs(dataset="{dataset}"):
@@ -127,11 +126,12 @@ def scores_outputs(dataset="{dataset}"):
 
 
 def bleu_stats(wildcards):
-    """The merged BLEU statistics per setting (``bleu_stats_ST1_RS0``...; none when BLEU is off or
-    the data set has no texts)."""
-    if not OPTIONS.has_texts(wildcards.dataset):
+    """The merged BLEU statistics per setting, written by the gathering job (``bleu_stats_ST1_RS0``...;
+    none when BLEU is off or the data set has no texts)."""
+    bleu = FAMILIES["bleu"]
+    if not bleu.active(OPTIONS, wildcards.dataset):
         return {}
-    return {k: v for k, v in scores_outputs(wildcards.dataset).items() if k.startswith("bleu_stats_")}
+    return {k: v for k, v in scores_outputs(wildcards.dataset).items() if bleu.stats_variant(k)}
 
 
 def analysis_inputs(wildcards):
@@ -139,9 +139,7 @@ def analysis_inputs(wildcards):
     d = wildcards.dataset
     return {
         **bleu_stats(wildcards),
-        **chrf_files(wildcards, "chrf", "stats"),
-        **{k: v for k, v in sera_scores(wildcards).items() if k == "sera"},
-        **file_metric_files(file_metrics="scores")(wildcards),
+        **family_files("scores", "stats")(wildcards),
         "system_scores": OUT.file("scores", "systems", d),
         "summary_scores": OUT.file("scores", "summaries", d),
         "summary_human": OUT.file("human", "summaries", d),

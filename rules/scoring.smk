@@ -108,9 +108,7 @@ rule file_metrics:
 
 rule gather_scores:
     input:
-        unpack(sera_scores),
-        unpack(file_metric_files(file_metrics="scores", file_metrics_signature="signature")),
-        unpack(chrf_statistics),
+        unpack(family_files("gathered")),
         unpack(score_parts("scores", "bleu_stats", "bleu_signature")),
     output:
         **scores_outputs(),

@@ -21,25 +21,24 @@ ROUGE measures are ``R1``..``R9`` (ROUGE-N), ``RL``, ``RW``, ``RS<d>`` / ``RSU<d
 at most d words between, without / with unigrams; ``RS*`` / ``RSU*`` unlimited):
 :data:`MEASURE_PATTERN` is the one regular expression for them (the Snakefile's wildcard
 constraint and :func:`metaeval.metrics.rouge.parse_measure` use it).
+
+Each id form belongs to a registered metric family (:mod:`metaeval.metrics.families`): parsing
+asks every family in turn, and an id's text, its per-summary metric and whether it is corpus-level
+come from its family.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 MEASURE_PATTERN = r"R(?:[1-9]|L|W|SU?(?:[0-9]+|\*))"
 STATISTICS = ("A", "M")        # mean, median over a summarizer's summaries
 PRF = ("P", "R", "F")          # precision, recall, F
-FAMILIES = ("rouge", "bleu", "chrf", "metric")
-CORPUS_FAMILIES = ("bleu", "chrf")   # system score from summed sufficient statistics
 CHRF_METRICS = ("CHRF", "CHRF++")    # chrF (word order 0) and chrF++ (word order 2)
 
 _MEASURE = re.compile(MEASURE_PATTERN)
-_ROUGE = re.compile(rf"^(?P<measure>{MEASURE_PATTERN})_ST(?P<stem>[01])_RS(?P<stop>[01])_(?P<stat>[AM])_(?P<prf>[PRF])$")
-_BLEU = re.compile(r"^BLEU_ST(?P<stem>[01])_RS(?P<stop>[01])$")
-_CHRF = re.compile(r"^CHRF(?:\+\+)?$")
-_METRIC = re.compile(r"^(?P<metric>[A-Za-z][A-Za-z0-9_.+-]*?)_(?P<stat>[AM])$")
 
 # What Graham's Table 2 calls the options of a ROUGE variant, in id order.
 OPTIONS = ("n-gram method", "stemming", "stop words", "mean/median", "P/R/F")
@@ -52,7 +51,23 @@ def is_measure(text: str) -> bool:
 
 def is_sentence_bleu(metric_id: str) -> bool:
     """Whether a per-summary metric id is the smoothed sentence BLEU (BLEU_ST1_RS0)."""
-    return _BLEU.match(metric_id) is not None
+    return _registry()["bleu"].parse(metric_id) is not None
+
+
+def _registry():
+    """The registered metric families (:data:`metaeval.metrics.families.REGISTRY`): imported at
+    first use, since the families build this module's :class:`Variant`."""
+    from .metrics.families import REGISTRY
+
+    return REGISTRY
+
+
+@functools.cache
+def _family_of_form(form: str):
+    """:func:`metaeval.metrics.families.of_form`, cached (ids are written in tight loops)."""
+    from .metrics.families import of_form
+
+    return of_form(form)
 
 
 def setting_tag(stem: int, stop: int) -> str:
@@ -64,7 +79,7 @@ def setting_tag(stem: int, stop: int) -> str:
 class Variant:
     """A system-level variant; ``str(v)`` is its id and :meth:`parse` reads one back."""
 
-    family: str                    # "rouge", "bleu", "chrf" or "metric"
+    family: str                    # the id form: "rouge", "bleu", "chrf" or "metric" (Family.form)
     measure: str                   # R2, BLEU, CHRF / CHRF++, or the per-summary metric's id (SERA5_PL)
     stem: int | None = None        # 0/1 for ROUGE and BLEU
     stop: int | None = None        # 0/1 for ROUGE and BLEU
@@ -93,30 +108,20 @@ class Variant:
     @staticmethod
     def parse(text: str) -> Variant:
         """Read an id; a ValueError says what was expected."""
-        m = _ROUGE.match(text)
-        if m:
-            return Variant.rouge(m["measure"], int(m["stem"]), int(m["stop"]), m["stat"], m["prf"])
-        m = _BLEU.match(text)
-        if m:
-            return Variant.bleu(int(m["stem"]), int(m["stop"]))
-        if _CHRF.match(text):
-            return Variant.chrf(text)
-        m = _METRIC.match(text)
-        # the per-summary BLEU, chrF and ROUGE ids are not aggregated by mean or median
-        if (m and not _BLEU.match(m["metric"]) and not _CHRF.match(m["metric"])
-                and not _looks_like_rouge(m["metric"])):
-            return Variant.metric(m["metric"], m["stat"])
-        raise ValueError(f"{text!r} is not a variant id; expected e.g. R2_ST1_RS0_A_R (ROUGE: measure, ST0/ST1, "
-                         "RS0/RS1, A/M, P/R/F), BLEU_ST1_RS0, CHRF, CHRF++, or <metric>_A / <metric>_M (e.g. SERA5_PL_A)")
+        for family in _registry().values():
+            variant = family.parse(text)
+            if variant is not None:
+                return variant
+        examples = [f.example for f in _registry().values() if f.example]
+        raise ValueError(f"{text!r} is not a variant id; expected e.g. {', '.join(examples[:-1])}, or {examples[-1]}")
 
     def __str__(self) -> str:
-        if self.family == "rouge":
-            return f"{self.measure}_{setting_tag(self.stem, self.stop)}_{self.statistic}_{self.prf}"
-        if self.family == "bleu":
-            return f"BLEU_{setting_tag(self.stem, self.stop)}"
-        if self.family == "chrf":
-            return self.measure
-        return f"{self.measure}_{self.statistic}"
+        return _family_of_form(self.family).variant_id(self)
+
+    @property
+    def family_object(self):
+        """The registered family of the variant's id form (:mod:`metaeval.metrics.families`)."""
+        return _family_of_form(self.family)
 
     @property
     def id(self) -> str:
@@ -125,7 +130,7 @@ class Variant:
     @property
     def corpus_level(self) -> bool:
         """Whether the system score comes from summed per-summary statistics (BLEU, chrF)."""
-        return self.family in CORPUS_FAMILIES
+        return self.family_object.corpus_level
 
     @property
     def setting(self) -> tuple[int, int] | None:
@@ -137,11 +142,7 @@ class Variant:
         """The per-summary metric this variant aggregates: R2_ST1_RS0_A_R -> R2_ST1_RS0_R;
         BLEU_ST0_RS1 -> BLEU_ST0_RS1 (smoothed sentence BLEU); CHRF -> CHRF (sentence chrF);
         SERA5_PL_A -> SERA5_PL."""
-        if self.family == "rouge":
-            return summary_metric_id(self.measure, self.stem, self.stop, self.prf)
-        if self.corpus_level:
-            return str(self)
-        return self.measure
+        return self.family_object.summary_metric(self)
 
     def option(self, name: str) -> str:
         """The value of one of Graham's :data:`OPTIONS` for a ROUGE variant (as in its id)."""
@@ -151,15 +152,6 @@ class Variant:
                 "mean/median": self.statistic, "P/R/F": self.prf}[name]
 
 
-def _looks_like_rouge(metric: str) -> bool:
-    return bool(re.match(rf"^{MEASURE_PATTERN}_ST[01]_RS[01]", metric))
-
-
-# The per-summary metrics the workflow computes itself, beside ROUGE and BLEU (SERA's ids:
-# metaeval.metrics.sera.metric_id).
-_BUILTIN_OTHER = re.compile(r"^SERA(?:DIS)?[0-9]+_(?:PL|KW)$")
-
-
 def metric_id_problem(metric: str) -> str | None:
     """Why ``metric`` cannot name a metric read from a score file, or None: its variants
     ``<metric>_A`` / ``<metric>_M`` must read back as that metric, and it must not be (or look like)
@@ -167,8 +159,9 @@ def metric_id_problem(metric: str) -> str | None:
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.+-]*", metric):
         return ("expected a letter followed by letters, digits and '_', '.', '+', '-' "
                 "(it becomes the variant ids <metric>_A and <metric>_M)")
-    if (_looks_like_rouge(metric) or _BLEU.match(metric) or _BUILTIN_OTHER.match(metric) or _CHRF.match(metric)
-            or metric == "BLEU"):
+    from .metrics.families import owner
+
+    if owner(metric) is not None:
         return "collides with a metric the workflow computes (ROUGE, BLEU, chrF or SERA ids); rename it"
     try:
         parsed = Variant.parse(f"{metric}_A")

@@ -1,8 +1,8 @@
 """Gather the per-(measure, setting, shard) tables (and SERA's, chrF's and the file metrics') into summary_scores.tsv and system_scores.tsv."""
 from metaeval.logs import job_log
-from metaeval.stages import chrf, scoring
+from metaeval.stages import scoring
 
 with job_log(snakemake.log[0], f"gather scores {snakemake.wildcards.dataset}"):
     i, o = dict(snakemake.input.items()), snakemake.params.options
-    gathered = scoring.load_parts(i, o.rouge, o.bleu, o.shards, scoring.other_tables(i), chrf.load_system(i))
+    gathered = scoring.load_parts(i, o.rouge, o.bleu, o.shards)
     scoring.write_gathered(gathered, o.rouge, dict(snakemake.output.items()))

@@ -16,12 +16,13 @@ of their tables.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
 from .. import tables
+from ..metrics.families import REGISTRY, corpus_families
 from ..stats.bootstrap import PerSummary
 from ..variants import Variant, summary_metric_id
 
@@ -46,15 +47,23 @@ class AnalysisInputs:
 
 
 def corpus_stats_paths(inputs: Mapping[str, str]) -> dict[str, str]:
-    """The sufficient statistics among a job's named inputs, by corpus-level variant id:
-    ``bleu_stats_ST1_RS0`` -> ``BLEU_ST1_RS0``, ``chrf_stats_CHRF++`` -> ``CHRF++``."""
+    """The sufficient statistics among a job's named inputs, by corpus-level variant id (each
+    corpus-level family's :meth:`~metaeval.metrics.family.CorpusFamily.stats_variant`:
+    ``bleu_stats_ST1_RS0`` -> ``BLEU_ST1_RS0``, ``chrf_stats_CHRF++`` -> ``CHRF++``)."""
     out = {}
     for key, path in inputs.items():
-        if key.startswith("bleu_stats_ST"):
-            out[f"BLEU_{key[len('bleu_stats_'):]}"] = path
-        elif key.startswith("chrf_stats_"):
-            out[key[len("chrf_stats_"):]] = path
+        for family in corpus_families():
+            variant = family.stats_variant(key)
+            if variant is not None:
+                out[variant] = path
     return dict(sorted(out.items()))
+
+
+def score_tables(inputs: Mapping[str, str]) -> dict[str, str]:
+    """The families' long per-summary tables among a job's named inputs, by family name, in the
+    registry's order (:attr:`metaeval.metrics.family.Family.table`: SERA's, chrF's, the file
+    metrics')."""
+    return {f.name: inputs[f.table] for f in REGISTRY.values() if f.table and inputs.get(f.table)}
 
 
 def _index(values: pd.Series, positions: Mapping[str, int]) -> np.ndarray:
@@ -62,10 +71,10 @@ def _index(values: pd.Series, positions: Mapping[str, int]) -> np.ndarray:
 
 
 def load(system_scores: str, summary_scores: str, summary_human: str, system_human: str, summarizers: str,
-         corpus_stats: Mapping[str, str] = {}, other_scores: Sequence[str] = ()) -> AnalysisInputs:
-    """Read the scoring and human tables (and the long per-summary tables of other metrics, such
-    as SERA's and chrF's, and the statistics of the corpus-level variants, by variant id); keep the
-    summarizers the option names ('systems' or 'all')."""
+         corpus_stats: Mapping[str, str] = {}, other_scores: Mapping[str, str] = {}) -> AnalysisInputs:
+    """Read the scoring and human tables (and the long per-summary tables of the other families,
+    by family name (:func:`score_tables`), and the statistics of the corpus-level variants, by
+    variant id); keep the summarizers the option names ('systems' or 'all')."""
     sh = tables.read_tsv(system_human, numeric=("score",))
     kinds = dict(zip(sh["summarizer"], sh["kind"]))
     combinations = list(pd.unique(sh["combination"]))
@@ -125,8 +134,8 @@ def load(system_scores: str, summary_scores: str, summary_human: str, system_hum
         arr[rows[ok], cols[ok], st["set"].to_numpy()[ok]] = values[ok]
         stats[variant] = arr
 
-    for path in other_scores:
-        ot = tables.read_tsv(path, numeric=("score",))
+    for family, path in other_scores.items():
+        ot = REGISTRY[family].read_scores(path)
         rows, cols = _index(ot["summarizer"], s_index), _index(ot["topic"], t_index)
         ok = (rows >= 0) & (cols >= 0)
         ot = ot[ok]
@@ -144,8 +153,7 @@ def load(system_scores: str, summary_scores: str, summary_human: str, system_hum
 
 def load_named(inputs: Mapping[str, str], summarizers: str) -> AnalysisInputs:
     """:func:`load` from a job's named inputs (``system_scores``, ``summary_scores``,
-    ``summary_human``, ``system_human``, ``bleu_stats_ST..``, optional ``sera``, ``chrf``,
-    ``chrf_stats_..`` and ``file_metrics``)."""
+    ``summary_human``, ``system_human``, and every family's statistics and long table it has:
+    ``bleu_stats_ST..``, ``sera``, ``chrf``, ``chrf_stats_..``, ``file_metrics``)."""
     return load(inputs["system_scores"], inputs["summary_scores"], inputs["summary_human"], inputs["system_human"],
-                summarizers, corpus_stats_paths(inputs),
-                [inputs[k] for k in ("sera", "chrf", "file_metrics") if inputs.get(k)])
+                summarizers, corpus_stats_paths(inputs), score_tables(inputs))

@@ -13,24 +13,26 @@ not concern it, and changing them does not re-run it.
   ``corpus_score``) and the correlation stage its bootstrap samples.
 
 load (the data set) -> :func:`compute` (:class:`ChrfScores`) -> :func:`write`; the gathering job
-reads the statistics back with :func:`load_system`. (:mod:`metaeval.stages.scoring` does not import
-this module, so a change here re-runs no ROUGE scoring job.)
+reads the statistics back as every corpus-level family's
+(:func:`metaeval.stages.scoring.corpus_system_scores`, with the chrF family's corpus score,
+:class:`metaeval.metrics.families.Chrf`). (:mod:`metaeval.stages.scoring` does not import this
+module, so a change here re-runs no ROUGE scoring job.)
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
 
 from .. import tables
 from ..data.datasets import Dataset
 from ..files import write_text
 from ..metrics import chrf
+from ..metrics.families import REGISTRY
 from ..options import ChrfOptions
-from .scoring import (corpus_from_stats, expand_stats, flat_reference_sets, label_statistics, per_summary_scores,
-                      read_stats, scoring_summaries, scoring_task, topic_chunks, write_stats)
+from .scoring import (corpus_from_stats, flat_reference_sets, label_statistics, per_summary_scores, scoring_summaries,
+                      scoring_task, topic_chunks, write_stats)
 
 
 class TextRecord(NamedTuple):
@@ -89,20 +91,11 @@ def write(result: ChrfScores, out: Mapping[str, str]) -> None:
     write_text(out["signature"], "".join(line + "\n" for line in result.signatures))
 
 
-# ----------------------------------------------------------------------------- system level (the gathering job)
+# ----------------------------------------------------------------------------- system level
 
 def corpus_chrf_from_stats(stats: Sequence[tuple[str, str, int, list]]) -> list[tuple[str, float]]:
-    """Corpus chrF per summarizer from expanded per-summary statistics
-    (:func:`metaeval.stages.scoring.corpus_from_stats`: the F of the summed statistics per
-    reference set, averaged over the sets; with one set per summary sacrebleu's corpus_score)."""
-    return corpus_from_stats(stats, chrf.chrf_from_counts)
-
-
-def load_system(inputs: Mapping[str, str]) -> tuple[dict[str, list[tuple[str, float]]], list[str]]:
-    """The corpus chrF of every summarizer per variant, from the chrF job's statistics among a
-    job's named inputs (``chrf_stats_CHRF``...; none when chrF is off), and its signatures
-    (``chrf_signature``)."""
-    system = {key[len("chrf_stats_"):]: corpus_chrf_from_stats(expand_stats(read_stats(path)))
-              for key, path in sorted(inputs.items()) if key.startswith("chrf_stats_")}
-    path = inputs.get("chrf_signature")
-    return system, Path(path).read_text(encoding="utf-8").splitlines() if path else []
+    """Corpus chrF per summarizer from expanded per-summary statistics, as the gathering job
+    computes it (:func:`metaeval.stages.scoring.corpus_from_stats` with the chrF family's corpus
+    score: the F of the summed statistics per reference set, averaged over the sets; with one set
+    per summary sacrebleu's corpus_score)."""
+    return corpus_from_stats(stats, REGISTRY["chrf"].corpus_score)

@@ -33,6 +33,7 @@ import pandas as pd
 from .. import tables
 from ..data.datasets import Dataset, Summary
 from ..files import write_text
+from ..metrics.families import REGISTRY, corpus_families
 from ..metrics.bleu import (STATISTICS as BLEU_STATISTICS, bleu_from_counts, bleu_from_statistics,
                             corpus_signature, corpus_statistics, sentence_signature)
 from ..metrics.rouge import Measure, Task, encode, parse_measure, plan, reference_sets, score
@@ -362,11 +363,11 @@ def summary_scores_frames(parts: Mapping[tuple[str, int, int], Sequence[tuple[st
 def system_scores_frame(parts: Mapping[tuple[str, int, int], Sequence[tuple[str, str, float, float, float]]],
                         bleu_system: Mapping[tuple[int, int], Sequence[tuple[str, float]]],
                         other: pd.DataFrame | None = None,
-                        chrf_system: Mapping[str, Sequence[tuple[str, float]]] = {}) -> pd.DataFrame:
+                        corpus_system: Mapping[str, Sequence[tuple[str, float]]] = {}) -> pd.DataFrame:
     """system_scores.tsv: summarizer, variant, score (ROUGE variants: mean/median of P, R, F over
-    the summarizer's judged summaries; BLEU: its corpus BLEU; chrF (``chrf_system``, by variant
-    id): its corpus chrF; other per-summary metrics such as SERA5_PL: their mean (``_A``) and
-    median (``_M``) over the summaries that have a score)."""
+    the summarizer's judged summaries; BLEU: its corpus BLEU; the other corpus-level families
+    (``corpus_system``, by variant id, e.g. chrF): their corpus score; other per-summary metrics
+    such as SERA5_PL: their mean (``_A``) and median (``_M``) over the summaries that have a score)."""
     values: dict[str, list[tuple[str, float]]] = {}
     for (measure, stem, stop), rows in parts.items():
         if measure == "BLEU":
@@ -380,11 +381,11 @@ def system_scores_frame(parts: Mapping[tuple[str, int, int], Sequence[tuple[str,
                     xs = [t[k] for t in triples]
                     v = math.fsum(xs) / len(xs) if stat == "A" else statistics.median(xs)
                     values.setdefault(s, []).append((str(Variant.rouge(measure, stem, stop, stat, prf)), v))
-    corpus = [*((Variant.bleu(stem, stop), rows) for (stem, stop), rows in bleu_system.items()),
-              *((Variant.chrf(name), rows) for name, rows in chrf_system.items())]
-    for variant, rows in corpus:
+    corpus = [*((str(Variant.bleu(stem, stop)), rows) for (stem, stop), rows in bleu_system.items()),
+              *corpus_system.items()]
+    for variant_id, rows in corpus:
         for s, v in rows:
-            values.setdefault(s, []).append((str(variant), v))
+            values.setdefault(s, []).append((variant_id, v))
     if other is not None and len(other):
         by_metric: dict[str, dict[str, list[float]]] = {}
         for s, metric, v in zip(other["summarizer"], other["metric"], other["score"].tolist()):
@@ -427,28 +428,41 @@ class Gathered:
     bleu_system: dict[tuple[int, int], list[tuple[str, float]]]
     bleu_signatures: set[str]
     other: pd.DataFrame | None
-    other_signatures: list[tuple[str, str]]     # (kind, signature line)
-    chrf_system: dict[str, list[tuple[str, float]]] = field(default_factory=dict)   # CHRF / CHRF++ -> per summarizer
-    chrf_signatures: list[str] = field(default_factory=list)
-
-
-# The long per-summary tables of metrics that are neither ROUGE nor BLEU nor chrF, by the gathering
-# job's input names: kind in the scoring signature -> (table, signature).
-OTHER_TABLES = {"sera": ("sera", "sera_signature"), "file": ("file_metrics", "file_metrics_signature")}
+    other_signatures: list[tuple[str, str]]     # (kind, signature line) of the families with their own job
+    corpus_system: dict[str, list[tuple[str, float]]] = field(default_factory=dict)   # e.g. CHRF -> per summarizer
 
 
 def other_tables(inputs: Mapping[str, str]) -> dict[str, tuple[str, str]]:
-    """The other metrics' tables and signatures among a job's named inputs (:data:`OTHER_TABLES`)."""
-    return {kind: (inputs[table], inputs[sig]) for kind, (table, sig) in OTHER_TABLES.items() if inputs.get(table)}
+    """The long per-summary tables and signatures of the families whose system scores are means
+    and medians (SERA's, the file metrics') among a job's named inputs: signature kind ->
+    (table, signature file), in registry order."""
+    return {f.signature_kind: (inputs[f.table], inputs[f.signature]) for f in REGISTRY.values()
+            if not f.corpus_level and f.table and inputs.get(f.table)}
 
 
-def load_parts(inputs: Mapping[str, str], rouge: RougeOptions, bleu: bool, shards: int,
-               others: Mapping[str, tuple[str, str]] = {},
-               chrf: tuple[dict[str, list[tuple[str, float]]], list[str]] = ({}, [])) -> Gathered:
-    """Read every score job's files (by :func:`part_key`) and the other metrics' long tables
-    (``others``: kind -> (table, signature file), :func:`other_tables`: SERA's, the file metrics');
-    the per-summary rows in measure, setting, shard order. ``chrf``: the corpus chrF per variant
-    and summarizer and its signatures (:func:`metaeval.stages.chrf.load_system`)."""
+def corpus_system_scores(inputs: Mapping[str, str]) -> dict[str, list[tuple[str, float]]]:
+    """The corpus score of every summarizer per variant of the corpus-level families scored by
+    their own job (chrF: ``chrf_stats_CHRF``...), from their statistics among a job's named inputs
+    (:func:`corpus_from_stats` with the family's corpus score; the score jobs' BLEU parts are not
+    among them)."""
+    return {variant: corpus_from_stats(expand_stats(read_stats(path)), family.corpus_score)
+            for family in corpus_families() for key, path in sorted(inputs.items())
+            if (variant := family.stats_variant(key)) is not None}
+
+
+def family_signatures(inputs: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(kind, line) of the signature files among a job's named inputs: the corpus-level families'
+    (chrF's), then the others' (SERA's, the file metrics'), each in registry order."""
+    ordered = [*corpus_families(), *(f for f in REGISTRY.values() if not f.corpus_level)]
+    return [(f.signature_kind, line) for f in ordered if f.signature and inputs.get(f.signature)
+            for line in f.signature_lines(inputs[f.signature])]
+
+
+def load_parts(inputs: Mapping[str, str], rouge: RougeOptions, bleu: bool, shards: int) -> Gathered:
+    """Read every score job's files (by :func:`part_key`) and every other family's files among the
+    named inputs: the long tables (:func:`other_tables`), the corpus scores of the statistics
+    (:func:`corpus_system_scores`) and the signatures (:func:`family_signatures`); the per-summary
+    rows in measure, setting, shard order."""
     by_setting = {(stem, stop): [read_part(inputs[part_key("scores", stem, stop, k)]) for k in range(shards)]
                   for stem, stop in rouge.settings}
     parts: dict[tuple[str, int, int], list] = {}
@@ -467,18 +481,17 @@ def load_parts(inputs: Mapping[str, str], rouge: RougeOptions, bleu: bool, shard
             for k in range(shards):
                 path = inputs[part_key("bleu_signature", stem, stop, k)]
                 signatures.update(Path(path).read_text(encoding="utf-8").splitlines())
-    frames = [read_metric_scores(table) for table, _ in others.values()]
+    frames = [read_metric_scores(table) for table, _ in other_tables(inputs).values()]
     other = pd.concat(frames, ignore_index=True) if frames else None
-    other_signatures = [(kind, line) for kind, (_, sig) in others.items()
-                        for line in Path(sig).read_text(encoding="utf-8").splitlines() if line.strip()]
-    return Gathered(parts, bleu_stats, bleu_system, signatures, other, other_signatures, *chrf)
+    return Gathered(parts, bleu_stats, bleu_system, signatures, other, family_signatures(inputs),
+                    corpus_system_scores(inputs))
 
 
 def write_gathered(g: Gathered, rouge: RougeOptions, out: Mapping[str, str]) -> None:
     """summary_scores.tsv, system_scores.tsv, the merged BLEU statistics per setting
     (``bleu_stats_ST1_RS0``...) and scoring_signature.txt."""
     tables.write_tsv_parts(summary_scores_frames(g.parts), SUMMARY_COLUMNS, out["summaries"], blank=("P", "R", "F"))
-    tables.write_tsv(system_scores_frame(g.parts, g.bleu_system, g.other, g.chrf_system), out["systems"])
+    tables.write_tsv(system_scores_frame(g.parts, g.bleu_system, g.other, g.corpus_system), out["systems"])
     for (stem, stop), stats in g.bleu_stats.items():
         write_bleu_stats(stats, out[f"bleu_stats_{setting_tag(stem, stop)}"])
     if not rouge.measures:
@@ -488,7 +501,6 @@ def write_gathered(g: Gathered, rouge: RougeOptions, out: Mapping[str, str]) -> 
     lines = [f"rouge\t{rouge_signature(rouge)}" if rouge.measures else
              "rouge\tnot computed: the data set has no summary texts (texts: false); only metrics from score files"]
     lines.extend(f"bleu\t{s}" for s in sorted(g.bleu_signatures))
-    lines.extend(f"chrf\t{s}" for s in g.chrf_signatures)
     lines.extend(f"{kind}\t{s}" for kind, s in g.other_signatures)
     write_text(out["signature"], "\n".join(lines) + "\n")
 

@@ -32,6 +32,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..metrics.families import REGISTRY
 from ..variants import Variant
 from . import core
 from .core import RESAMPLING, Plan, counts, draws, percentile_interval   # RESAMPLING: tests/reference_bootstrap.py
@@ -83,25 +84,22 @@ def resampled_medians(x: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 def resampled_corpus_bleu(stats: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Corpus BLEU (B, S) of every summarizer in every sample from its per-topic statistics
-    (S, T, sets, 10): the summed statistics of the drawn topics per reference set, BLEU by
-    sacrebleu's ``compute_bleu``, averaged over the sets the summarizer has; NaN without any."""
-    from ..metrics.bleu import bleu_from_counts
-
-    return resampled_corpus_scores(stats, c, lambda rows: [bleu_from_counts(r) for r in rows.tolist()])
+    (S, T, sets, 10): :func:`resampled_corpus_scores` with sacrebleu's ``compute_bleu`` (the BLEU
+    family's corpus score; kept by name for the tests that check it against sacrebleu)."""
+    return resampled_corpus_scores(stats, c, REGISTRY["bleu"].corpus_scores)
 
 
 def resampled_corpus_chrf(stats: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Corpus chrF (B, S) as :func:`resampled_corpus_bleu`, chrF's F of the summed statistics
     (S, T, sets, 3 x orders) computed for all samples at once."""
-    from ..metrics.chrf import f_scores
-
-    return resampled_corpus_scores(stats, c, f_scores)
+    return resampled_corpus_scores(stats, c, REGISTRY["chrf"].corpus_scores)
 
 
 def resampled_corpus_scores(stats: np.ndarray, c: np.ndarray, score) -> np.ndarray:
     """The corpus score (B, S) of every summarizer in every sample: ``score`` (rows of int64
-    statistics -> one value each) of the summed statistics of the drawn topics per reference set,
-    averaged over the sets the summarizer has; NaN without any."""
+    statistics -> one value each: a corpus-level family's
+    :meth:`metaeval.metrics.family.CorpusFamily.corpus_scores`) of the summed statistics of the
+    drawn topics per reference set, averaged over the sets the summarizer has; NaN without any."""
     valid = ~np.isnan(stats[..., 0])                                      # (S, T, sets)
     summed = np.einsum("bt,stkx->bskx", c, np.nan_to_num(stats))         # integers, exact in float64
     has = np.einsum("bt,stk->bsk", c, valid.astype(np.float64)) > 0
@@ -137,8 +135,8 @@ def variant_scores(ps: PerSummary, variants: Sequence[Variant], c: np.ndarray) -
             out[:, :, v] = scores[row[m]].T
     for v, variant in enumerate(variants):
         if variant.corpus_level:
-            resample = resampled_corpus_bleu if variant.family == "bleu" else resampled_corpus_chrf
-            out[:, :, v] = resample(ps.corpus_stats[str(variant)], c)
+            out[:, :, v] = resampled_corpus_scores(ps.corpus_stats[str(variant)], c,
+                                                   variant.family_object.corpus_scores)
     return out
 
 

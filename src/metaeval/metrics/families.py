@@ -1,0 +1,166 @@
+"""The registered metric families (:class:`metaeval.metrics.family.Family`), by name.
+
+Everything that lists families iterates over :data:`REGISTRY`: variant ids are parsed by asking
+each family in turn (:meth:`metaeval.variants.Variant.parse`; the score files' catch-all id form
+comes last), the bootstrap resamples every corpus-level family through its ``corpus_scores``, the
+analyses read every family's long table and statistics, and the gathering job its corpus scores
+and signatures. The order is the order of the tables: the analyses read the per-summary metrics
+in it (SERA before chrF, as before the registry), the gathering job the corpus-level families first.
+
+Adding a family: its engine module (``metaeval/metrics/<family>.py``) and a class here, entered in
+:data:`REGISTRY` before :class:`FileMetrics`; a per-summary family in a long table subclasses
+:class:`metaeval.metrics.family.MeanMedianFamily`, a corpus-level one
+:class:`metaeval.metrics.family.CorpusFamily`. This module imports no engine at import time
+(:mod:`metaeval.variants` uses it), only where a corpus score is computed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Sequence
+
+from ..variants import MEASURE_PATTERN, Variant, setting_tag, summary_metric_id
+from .family import CorpusFamily, Family, MeanMedianFamily
+
+if TYPE_CHECKING:
+    import numpy as np
+
+_ROUGE = re.compile(rf"^(?P<measure>{MEASURE_PATTERN})_ST(?P<stem>[01])_RS(?P<stop>[01])_(?P<stat>[AM])_(?P<prf>[PRF])$")
+_ROUGE_METRIC = re.compile(rf"^{MEASURE_PATTERN}_ST[01]_RS[01]")
+_BLEU = re.compile(r"^BLEU_ST(?P<stem>[01])_RS(?P<stop>[01])$")
+_CHRF = re.compile(r"^CHRF(?:\+\+)?$")
+_SERA = re.compile(r"^SERA(?:DIS)?[0-9]+_(?:PL|KW)$")   # metaeval.metrics.sera.metric_id
+
+
+class Rouge(Family):
+    """ROUGE-1.5.5 (:mod:`metaeval.metrics.rouge`): per-summary P, R, F in summary_scores.tsv."""
+
+    name = form = signature_kind = "rouge"
+    needs_texts = True
+    example = "R2_ST1_RS0_A_R (ROUGE: measure, ST0/ST1, RS0/RS1, A/M, P/R/F)"
+
+    def parse(self, text: str) -> Variant | None:
+        m = _ROUGE.match(text)
+        return Variant.rouge(m["measure"], int(m["stem"]), int(m["stop"]), m["stat"], m["prf"]) if m else None
+
+    def variant_id(self, variant: Variant) -> str:
+        return f"{variant.measure}_{setting_tag(variant.stem, variant.stop)}_{variant.statistic}_{variant.prf}"
+
+    def summary_metric(self, variant: Variant) -> str:
+        return summary_metric_id(variant.measure, variant.stem, variant.stop, variant.prf)
+
+    def owns_metric(self, metric: str) -> bool:
+        return _ROUGE_METRIC.match(metric) is not None
+
+
+class Bleu(CorpusFamily):
+    """Corpus BLEU through sacrebleu (:mod:`metaeval.metrics.bleu`): smoothed sentence BLEU in
+    summary_scores.tsv, the merged statistics per setting as ``bleu_stats_ST1_RS0``..."""
+
+    name = form = signature_kind = "bleu"
+    needs_texts = True
+    flag = "bleu_enabled"
+    stats_prefix = "bleu_stats_ST"             # not the score jobs' parts, bleu_stats__ST..__shard..
+    example = "BLEU_ST1_RS0"
+
+    def parse(self, text: str) -> Variant | None:
+        m = _BLEU.match(text)
+        return Variant.bleu(int(m["stem"]), int(m["stop"])) if m else None
+
+    def variant_id(self, variant: Variant) -> str:
+        return f"BLEU_{setting_tag(variant.stem, variant.stop)}"
+
+    def owns_metric(self, metric: str) -> bool:
+        return _BLEU.match(metric) is not None or metric == "BLEU"
+
+    def stats_variant(self, key: str) -> str | None:
+        return f"BLEU_{key[len('bleu_stats_'):]}" if key.startswith(self.stats_prefix) else None
+
+    def corpus_scores(self, stats: np.ndarray) -> Sequence[float]:
+        """sacrebleu's ``BLEU.compute_bleu`` of every row (:func:`metaeval.metrics.bleu.bleu_from_counts`)."""
+        from .bleu import bleu_from_counts
+
+        return [bleu_from_counts(row) for row in stats.tolist()]
+
+
+class Sera(MeanMedianFamily):
+    """SERA (:mod:`metaeval.metrics.sera`), scored by its own job over an index of documents."""
+
+    name = signature_kind = stage = "sera"
+    needs_texts = True
+    flag = "sera_enabled"
+
+    def owns_metric(self, metric: str) -> bool:
+        return _SERA.match(metric) is not None
+
+
+class Chrf(CorpusFamily):
+    """chrF and chrF++ as sacrebleu computes them (:mod:`metaeval.metrics.chrf`), scored by its own
+    job on the raw text: sentence chrF in its long table, statistics as ``chrf_stats_<id>``."""
+
+    name = form = signature_kind = stage = "chrf"
+    needs_texts = True
+    flag = "chrf_enabled"
+    stats_prefix = "chrf_stats_"
+    example = "CHRF, CHRF++"
+
+    def output_values(self, options) -> dict[str, object]:
+        return {"metric": list(options.chrf.metrics)}       # one statistics file per variant
+
+    def parse(self, text: str) -> Variant | None:
+        return Variant.chrf(text) if _CHRF.match(text) else None
+
+    def variant_id(self, variant: Variant) -> str:
+        return variant.measure
+
+    def owns_metric(self, metric: str) -> bool:
+        return _CHRF.match(metric) is not None
+
+    def stats_variant(self, key: str) -> str | None:
+        return key[len(self.stats_prefix):] if key.startswith(self.stats_prefix) else None
+
+    def corpus_scores(self, stats: np.ndarray) -> Sequence[float]:
+        """chrF's F of every row, all at once (:func:`metaeval.metrics.chrf.f_scores`)."""
+        from .chrf import f_scores
+
+        return f_scores(stats)
+
+
+class FileMetrics(MeanMedianFamily):
+    """Metrics computed elsewhere, read from score files (:mod:`metaeval.data.metric_scores`): any
+    metric id no other family owns. It comes last in :data:`REGISTRY`: its id form takes the rest."""
+
+    name = stage = "file_metrics"
+    signature_kind = "file"
+    needs_texts = False
+    computed = False
+    example = "<metric>_A / <metric>_M (e.g. SERA5_PL_A)"
+
+    def active(self, options, dataset: str) -> bool:
+        """On when the data set has score files (a canonical folder's, an importer's, the entry's)."""
+        return bool(options.file_metric_sources(dataset))
+
+    def owns_metric(self, metric: str) -> bool:
+        return owner(metric) is None
+
+
+REGISTRY: dict[str, Family] = {f.name: f for f in (Rouge(), Bleu(), Sera(), Chrf(), FileMetrics())}
+
+
+def owner(metric: str) -> Family | None:
+    """The family the workflow computes that owns per-summary metric id ``metric``, or None."""
+    return next((f for f in REGISTRY.values() if f.computed and f.owns_metric(metric)), None)
+
+
+def corpus_families() -> list[CorpusFamily]:
+    """The corpus-level families, in registry order."""
+    return [f for f in REGISTRY.values() if isinstance(f, CorpusFamily)]
+
+
+# Variant.family -> the first family of that id form (SERA's and the score files' share "metric")
+_BY_FORM: dict[str, Family] = {f.form: f for f in reversed(REGISTRY.values())}
+
+
+def of_form(form: str) -> Family:
+    """The (first) family whose variants have :attr:`metaeval.variants.Variant.family` ``form``."""
+    return _BY_FORM[form]
