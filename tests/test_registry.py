@@ -204,11 +204,83 @@ def test_counts():
 '''
 
 
-def documented_steps() -> set[str]:
-    """The files docs/layout.md says a new analysis stage touches, for a stage named ``toy``."""
-    section = LAYOUT.read_text(encoding="utf-8").split("## Adding a stage")[1].split("\n## ")[0]
+FAMILY_MODULE = '''"""A toy metric family: a summary's length in words, scored by its own job."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .family import MeanMedianFamily
+
+
+class Words(MeanMedianFamily):
+    name = signature_kind = stage = "words"
+    needs_texts = True
+
+    def owns_metric(self, metric):
+        return metric == "WORDS"
+
+
+class WordsOptions(NamedTuple):
+    per_sentence: bool
+
+
+def load(inputs, options):
+    from pathlib import Path
+
+    from ..data.canonical_files import read_summaries
+
+    return read_summaries(Path(inputs["summaries"]))
+
+
+def compute(summaries, options):
+    def words(s):
+        n = len(" ".join(s.sentences).split())
+        return n / len(s.sentences) if options.per_sentence and s.sentences else float(n)
+
+    return [(s.topic, s.summarizer, "WORDS", words(s)) for s in summaries]
+
+
+def write(rows, options, outputs):
+    from .. import tables
+    from ..files import write_text
+
+    tables.write_tsv(tables.frame(rows, ["topic", "summarizer", "metric", "score"]), outputs["scores"])
+    write_text(outputs["signature"], f"words|per_sentence:{options.per_sentence}\\n")
+'''
+
+FAMILY_ENTRY = '''    Stage("words", {"scores": "scores/words_scores.tsv", "signature": "scores/words_signature.txt"},
+          "a toy metric family", kind="scoring", rules_file="analysis", module="metrics.words", sections=("words",),
+          record="metaeval.metrics.words:WordsOptions", needs=("texts",), reads=("data:summaries",)),
+'''
+
+FAMILY_TEST = '''from metaeval.metrics import words
+from metaeval.data.contract import Summary
+
+
+def test_words():
+    s = Summary("T", "1", "system", ("a b .", "c"))
+    assert words.compute([s], words.WordsOptions(False)) == [("T", "1", "WORDS", 4.0)]
+'''
+
+
+def documented_steps(heading: str, name: str) -> set[str]:
+    """The files docs/layout.md says a new stage or metric family touches, for one named ``name``."""
+    section = LAYOUT.read_text(encoding="utf-8").split(f"## {heading}")[1].split("\n## ")[0]
     steps = re.findall(r"^\d\. `([^`]+)`", section, flags=re.M)
-    return {s.replace("<stage>", "toy") for s in steps}
+    return {s.replace("<stage>", name).replace("<family>", name) for s in steps}
+
+
+def add_schema_section(schema_path: Path, name: str, key: str, value: dict) -> None:
+    schema = yaml.safe_load(schema_path.read_text(encoding="utf-8"))
+    schema["properties"][name] = {"$ref": f"#/$defs/{name}", "default": {}}
+    schema["$defs"][name] = {"type": "object", "additionalProperties": False, "properties": {key: value}}
+    schema_path.write_text(yaml.safe_dump(schema, sort_keys=False), encoding="utf-8")
+
+
+def add_stage_entry(registry_path: Path, entry: str) -> None:
+    text = registry_path.read_text(encoding="utf-8")
+    assert text.count("\n)\n# end of STAGES") == 1
+    registry_path.write_text(text.replace("\n)\n# end of STAGES", "\n" + entry + ")\n# end of STAGES"), encoding="utf-8")
 
 
 def tree_hashes(root: Path) -> dict[str, str]:
@@ -221,7 +293,7 @@ COPIED = ("Snakefile", "rules", "workflow", "src", "config", "profiles", "tests"
 
 
 @pytest.mark.workflow
-def test_a_toy_stage_added_as_the_docs_say_runs_to_the_report(tmp_path):
+def test_a_toy_stage_and_a_toy_metric_family_added_as_the_docs_say_run_to_the_report(tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()
     for name in COPIED:
@@ -231,24 +303,31 @@ def test_a_toy_stage_added_as_the_docs_say_runs_to_the_report(tmp_path):
     before = tree_hashes(repo)
 
     (repo / "src/metaeval/stages/toy.py").write_text(TOY_MODULE, encoding="utf-8")
-    reg = repo / "src/metaeval/registry.py"
-    text = reg.read_text(encoding="utf-8")
-    assert text.count("\n)\n# end of STAGES") == 1
-    reg.write_text(text.replace("\n)\n# end of STAGES", "\n" + TOY_ENTRY + ")\n# end of STAGES"), encoding="utf-8")
-    schema_path = repo / "workflow/schemas/config.schema.yaml"
-    schema = yaml.safe_load(schema_path.read_text(encoding="utf-8"))
-    schema["properties"]["toy"] = {"$ref": "#/$defs/toy", "default": {}}
-    schema["$defs"]["toy"] = {"type": "object", "additionalProperties": False,
-                              "properties": {"minimum": {"type": "integer", "minimum": 1, "default": 1}}}
-    schema_path.write_text(yaml.safe_dump(schema, sort_keys=False), encoding="utf-8")
+    add_stage_entry(repo / "src/metaeval/registry.py", TOY_ENTRY)
+    add_schema_section(repo / "workflow/schemas/config.schema.yaml", "toy", "minimum",
+                       {"type": "integer", "minimum": 1, "default": 1})
     (repo / "tests/test_toy.py").write_text(TOY_TEST, encoding="utf-8")
-
     after = tree_hashes(repo)
-    touched = {k for k in after if before.get(k) != after[k]}
-    assert touched == documented_steps()
+    assert {k for k in after if before.get(k) != after[k]} == documented_steps("Adding a stage", "toy")
+
+    # ... and a metric family scored by a job of its own
+    (repo / "src/metaeval/metrics/words.py").write_text(FAMILY_MODULE, encoding="utf-8")
+    families = repo / "src/metaeval/metrics/families.py"
+    text = families.read_text(encoding="utf-8")
+    assert text.count("Chrf(), FileMetrics()") == 1
+    families.write_text(text.replace("Chrf(), FileMetrics()", "Chrf(), words.Words(), FileMetrics()")
+                        .replace("from .family import", "from . import words\nfrom .family import"), encoding="utf-8")
+    add_stage_entry(repo / "src/metaeval/registry.py", FAMILY_ENTRY)
+    add_schema_section(repo / "workflow/schemas/config.schema.yaml", "words", "per_sentence",
+                       {"type": "boolean", "default": False})
+    (repo / "tests/test_words.py").write_text(FAMILY_TEST, encoding="utf-8")
+    final = tree_hashes(repo)
+    touched = {k for k in final if after.get(k) != final[k]}
+    assert touched == documented_steps("Adding a metric family", "words")
 
     env = {**os.environ, "PYTHONPATH": str(repo / "src")}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_toy.py"],
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_toy.py",
+                           "tests/test_words.py"],
                           cwd=repo, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:]
 
@@ -266,5 +345,9 @@ def test_a_toy_stage_added_as_the_docs_say_runs_to_the_report(tmp_path):
     report = (work / "results/tiny/report.html").read_text(encoding="utf-8")
     assert "Toy section" in report and "Toy: judged summaries per summarizer (at least 2)." in report
     assert "Toy stage: summarizers with at least 2 judged summaries." in report
+    # the family's scores reach the analyses: its variants are correlated like every other metric's
+    correlations = (work / "results/tiny/analysis/correlations.tsv").read_text(encoding="utf-8")
+    assert "\nWORDS_A\t" in correlations and "\nWORDS_M\t" in correlations
+    assert "words|per_sentence:False" in (work / "results/tiny/scores/scoring_signature.txt").read_text()
     dry = snakemake(work, "-n", snakefile=repo / "Snakefile", env=env)
     assert "Nothing to be done" in dry.stdout + dry.stderr

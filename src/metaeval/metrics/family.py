@@ -73,8 +73,14 @@ class Family(ABC):
         """Whether ``metric`` is (or looks like) the id of one of this family's per-summary metrics."""
 
     def enabled(self, options) -> bool:
-        """Whether the configuration (a :class:`metaeval.options.Options`) turns the family on."""
-        return self.flag is None or bool(getattr(options, self.flag))
+        """Whether the configuration (a :class:`metaeval.options.Options`) turns the family on: its
+        ``flag``, else the switch of its job's stage (:mod:`metaeval.registry`: ``enabled``), if any."""
+        if self.flag is not None:
+            return bool(getattr(options, self.flag))
+        from .. import registry
+
+        stage = registry.BY_NAME.get(self.stage) if self.stage else None
+        return stage is None or stage.enabled is None or bool(options.config[stage.enabled]["enabled"])
 
     @property
     def table(self) -> str | None:
