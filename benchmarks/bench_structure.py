@@ -35,10 +35,11 @@ FORMAT_COMMITS = {"frank": ("bfe9ce3", "524d87d")}
 # A function defines a statistic when its own body (nested functions apart) matches, in the
 # lines of its source:
 PATTERNS = {
-    # Pearson from its formula: centred products over the root of the centred squares
-    "pearson": re.compile(r"sqrt\(.*\*.*\)|\*\* ?0\.5|corrcoef|pearsonr\("),
-    # ranks: an argsort of an argsort, or rankdata
-    "ranks": re.compile(r"argsort\(.*\)\.argsort\(|argsort\(np\.argsort|rankdata\("),
+    # Pearson from its formula: a centred cross product over the root of the centred squares
+    "pearson": re.compile(r"sqrt\([^\n]*\b(xc|ac)\b|\b(xc|ac)\b[^\n]*sqrt\("),
+    # ranks: scipy's rankdata, or ranks from a sort (an argsort, then ties by runs or cumulative sums)
+    # in a function that speaks of ranks (a sort for something else, a threshold search, is no rank)
+    "ranks": re.compile(r"rankdata\(|argsort\((?:[^\n]*\n){0,12}?[^\n]*(accumulate|cumsum|searchsorted)\("),
     # the percentile interval: a percentile or quantile at the tails
     "interval": re.compile(r"(nan)?(percentile|quantile)\("),
 }
@@ -86,7 +87,7 @@ def measure(root: Path) -> dict[str, object]:
                 widest = (f"{rel}:{node.name}", count)
             body = "\n".join(l.split("#")[0] for l in own_lines(node, lines))
             for kind, pattern in PATTERNS.items():
-                if pattern.search(body):
+                if pattern.search(body) and (kind != "ranks" or "rank" in f"{node.name} {body}"):
                     definitions[kind].append(f"{rel}:{node.name}")
     return {"definitions": definitions, "largest": largest, "widest": widest}
 
@@ -137,8 +138,10 @@ def main() -> None:
     print("\ndefinitions of                     before  after")
     for kind in PATTERNS:
         print(f"  {kind:<32} {len(before['definitions'][kind]):>6}  {len(after['definitions'][kind]):>5}")
+        for where in before["definitions"][kind]:
+            print(f"      before: {where}")
         for where in after["definitions"][kind]:
-            print(f"      now: {where}")
+            print(f"      now:    {where}")
     print("\n                                   before                               after")
     print(f"  largest module (lines)           {before['largest'][1]:>4} {before['largest'][0]:<31} "
           f"{after['largest'][1]:>4} {after['largest'][0]}")
