@@ -1,4 +1,4 @@
-# Stage 2 - scoring: ROUGE exactly as ROUGE-1.5.5 computes it, BLEU through sacrebleu, chrF and
+# Scoring: ROUGE exactly as ROUGE-1.5.5 computes it, BLEU through sacrebleu, chrF and
 # chrF++ (sacrebleu's definition, on the raw text: one job per data set, independent of ROUGE's
 # preprocessing settings), SERA (retrieval-based, over an index built once per data set), the
 # scores of metrics computed elsewhere (score files, checked and oriented by the file_metrics job;
