@@ -214,8 +214,6 @@ def code_of(stage):
     return code("analysis_stage", modules=[f"metaeval.{stage.module}", *([stage.record.split(":")[0]] if stage.record else [])])
 
 
-
-
 def permutation_basis(wildcards):
     """The statistics job's permutation matrices, for the correlation job when "optimal" rests on them."""
     if not OPTIONS.optimal_by_permutation:
