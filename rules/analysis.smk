@@ -2,33 +2,28 @@
 # reads): one rule each, of one pattern. A stage's entry names its inputs (the metric and human
 # scores, files of other stages), its outputs, its options record, its door and its report
 # category; so a new analysis stage needs no rules file of its own (docs/layout.md, "Adding a stage").
-# Made in a function, so that each rule keeps its stage (a job evaluates its script path when it
-# runs, after a loop's variable has moved on).
 
-
-def analysis_rule(stage):
+for _stage in registry.analysis_stages():
 
     rule:
         name:
-            stage.name
+            _stage.name
         input:
-            unpack(stage_inputs(stage)),
+            unpack(stage_inputs(_stage)),
         output:
-            **reported(OUT.files(stage.name, **{p: EXPANSIONS[path] for p, path in stage.expand.items()}),
-                       stage.category),
+            **reported(OUT.files(_stage.name, **{p: EXPANSIONS[path] for p, path in _stage.expand.items()}),
+                       _stage.category),
         params:
-            code=code_of(stage),
-            options=registry.stage_options(stage, OPTIONS),
+            code=code_of(_stage),
+            options=registry.stage_options(_stage, OPTIONS),
+            # the door, through params: a loop variable in script: would be read when the job runs
+            door=_stage.script or "analysis_stage",
         log:
-            OUT.log(stage.name),
+            OUT.log(_stage.name),
         threads: 1
         resources:
             **ANALYSIS,
         conda:
             METAEVAL_ENV
         script:
-            f"../workflow/scripts/{stage.script or 'analysis_stage'}.py"
-
-
-for stage in registry.analysis_stages():
-    analysis_rule(stage)
+            "../workflow/scripts/{params.door}.py"

@@ -9,9 +9,8 @@ from metaeval.data.formats import IMPORTED
 # One import rule per format read by an importer, made from the registry (metaeval.data.formats):
 # the release files it reads, the record it passes the importer (params.options), its stage's files,
 # its script workflow/scripts/<script>.py (the rule's name; the simulated format's is
-# simulate_dataset). Made in a function, so that each rule's script and params keep their format
-# (a job evaluates its script path when it runs, after a loop's variable has moved on).
-def import_rule(fmt):
+# simulate_dataset).
+for fmt in IMPORTED:
 
     rule:
         name:
@@ -23,17 +22,15 @@ def import_rule(fmt):
         params:
             code=code(fmt.script),
             name="{dataset}",
-            options=lambda wc: fmt.options(OPTIONS.dataset(wc.dataset)),
+            options=lambda wc, fmt=fmt: fmt.options(OPTIONS.dataset(wc.dataset)),
+            # the door, through params: a loop variable in script: would be read when the job runs
+            door=fmt.script,
         log:
             OUT.log(fmt.script),
         conda:
             METAEVAL_ENV
         script:
-            f"../workflow/scripts/{fmt.script}.py"
-
-
-for fmt in IMPORTED:
-    import_rule(fmt)
+            "../workflow/scripts/{params.door}.py"
 
 
 rule validate_dataset:

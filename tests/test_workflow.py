@@ -48,8 +48,8 @@ def test_main_job_writes_exactly_the_output_contract(small_run):
               "shard": [0], "stem": [0, 1], "stop": [0, 1], "metric": ["CHRF", "CHRF++"],
               "topics": [10, 20, 40, 80, 160]}
     for dataset in ("sim", "tiny"):
-        values = {"human.combinations": combinations, "statistics.permutation_combinations": ["main"]}
-        for p in outputs.final(dataset, values, lambda stage: True):
+        expansions = {"human.combinations": combinations, "statistics.permutation_combinations": ["main"]}
+        for p in outputs.final(dataset, expansions, lambda stage: True):
             assert (small_run / p).is_file(), p
         written = {p.relative_to(small_run).as_posix() for p in (small_run / "results" / dataset).rglob("*")
                    if p.is_file() and "/logs/" not in p.as_posix()}
