@@ -24,7 +24,8 @@ import numpy as np
 
 from metaeval.metrics.bleu import bleu_from_statistics
 from metaeval.metrics.chrf import chrf_from_counts
-from metaeval.stats.bootstrap import RESAMPLING, PerSummary
+from metaeval.stats.bootstrap import PerSummary
+from metaeval.stats.core import RESAMPLING
 from metaeval.variants import Variant, is_sentence_bleu
 
 

@@ -551,7 +551,7 @@ def test_degenerate_data_gives_notes_not_crashes(tmp_path):
     import pandas as pd
 
     from metaeval import outputs
-    from metaeval.data.datasets import Dimension
+    from metaeval.data.contract import Dimension
     from metaeval.options import AnnotatorsOptions
     from metaeval.stages import annotators
     from metaeval.stages.analysis_inputs import AnalysisInputs

@@ -18,7 +18,9 @@ import yaml
 from conftest import SHARED_DATA, TINY_YAML, job_counts, snakemake, write_tiny
 from metaeval import tables
 from metaeval.data import metric_scores as ms
-from metaeval.data.datasets import DatasetError, MetricDeclaration, read_dataset
+from metaeval.data.contract import DatasetError
+from metaeval.data.dataset_yaml import MetricDeclaration
+from metaeval.data.datasets import read_dataset
 from metaeval.options import ConfigError, Options
 from reference import require
 

@@ -26,10 +26,6 @@ from .canonical_files import (annotation_means, check_preferences, read_annotati
 from .contract import (ANNOTATION_HEADER, FILES, REQUIRED, SUMMARY_KINDS, Dataset, DatasetError, Summary, fail,
                        read_text)
 from .dataset_yaml import parse_dataset_yaml
-# Names other modules import from here (stages, metrics/sera.py, data/metric_scores.py, workflow
-# scripts, tests): the contract's records and helpers, where they were before the module was split.
-from .contract import METRIC_SCORES, NUMBER, Dimension, check_name, json_objects  # noqa: F401
-from .dataset_yaml import MetricDeclaration, parse_metric_declarations  # noqa: F401
 
 
 def folder_files(folder: Path | str) -> dict[str, str]:

@@ -34,8 +34,9 @@ from typing import Collection, Iterable, Mapping, Sequence
 from .. import tables
 from ..files import write_text
 from ..variants import metric_id_problem
-from .datasets import (NUMBER, DatasetError, MetricDeclaration, check_name, fail, parse_metric_declarations,
-                       read_dataset, read_text)
+from .contract import NUMBER, DatasetError, check_name, fail, read_text
+from .dataset_yaml import MetricDeclaration, parse_metric_declarations
+from .datasets import read_dataset
 HEADER = ("topic", "summarizer", "metric", "score")
 METRIC_COLUMNS = ("metric", "name", "higher_is_better", "orientation", "description", "summaries", "judged",
                   "judged_missing", "sources")

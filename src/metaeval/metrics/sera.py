@@ -40,7 +40,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 from scipy import sparse
 
-from ..data.datasets import fail, json_objects
+from ..data.contract import fail, json_objects
 from ..files import atomic_path
 from .tokenize import ALPHABETICAL, morph_stem, spl_lines, stopwords
 

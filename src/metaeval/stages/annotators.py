@@ -34,7 +34,8 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .. import figures, tables
-from ..data.datasets import Dimension, parse_dataset_yaml, read_text
+from ..data.contract import Dimension, read_text
+from ..data.dataset_yaml import parse_dataset_yaml
 from ..options import AnnotatorsOptions
 from ..stats import agreement_alpha as ka
 from ..stats import ceiling as ce

@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
-from ..data.datasets import FILES, METRIC_SCORES
+from ..data.contract import FILES, METRIC_SCORES
 from ..files import atomic_path
 from ..provenance import package_versions
 

@@ -35,7 +35,7 @@ import numpy as np
 from ..metrics.families import REGISTRY
 from ..variants import Variant
 from . import core
-from .core import RESAMPLING, Plan, counts, draws, percentile_interval   # RESAMPLING: tests/reference_bootstrap.py
+from .core import Plan, counts, draws, percentile_interval
 
 
 
