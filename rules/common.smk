@@ -218,5 +218,5 @@ def permutation_basis(wildcards):
     """The statistics job's permutation matrices, for the correlation job when "optimal" rests on them."""
     if not OPTIONS.optimal_by_permutation:
         return {}
-    files = OUT.files("statistics", wildcards.dataset, combination=EXPANSIONS["statistics.permutation_combinations"])
+    files = OUT.files("statistics", wildcards.dataset, combination=list(OPTIONS.statistics.permutation_combinations))
     return {k: v for k, v in files.items() if k.startswith("permutation_")}

@@ -503,7 +503,7 @@ def markdown_table() -> str:
         folders = sorted({path.split("/")[0] for path in s.files.values()})
         where = {"across": "`results/all/`", "archive": "`results/archive/`"}.get(s.kind) or ", ".join(
             f"`{f}/`" if "." not in f else f"`{f}`" for f in folders)
-        cond = [f"`{s.enabled}.enabled`" for _ in [0] if s.enabled] + [f"needs {n}" for n in s.needs]
+        cond = ([f"`{s.enabled}.enabled`"] if s.enabled else []) + [f"needs {n}" for n in s.needs]
         rows.append(f"| {s.name} | `{s.rule or '-'}` | `rules/{s.rules_file}.smk` | `{s.module or '-'}` | "
                     f"{', '.join(f'`{x}`' for x in s.sections) or '-'} | {'; '.join(cond) or 'always'} | "
                     f"{where} — {s.summary} |")

@@ -230,8 +230,8 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
     sentences = file_metric_sentence(path("correlation_tables", "table6_tsv"), williams, verdict)
     paragraphs = []
     for stage in registry.STAGES:      # the stages' answer hooks (metaeval.registry), on their context files
-        files = {key: inputs[outputs.input_key(outputs.ReportItem(stage.name, key))] for key in stage.context
-                 if inputs.get(outputs.input_key(outputs.ReportItem(stage.name, key)))}
+        named = {key: inputs.get(outputs.input_key(outputs.ReportItem(stage.name, key))) for key in stage.context}
+        files = {key: path for key, path in named.items() if path}
         if stage.answer and files:
             text = registry.hook(stage.answer)(files, verdict)
             if stage.answer_paragraph and text:
