@@ -42,6 +42,7 @@ rule validate_dataset:
     params:
         code=code("validate_dataset"),
         human=lambda wc: OPTIONS.dataset(wc.dataset).get("human"),
+        aggregation=lambda wc: OPTIONS.dataset(wc.dataset).get("aggregation"),
     log:
         OUT.log("validate_dataset"),
     conda:

@@ -5,7 +5,8 @@ from metaeval.data.datasets import read_dataset, summary_table, write_dataset
 from metaeval.logs import job_log
 
 with job_log(snakemake.log[0], "validate_dataset") as log:
-    ds = read_dataset(dict(snakemake.input.items()), human_override=snakemake.params.human)
+    ds = read_dataset(dict(snakemake.input.items()), human_override=snakemake.params.human,
+                      aggregation_override=snakemake.params.aggregation)
     for message in ds.warnings:
         log.warning("%s", message)
     write_dataset(ds, {k: snakemake.output[k] for k in FILES})
