@@ -259,7 +259,7 @@ STAGES: tuple[Stage, ...] = (
           "Krippendorff's alpha, the human ceiling, human parity", rules_file="analysis", module="stages.annotators",
           sections=("annotators",), options="annotators", enabled="annotators", final=True,
           reads=(ANALYSIS_INPUTS, "data:dataset", "data:annotations"), script="annotators", category="Annotators",
-          context=("ceiling",), answer="metaeval.stages.annotators:answer", methods="metaeval.stages.annotators:methods",
+          context=("ceiling", "notes"), answer="metaeval.stages.annotators:answer", methods="metaeval.stages.annotators:methods",
           report=(
               ReportSection("Annotators: agreement, the human ceiling and human parity", (
                   ReportItem("annotators", "alpha_md"), ReportItem("annotators", "ceiling_md"),

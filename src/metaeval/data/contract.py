@@ -143,6 +143,7 @@ class Dataset:
     annotations: list[Annotation] = field(default_factory=list)
     has_texts: bool = True         # dataset.yaml ``texts: false``: summaries without text (score-only)
     aggregation: Aggregation = Aggregation()   # how annotators' scores become a judgment
+    aggregated: tuple[str, ...] = ()           # the dimensions whose judgments were aggregated from annotations.tsv
 
     def summary(self, topic: str, summarizer: str) -> Summary:
         return self._index[(topic, summarizer)]

@@ -75,9 +75,11 @@ def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str
     means = annotation_means(dims, annotations, aggregation)
     jpath = Path(paths["judgments"])
     judgments, jlines = read_judgments(jpath, dims, lines, means)
+    aggregated = []
     for d, values in means.items():
         if any(d in row for row in judgments.values()):
             continue  # judgments.tsv gives this dimension: its values are the data set's own
+        aggregated.append(d)
         for key, value in values.items():
             judgments.setdefault(key, {})[d] = value
     for row in judgments.values():
@@ -101,7 +103,7 @@ def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str
     pyramids = (read_pyramids(ppath, lines) or None) if ppath and ppath.is_file() else None
     ds = Dataset(name=str(meta["name"]), meta=meta, dimensions=dims, human=human,
                  summaries=summaries, judgments=judgments, documents=documents, pyramids=pyramids,
-                 annotations=annotations, has_texts=texts, aggregation=aggregation)
+                 annotations=annotations, has_texts=texts, aggregation=aggregation, aggregated=tuple(aggregated))
     n_empty = sum(1 for s in summaries if s.is_empty) if texts else 0
     if n_empty:
         ds.warnings.append(f"{spath}: {n_empty} empty summar{'y' if n_empty == 1 else 'ies'} "
@@ -137,6 +139,11 @@ def write_dataset(ds: Dataset, paths: Mapping[str, str]) -> None:
     meta["has_pyramids"] = ds.pyramids is not None
     if not ds.has_texts:
         meta["texts"] = False
+    # a dimension aggregated from annotations.tsv says so in the copy (whose judgments.tsv gives its values)
+    plain = [d for d in ds.aggregated if not ds.dimensions[d].annotations_of and not ds.dimensions[d].annotation_group]
+    if plain and isinstance(meta.get("dimensions"), dict):
+        meta["dimensions"] = {name: ({**spec, "annotations": {"dimension": name}} if name in plain else spec)
+                              for name, spec in meta["dimensions"].items()}
     meta.pop("aggregation", None)
     if not ds.aggregation.is_default:      # the rule every later stage reads, as the copy declares it
         meta["aggregation"] = aggregation_spec(ds.aggregation)

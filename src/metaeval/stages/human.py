@@ -49,6 +49,7 @@ from ..data import pyramid
 from ..data.datasets import Dataset
 from ..data.contract import DatasetError
 from ..options import HumanOptions
+from ..stats.aggregation import Aggregation
 
 COMBINATIONS = ("arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality", "pyramid",
                 "modified_pyramid")
@@ -207,6 +208,7 @@ class Target(NamedTuple):
     kind: str            # combination | dimension | composite
     definition: str
     factual: bool = False
+    expression: str = ""  # a composite's declaration (``mean(coherence, fluency)``)
 
 
 def parse_composite(name: str, expression: str, dimensions: Sequence[str]) -> tuple[str, list[str]]:
@@ -267,7 +269,9 @@ def dimension_targets(ds: Dataset, options: HumanOptions, combinations: Sequence
             raise DatasetError(f"dimension {name!r}: Graham's combination of that name is also a target; rename "
                                "the dimension, or leave the combination out of human_scores.combinations")
         scale = f"{d.min:g}-{d.max:g}" if d.kind == "graded" else d.kind
-        how = ds.aggregation.describe() if ds.annotations else "as judgments.tsv gives it"
+        how = (Aggregation(ds.aggregation.rule, ds.aggregation.trim, d.annotation_group or ds.aggregation.group)
+               .describe() + ("" if (d.annotations_of or name) == name else f"' {d.annotations_of} scores")
+               if name in ds.aggregated or d.annotations_of or d.annotation_group else "as judgments.tsv gives it")
         out.append(Target(name, "dimension", f"{name} ({scale}; {how})", d.is_factual))
     return out, skipped
 
@@ -293,7 +297,7 @@ def targets(ds: Dataset, options: HumanOptions) -> tuple[list[Target], dict[str,
                                "(or a column of human/summary_human.tsv); choose another")
         composites[name] = parse_composite(name, expression, list(ds.dimensions))
         out.append(Target(name, "composite", f"{expression} of the dimensions rescaled to [0, 1]",
-                          all(d in factual_dims for d in composites[name][1])))
+                          all(d in factual_dims for d in composites[name][1]), expression))
     return out, skipped, composites
 
 
@@ -380,12 +384,22 @@ def write(result: HumanScores, out: Mapping[str, str]) -> None:
     tables.write_tsv(tables.frame(rows, ["summarizer", "kind", "combination", "score", "n_scored", "n_judged"]),
                      out["systems"])
     tables.write_tsv(tables.frame(list(result.skipped.items()), ["combination", "reason"]), out["skipped"])
-    rows = [(t.name, t.kind, t.definition, "yes" if t.factual else "no", "yes" if t.name == result.primary else "no")
-            for t in result.targets]
+    rows = [(t.name, t.kind, t.definition, "yes" if t.factual else "no", "yes" if t.name == result.primary else "no",
+             t.expression) for t in result.targets]
     tables.write_tsv(tables.frame(rows, TARGET_COLUMNS), out["targets"])
 
 
-TARGET_COLUMNS = ("target", "kind", "definition", "factual", "primary")
+# expression: a composite's declaration as the entry gives it (empty for the others)
+TARGET_COLUMNS = ("target", "kind", "definition", "factual", "primary", "expression")
+
+
+def read_composites(path: str | None, dimensions: Sequence[str]) -> dict[str, tuple[str, list[str]]]:
+    """The composite targets of targets.tsv: name -> (function, dimensions) (:func:`parse_composite`)."""
+    if not path:
+        return {}
+    t = read_targets(path)
+    return {name: parse_composite(name, expression, list(dimensions))
+            for name, kind, expression in zip(t["target"], t["kind"], t["expression"]) if kind == "composite"}
 
 
 def read_targets(path: str) -> pd.DataFrame:
