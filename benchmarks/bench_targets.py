@@ -1,6 +1,7 @@
 """Every dimension a target: what answering per dimension costs, against the run for Graham's combinations alone.
 
     .venv/bin/python benchmarks/bench_targets.py [--before 6864522]
+    .venv/bin/python benchmarks/bench_targets.py --tables results/summeval   # docs/benchmarks.md's tables
 
 SummEval from the release (``summeval_jsonl``: the 12 per-annotator files in
 ../shared/data/raw/summeval-official; 12 systems x 100 articles, 3 experts and 5 crowd workers)
@@ -73,6 +74,39 @@ def run(code: Path, workdir: Path, changes: dict) -> dict:
     return {"wall": wall, "jobs": jobs, "peak": peak, "stages": stages, "targets": n}
 
 
+SHOWN = ["R1_ST1_RS0_A_F", "R2_ST1_RS0_A_F", "R4_ST1_RS0_A_F", "RL_ST1_RS0_A_F", "RSU4_ST1_RS0_A_F", "RW_ST1_RS0_A_F",
+         "BLEU_ST1_RS0", "CHRF", "CHRF++"]
+
+
+def dimension_tables(results: Path) -> str:
+    """One Markdown table per expert dimension (docs/benchmarks.md): the best variant and the shown
+    metrics, with system-level Pearson r [95% CI], Spearman, Kendall tau-b, and the summary-level
+    Kendall tau-b (within each article, averaged)."""
+    sys.path.insert(0, str(REPO / "src"))
+    from metaeval import tables
+
+    corr = tables.read_tsv(results / "analysis/correlations.tsv", numeric=("pearson",))
+    level = tables.read_tsv(results / "analysis/summary_level_correlations.tsv")
+    out = []
+    for d in EXPERT:
+        mine = corr[corr["combination"] == d].set_index("variant")
+        best = mine["pearson"].idxmax()
+        summary = level[level["combination"] == d].set_index("metric")["kendall"]
+        rows = []
+        for v in dict.fromkeys([best, *SHOWN]):
+            if v not in mine.index:
+                continue
+            r = mine.loc[v]
+            metric = v if v.startswith("CHRF") else "_".join(v.split("_")[:3]) + ("_" + v.split("_")[-1] if v[0] == "R" else "")
+            tau = summary.get(metric.replace("_A_", "_"), "NA")
+            rows.append(f"| {v}{' (best r)' if v == best else ''} | {tables.fixed(r['pearson'])} "
+                        f"[{tables.fixed(r['pearson_lo'])}, {tables.fixed(r['pearson_hi'])}] | {tables.fixed(r['spearman'])} "
+                        f"| {tables.fixed(r['kendall'])} | {tables.fixed(tau)} |")
+        out.append(f"**{d}** (experts' mean; 12 systems)\n\n| metric | system r [95% CI] | system rho | system tau "
+                   "| summary tau |\n|---|---|---|---|---|\n" + "\n".join(rows))
+    return "\n\n".join(out)
+
+
 RUNS = {
     "combinations": {"sections": {"human_scores": {"dimensions": False}}},
     "4 dimensions": {"entry": {"targets": {"dimensions": EXPERT}}},
@@ -83,7 +117,11 @@ RUNS = {
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--before", default=BEFORE)
+    ap.add_argument("--tables", type=Path, help="print docs/benchmarks.md's per-dimension tables from this results folder")
     args = ap.parse_args()
+    if args.tables:
+        print(dimension_tables(args.tables))
+        return 0
     if not RAW.exists():
         print(f"{RAW} is absent: nothing to measure")
         return 0

@@ -89,7 +89,9 @@ def test_a_dimension_named_as_a_combination(tmp_path):
     with pytest.warns(UserWarning):
         ds = load_dataset(write_tiny(tmp_path / "a", yaml_text=yaml_text, judgments=judgments))
     r = human.compute(ds, default_options().human)
-    assert r.combinations.count("coverage") == 1 and "the same target" in r.skipped["coverage"]
+    assert r.combinations.count("coverage") == 1 and "coverage" not in r.skipped
+    assert next(t for t in r.targets if t.name == "coverage").definition.endswith(
+        "(and the dimension coverage: its only dimension, already on [0, 1])")
     # on another scale it would be a different target under the same name: refused, with the way out
     with pytest.warns(UserWarning):
         ds = load_dataset(write_tiny(tmp_path / "b", yaml_text=yaml_text.replace("{min: 0, max: 1}", "{min: 0, max: 2}"),

@@ -31,6 +31,7 @@ from .. import figures, tables
 from ..options import CorrelationTablesOptions
 from ..tables import NA
 from ..variants import OPTIONS, Variant
+from .human import COMBINATIONS
 
 OPTION_LABELS = {"stemming": {"ST0": "not stemmed", "ST1": "stemmed"},
                  "stop words": {"RS0": "stop words kept", "RS1": "stop words removed"},
@@ -403,7 +404,8 @@ def compute(corr: list[dict[str, str]], williams, summary_human: list[dict[str, 
             summary_level: list[dict[str, str]] = (), williams_of=None, primary: str | None = None) -> Tables:
     """``williams``: the main target's Williams table (:func:`load`); ``williams_of(target)``: any
     target's, for the answers table (None: the main target's only)."""
-    combinations = list(dict.fromkeys(r["combination"] for r in corr))
+    # Graham's tables compare his combinations (the other targets have the answers table)
+    combinations = [c for c in dict.fromkeys(r["combination"] for r in corr) if c in COMBINATIONS]
     comb = main_of(corr, primary)
     shown, p = figure3_data(corr, williams, comb, options.baselines, options.top_variants)
     ids = [m["metric"] for m in file_metrics]

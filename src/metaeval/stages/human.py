@@ -25,7 +25,7 @@ name and on its own scale (the data set's judgment: its annotators aggregated by
 :mod:`metaeval.stats.aggregation`), then the composites the config entry declares
 (``overall: mean(coherence, fluency)``: the mean, geometric or harmonic mean of the rescaled
 dimensions, per summary). A dimension that *is* a combination (the simulated data set's coverage:
-the one coverage dimension, on [0, 1]) is that one target. ``targets.tsv`` lists every target with
+the one coverage dimension, on [0, 1]) is that one target (its definition says so). ``targets.tsv`` lists every target with
 its kind, its definition, whether it is factual (:attr:`metaeval.data.contract.Dimension.is_factual`)
 and which one is primary: the one the entry marks, else the main combination
 (:func:`metaeval.stages.correlation_tables.main_combination`).
@@ -47,7 +47,7 @@ import pandas as pd
 from .. import tables
 from ..data import pyramid
 from ..data.datasets import Dataset
-from ..data.contract import DatasetError
+from ..data.contract import HUMAN_COMPONENTS, DatasetError
 from ..options import HumanOptions
 from ..stats.aggregation import Aggregation
 
@@ -247,11 +247,12 @@ def composite(func: str, parts: Sequence[np.ndarray]) -> np.ndarray:
 
 
 def dimension_targets(ds: Dataset, options: HumanOptions, combinations: Sequence[str]) -> tuple[list[Target], dict[str, str]]:
-    """The dimension targets (every declared dimension, or the entry's list) and why any was left out."""
+    """The dimension targets (every declared dimension, or the entry's list), and the combinations
+    that are also a dimension (what their definition adds)."""
     if not options.dimensions:
         return [], {}
     wanted = list(options.target_dimensions) if options.target_dimensions else list(ds.dimensions)
-    out, skipped = [], {}
+    out, same = [], {}
     for name in wanted:
         if name not in ds.dimensions:
             raise DatasetError(f"config key datasets.<name>.targets.dimensions: {name!r} is not a dimension of the "
@@ -262,9 +263,8 @@ def dimension_targets(ds: Dataset, options: HumanOptions, combinations: Sequence
                                "dimension to make it a target")
         if name in combinations:
             parts = {p: ds.human.get(p, []) for p in NEEDS[name]}
-            if name in HUMAN_COMPONENTS_SET and parts == {name: [name]} and (d.min, d.max) == (0.0, 1.0):
-                skipped[name] = (f"dimension {name}: the same target as Graham's combination {name} (its only "
-                                 "dimension, already on [0, 1])")
+            if name in HUMAN_COMPONENTS and parts == {name: [name]} and (d.min, d.max) == (0.0, 1.0):
+                same[name] = f" (and the dimension {name}: its only dimension, already on [0, 1])"
                 continue
             raise DatasetError(f"dimension {name!r}: Graham's combination of that name is also a target; rename "
                                "the dimension, or leave the combination out of human_scores.combinations")
@@ -273,10 +273,8 @@ def dimension_targets(ds: Dataset, options: HumanOptions, combinations: Sequence
                .describe() + ("" if (d.annotations_of or name) == name else f"' {d.annotations_of} scores")
                if name in ds.aggregated or d.annotations_of or d.annotation_group else "as judgments.tsv gives it")
         out.append(Target(name, "dimension", f"{name} ({scale}; {how})", d.is_factual))
-    return out, skipped
+    return out, same
 
-
-HUMAN_COMPONENTS_SET = ("coverage", "linguistic_quality")
 
 
 def targets(ds: Dataset, options: HumanOptions) -> tuple[list[Target], dict[str, str], dict[str, tuple[str, list[str]]]]:
@@ -284,12 +282,11 @@ def targets(ds: Dataset, options: HumanOptions) -> tuple[list[Target], dict[str,
     reason, and the composites' definitions."""
     ok, skipped = available_combinations(components(ds), options.combinations)
     factual_dims = {d for d, dim in ds.dimensions.items() if dim.is_factual}
-    out = [Target(c, "combination", COMBINATION_DEFINITIONS[c],
-                  bool(ds.human.get("coverage")) and c == "coverage" and set(ds.human["coverage"]) <= factual_dims)
+    dims, same = dimension_targets(ds, options, ok)
+    out = [Target(c, "combination", COMBINATION_DEFINITIONS[c] + same.get(c, ""),
+                  c in HUMAN_COMPONENTS and bool(ds.human.get(c)) and set(ds.human[c]) <= factual_dims)
            for c in ok]
-    dims, left = dimension_targets(ds, options, ok)
     out += dims
-    skipped.update(left)
     composites = {}
     for name, expression in options.composites:
         if name in {t.name for t in out} or name in RESERVED_TARGETS:
@@ -372,13 +369,11 @@ def write(result: HumanScores, out: Mapping[str, str]) -> None:
     """summary_human.tsv (per judged summary), system_human.tsv (per summarizer and combination)
     and skipped.tsv."""
     sh, sy, ok = result.summaries, result.systems, result.combinations
-    # the components C and L, unless a target of the same name already gives the column
-    parts = [(name, values) for name, values in (("coverage", sh.coverage), ("linguistic_quality", sh.linguistic_quality))
-             if name not in ok]
-    rows = [(t, s, sh.kinds[i], *(v[i] for _, v in parts), *(sh.combinations[c][i] for c in ok))
+    # the components C and L, then every target but the combinations of the same names (the same values)
+    shown = [c for c in ok if c not in HUMAN_COMPONENTS]
+    rows = [(t, s, sh.kinds[i], sh.coverage[i], sh.linguistic_quality[i], *(sh.combinations[c][i] for c in shown))
             for i, (t, s) in enumerate(sh.keys)]
-    tables.write_tsv(tables.frame(rows, ["topic", "summarizer", "kind", *(n for n, _ in parts), *ok]),
-                     out["summaries"])
+    tables.write_tsv(tables.frame(rows, ["topic", "summarizer", "kind", *HUMAN_COMPONENTS, *shown]), out["summaries"])
     rows = [(s, sy.kinds[j], c, sy.scores[c][j], sy.counts[c][j], sy.judged[j])
             for c in ok for j, s in enumerate(sy.summarizers)]
     tables.write_tsv(tables.frame(rows, ["summarizer", "kind", "combination", "score", "n_scored", "n_judged"]),
