@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Collection, Iterable, Mapping, Sequence
@@ -34,7 +33,7 @@ from typing import Collection, Iterable, Mapping, Sequence
 from .. import tables
 from ..files import write_text
 from ..variants import metric_id_problem
-from .contract import NUMBER, DatasetError, check_name, fail, read_text
+from .contract import DatasetError, check_name, fail, parse_number, read_text
 from .dataset_yaml import MetricDeclaration, parse_metric_declarations
 from .datasets import read_dataset
 HEADER = ("topic", "summarizer", "metric", "score")
@@ -114,12 +113,8 @@ def read_score_file(path: str, summaries: Collection[tuple[str, str]]) -> list[S
             problems[metric] = metric_id_problem(metric)
         if problems[metric]:
             raise fail(path, line_no, "metric", f"{metric!r}: {problems[metric]}")
-        # ASCII decimal numbers only: float() would also take 'nan', 'inf' and other scripts' digits
-        if not NUMBER.fullmatch(cell.strip()):
-            raise fail(path, line_no, "score", f"{cell!r} is not a number; expected a finite decimal number")
-        value = float(cell)
-        if not math.isfinite(value):
-            raise fail(path, line_no, "score", f"{cell!r} overflows a double; expected a finite number")
+        # the contract's numbers only: float() would also take 'nan', 'inf' and other scripts' digits
+        value = parse_number(path, line_no, "score", cell.strip(), "a finite decimal number")
         rows.append(ScoreRow(topic, summarizer, metric, value, path, line_no))
     if not rows:
         raise fail(path, None, None, "no score rows after the header; expected one row per scored summary and metric")
