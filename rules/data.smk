@@ -33,15 +33,19 @@ for fmt in IMPORTED:
             "../workflow/scripts/{params.door}.py"
 
 
+# The validation job also checks the data set's score files (metric_scores.tsv, the entry's
+# metric_scores), as the file metrics job does, so that a bad one stops the run before any analysis.
 rule validate_dataset:
     input:
         unpack(canonical_inputs),
+        score_files=file_metric_sources,
     output:
         **OUT.files("data"),
         **OUT.files("summary"),
     params:
         code=code("validate_dataset"),
         human=lambda wc: OPTIONS.dataset(wc.dataset).get("human"),
+        file_metrics=lambda wc: OPTIONS.file_metrics(wc.dataset),
     log:
         OUT.log("validate_dataset"),
     conda:
