@@ -32,6 +32,7 @@ from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
 MAX_DEPTH = 64
+MAX_EXPANDED = 1_000_000
 INT_TAG, FLOAT_TAG = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
 MERGE_TAG = "tag:yaml.org,2002:merge"
 _INT = re.compile(r"^[+-]?[0-9]+$")
@@ -63,13 +64,17 @@ _Resolver.add_implicit_resolver(FLOAT_TAG, _FLOAT, _DIGIT_STARTS)
 
 
 class _Composer(Composer):
-    """Builds the node tree; refuses anchors, aliases and deep nesting before any value is built."""
+    """Builds the node tree; refuses anchors, aliases (unless ``aliases``) and deep nesting before
+    any value is built."""
 
     _depth = 0
+    aliases = False
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
-        if isinstance(event, yaml.AliasEvent):
+        if self.aliases:
+            pass
+        elif isinstance(event, yaml.AliasEvent):
             raise Refused(_line(event.start_mark), f"an alias (*{event.anchor}); anchors and aliases are not "
                           "allowed: write the value out where it is used")
         if getattr(event, "anchor", None) is not None:
@@ -113,6 +118,11 @@ class _Constructor(SafeConstructor):
             raise Refused(_line(node.start_mark), f"{text} is too large for a double; expected a finite number")
         return value
 
+    def construct_undefined(self, node: Any) -> Any:
+        raise Refused(_line(node.start_mark), f"the tag {node.tag!r} asks for a Python object or a type this "
+                      "file cannot have; expected plain values (text, numbers, true/false, lists and mappings): "
+                      "nothing in this file may build objects or run code")
+
     def construct_yaml_str(self, node: Any) -> str:
         return _text(node, self.construct_scalar(node))
 
@@ -137,6 +147,7 @@ class _Constructor(SafeConstructor):
 _Constructor.add_constructor(INT_TAG, _Constructor.construct_yaml_int)
 _Constructor.add_constructor(FLOAT_TAG, _Constructor.construct_yaml_float)
 _Constructor.add_constructor("tag:yaml.org,2002:str", _Constructor.construct_yaml_str)
+_Constructor.add_constructor(None, _Constructor.construct_undefined)
 
 
 class Loader(Reader, Scanner, Parser, _Composer, _Constructor, _Resolver):
@@ -190,15 +201,36 @@ def key_lines(node: Any) -> dict[tuple[str, ...], int]:
 ErrorFactory = Callable[[str, "int | None", str], Exception]
 
 
-def load(text: str, path: Path | str, error: ErrorFactory) -> tuple[Any, dict[tuple[str, ...], int]]:
+def expanded_size(node: Any, limit: int) -> int:
+    """How many nodes a document has with every alias written out (counted once per node, so a
+    billion laughs costs microseconds); stops counting above ``limit``."""
+    sizes: dict[int, int] = {}
+
+    def size(n: Any) -> int:
+        if id(n) not in sizes:
+            children = [c for pair in n.value for c in pair] if isinstance(n, yaml.MappingNode) else (
+                n.value if isinstance(n, yaml.SequenceNode) else [])
+            sizes[id(n)] = min(limit + 1, 1 + sum(size(c) for c in children))
+        return sizes[id(n)]
+
+    return size(node)
+
+
+def load(text: str, path: Path | str, error: ErrorFactory, aliases: bool = False
+         ) -> tuple[Any, dict[tuple[str, ...], int]]:
     """(the document's value, the line of every key path) of YAML ``text`` read from ``path``. A
     problem raises ``error(path, line, problem)``; a malformed document's problem starts with
-    "malformed YAML"."""
+    "malformed YAML". With ``aliases`` (the config files, which other tools write) anchors and
+    aliases are allowed as long as the document written out has at most :data:`MAX_EXPANDED` nodes."""
     loader = Loader(text)
+    loader.aliases = aliases
     try:
         node = loader.get_single_node()
         if node is None:
             return None, {}
+        if aliases and expanded_size(node, MAX_EXPANDED) > MAX_EXPANDED:
+            raise Refused(None, f"its aliases expand to more than {MAX_EXPANDED:,} values (nested aliases, a "
+                          "\"billion laughs\"); expected the values written out")
         value = loader.construct_document(node)
     except Refused as e:
         raise error(str(path), e.line, e.problem) from None
