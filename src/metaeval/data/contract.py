@@ -44,7 +44,14 @@ NUMBER_EXPECTED = "a number: ASCII digits with an optional sign, decimal point a
 
 
 class DatasetError(ValueError):
-    """A data set file breaks the contract; the message says where and what was expected."""
+    """A data set file breaks the contract; the message says where and what was expected. A lone
+    surrogate in it (from the data, or a file name the file system could not decode) is written as
+    its escape, so that the message itself can always be logged."""
+
+    def __init__(self, message: str = "") -> None:
+        if isinstance(message, str):
+            message = message.encode("utf-8", "backslashreplace").decode("utf-8")
+        super().__init__(message)
 
 
 def _where(path: Path | str, line: int | str | None = None, field_name: str | None = None) -> str:

@@ -72,12 +72,10 @@ class _Composer(Composer):
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
-        if self.aliases:
-            pass
-        elif isinstance(event, yaml.AliasEvent):
+        if not self.aliases and isinstance(event, yaml.AliasEvent):
             raise Refused(_line(event.start_mark), f"an alias (*{event.anchor}); anchors and aliases are not "
                           "allowed: write the value out where it is used")
-        if getattr(event, "anchor", None) is not None:
+        if not self.aliases and getattr(event, "anchor", None) is not None:
             raise Refused(_line(event.start_mark), f"an anchor (&{event.anchor}); anchors and aliases are not "
                           "allowed: write the value out where it is used")
         self._depth += 1
