@@ -35,10 +35,12 @@ for fmt in IMPORTED:
 
 # The validation job also checks the data set's score files (metric_scores.tsv, the entry's
 # metric_scores), as the file metrics job does, so that a bad one stops the run before any analysis.
+# They are ancient() here: editing a score file re-runs the file metrics job (which checks it again
+# before anything reads it) and the analyses after it, not the validation and all that follows it.
 rule validate_dataset:
     input:
         unpack(canonical_inputs),
-        score_files=file_metric_sources,
+        score_files=lambda wc: [ancient(f) for f in file_metric_sources(wc)],
     output:
         **OUT.files("data"),
         **OUT.files("summary"),
