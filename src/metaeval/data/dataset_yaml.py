@@ -45,10 +45,11 @@ def _is_number(x: Any) -> bool:
 # Bounds implied by a kind; a graded dimension declares its own.
 KIND_BOUNDS = {"binary": (0.0, 1.0), "proportion": (0.0, 1.0), "preference": (0.0, 1.0)}
 DIMENSION_KEYS = ("min", "max", "description", "kind", "annotations")
-# The keys of dataset.yaml (docs/DATASET_FORMAT.md): the contract's, metaeval's extensions, and the
-# two the normalised copy writes (what the data set has; recomputed, never trusted, when read).
+# The keys of dataset.yaml (docs/DATASET_FORMAT.md): the contract's, metaeval's extensions, the two
+# the normalised copy writes (what the data set has; recomputed, never trusted, when read) and the
+# known truth a simulated data set records (metaeval.data.simulate).
 DATASET_KEYS = ("name", "description", "source", "license", "citation", "dimensions", "human", "texts", "metrics",
-                "has_documents", "has_pyramids")
+                "has_documents", "has_pyramids", "simulation")
 
 
 def _parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str, spec: Any) -> Dimension:
