@@ -1,5 +1,6 @@
 """Validate a canonical data set and its score files (as the file metrics job checks them, so that a
-bad one stops the run before any analysis); write its normalised copy and its summary table to
+bad one stops the run before any analysis; the config entry's metric declarations are checked
+against the files by the file metrics job); write its normalised copy and its summary table to
 results/{dataset}/data/."""
 from metaeval import tables
 from metaeval.data import metric_scores

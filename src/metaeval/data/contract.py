@@ -238,12 +238,17 @@ def check_text(path: Path | str, line: int | str | None, field_name: str | None,
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
+def may_hold_surrogates(json_text: str) -> bool:
+    """Whether parsed JSON text can hold a lone surrogate: only if it has a ``\\u`` escape of one."""
+    return _SURROGATE_ESCAPE.search(json_text) is not None
+
+
 def check_texts(path: Path | str, line: int | str | None, value: Any, field_name: str | None = None,
                 source: str | None = None) -> None:
     """:func:`check_text` on every string (key or value) of a parsed JSON value, naming the field
     by its path (``references[2]``, ``scores.Rouge 1``). With ``source`` (the JSON text it was
     parsed from) nothing is walked unless the text has a surrogate escape."""
-    if source is not None and not _SURROGATE_ESCAPE.search(source):
+    if source is not None and not may_hold_surrogates(source):
         return
     stack = [(value, field_name)]
     while stack:
