@@ -31,12 +31,15 @@ from yaml.reader import Reader
 from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
+from .contract import NUMBER
+
 MAX_DEPTH = 64
 MAX_EXPANDED = 1_000_000
 INT_TAG, FLOAT_TAG = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
 MERGE_TAG = "tag:yaml.org,2002:merge"
+# the contract's numbers (metaeval.data.contract.NUMBER): those without a point or exponent are integers
 _INT = re.compile(r"^[+-]?[0-9]+$")
-_FLOAT = re.compile(r"^[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?$")
+_FLOAT = re.compile(rf"^(?:{NUMBER.pattern})$")
 _DIGIT_STARTS = list("+-0123456789.")
 
 
