@@ -47,6 +47,7 @@ rule validate_dataset:
     params:
         code=code("validate_dataset"),
         human=lambda wc: OPTIONS.dataset(wc.dataset).get("human"),
+        aggregation=lambda wc: OPTIONS.dataset(wc.dataset).get("aggregation"),
         # what the check of the score files needs (partial coverage allowed?), not the metrics'
         # declarations (names, orientation): changing those re-runs the file metrics job, not this one
         file_metrics=lambda wc: OPTIONS.file_metrics(wc.dataset)._replace(declarations=()),

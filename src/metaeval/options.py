@@ -368,13 +368,14 @@ class Options:
                                  bm25=(se["bm25_k1"], se["bm25_b"]) if se["model"] == "bm25" else None)
         self.gather = GatherOptions(rouge=self.rouge, bleu=self.bleu_enabled, shards=s["shards"])
         self.intervals = from_section(IntervalOptions, config["intervals"])
-        self.human = from_section(HumanOptions, h)
+        self.human = from_section(HumanOptions, h, target_dimensions=(), composites=(), primary=None)
         st = config["statistics"]
         self.statistics_enabled: bool = st["enabled"]
         # the permutation tests cover every human combination when "optimal" rests on them
         self.statistics = from_section(
             StatisticsOptions, st, summarizers=c["summarizers"], baselines=c["baselines"], alpha=c["alpha"],
-            permutation_combinations=h["combinations"] if st["optimal"] == "permutation" else st["combinations"],
+            permutation_combinations=(h["combinations"] if st["optimal"] == "permutation"
+                                      else [c for c in st["combinations"] if c != "all"]),
             accuracy_baseline=st["accuracy_baseline"] or config["agreement"]["baseline"])
         # "optimal" in correlations.tsv rests on the statistics job's permutation tests
         self.optimal_by_permutation: bool = self.statistics_enabled and self.statistics.optimal == "permutation"
@@ -419,6 +420,13 @@ class Options:
 
     def dataset(self, name: str) -> dict[str, Any]:
         return self.datasets[name]
+
+    def human_job(self, name: str) -> HumanOptions:
+        """The human-scores job of a data set: the section's values and the entry's ``targets:``."""
+        t = self.datasets[name].get("targets", {})
+        return self.human._replace(target_dimensions=tuple(t.get("dimensions", ())),
+                                   composites=tuple(sorted(t.get("composites", {}).items())),
+                                   primary=t.get("primary"))
 
     def simulation(self, name: str) -> SimulationParams:
         return simulation_params(self.datasets[name])

@@ -42,6 +42,7 @@ class Release:
     citation: str
     systems: tuple[str, ...] | None = None
     multi_reference: bool = False
+    factual: tuple[str, ...] = ()     # the dimensions the release defines as factual consistency
 
 
 _SE = "expert {}, mean of 3 annotators"
@@ -59,7 +60,7 @@ RELEASES: dict[str, Release] = {
         _BART.format("SummEval") + " (derived from Yale-LILY/SummEval model_annotations.aligned.paired.jsonl); text is "
         "tokenised", "SummEval annotations: MIT (Yale-LILY/SummEval); " + _BART_LICENSE + "; CNN/DailyMail articles: "
         "see the CNN/DM dataset terms", "Fabbri et al. 2021. SummEval: Re-evaluating Summarization Evaluation. TACL 9.",
-        multi_reference=True),
+        multi_reference=True, factual=("consistency",)),
     "REALSumm": Release(
         {"litepyramid_recall": (0, 1, "graded", "LitePyramid recall of reference SCUs")}, ("litepyramid_recall",), (),
         "REALSumm (Bhandari et al., 2020): 24 extractive and abstractive systems on 100 CNN/DailyMail test articles, "
@@ -196,7 +197,8 @@ def import_bartscore_pkl(path: Path | str, name: str, release: str | None = None
                 raise DatasetError(f"{path}: {where}, field 'sys_summs': expected exactly one 'correct' (label 1) "
                                    f"and one 'incorrect' (label 0) summary, got {sorted(map(str, systems))} with "
                                    f"labels {labels}")
-    dims = {d: Dimension(d, float(lo), float(hi), desc, kind) for d, (lo, hi, kind, desc) in profile.dimensions.items()}
+    dims = {d: Dimension(d, float(lo), float(hi), desc, kind, role="factual" if d in profile.factual else None)
+            for d, (lo, hi, kind, desc) in profile.dimensions.items()}
     human = {"coverage": list(profile.coverage), "linguistic_quality": list(profile.linguistic_quality)}
     meta = {"name": name, "description": profile.description, "source": profile.source, "license": profile.license,
             "citation": profile.citation, "dimensions": {d.name: dimension_spec(d) for d in dims.values()},

@@ -13,6 +13,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from .contract import (ANNOTATION_HEADER, SUMMARY_KINDS, Annotation, Dimension, NameTwins, Summary, check_name, fail,
                        parse_number,
                        json_objects, read_text)
+from ..stats.aggregation import Aggregation, aggregate
 from .pyramid import TopicPyramid
 
 # The longest sentence the scoring accepts, in whitespace-separated words: ROUGE-L/W hold
@@ -248,20 +249,22 @@ def read_annotations(path: Path, dims: Mapping[str, Dimension], summary_keys: It
     return out
 
 
-def annotation_means(dims: Mapping[str, Dimension], annotations: Sequence[Annotation]
-                     ) -> dict[str, dict[tuple[str, str], float]]:
-    """The judgment of every dimension that annotations can give, per summary: the mean of the
-    annotations of the dimension's ``annotations_of`` (default: itself) by its ``annotation_group``
-    (default: every annotator). The contract's rule for a dimension without a judgments.tsv column."""
+def annotation_means(dims: Mapping[str, Dimension], annotations: Sequence[Annotation],
+                     aggregation: Aggregation = Aggregation()) -> dict[str, dict[tuple[str, str], float]]:
+    """The judgment of every dimension that annotations can give, per summary: the annotations of
+    the dimension's ``annotations_of`` (default: itself) by its ``annotation_group`` (default: the
+    aggregation's group, else every annotator), aggregated by the data set's rule (default: the
+    mean; :mod:`metaeval.stats.aggregation`). The contract's rule for a dimension without a
+    judgments.tsv column."""
     sums: dict[tuple[str, str | None], dict[tuple[str, str], list[float]]] = {}
     for a in annotations:
         for group in (None, a.group):
             sums.setdefault((a.dimension, group), {}).setdefault(a.key, []).append(a.score)
     out: dict[str, dict[tuple[str, str], float]] = {}
     for d in dims.values():
-        source = sums.get((d.annotations_of or d.name, d.annotation_group))
+        source = sums.get((d.annotations_of or d.name, d.annotation_group or aggregation.group))
         if source:
-            out[d.name] = {k: math.fsum(v) / len(v) for k, v in source.items()}
+            out[d.name] = {k: aggregate(v, aggregation) for k, v in source.items()}
     return out
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..stats.aggregation import Aggregation
 from .pyramid import TopicPyramid
 
 SUMMARY_KINDS = ("system", "human")
@@ -25,6 +26,11 @@ SUMMARY_KINDS = ("system", "human")
 # graded scores on [min, max]; binary labels 0/1; proportions on [0, 1]; a preference between the
 # two judged summaries of a topic (1 = preferred, 0 = the other).
 DIMENSION_KINDS = ("graded", "binary", "proportion", "preference")
+# What a dimension is for, where the release says so (dataset.yaml ``dimensions.<d>.role``): a
+# ``factual`` dimension judges factual consistency, so the factuality protocols run on it (as on
+# every binary, proportion or preference dimension).
+DIMENSION_ROLES = ("factual",)
+FACTUAL_KINDS = ("binary", "proportion", "preference")
 ANNOTATION_HEADER = ("topic", "summarizer", "dimension", "annotator", "group", "score")
 HUMAN_COMPONENTS = ("coverage", "linguistic_quality")
 # The files of a data set folder, by key (docs/DATASET_FORMAT.md); the first three are required.
@@ -110,6 +116,13 @@ class Dimension:
     kind: str = "graded"
     annotations_of: str | None = None
     annotation_group: str | None = None
+    role: str | None = None
+
+    @property
+    def is_factual(self) -> bool:
+        """Whether the factuality protocols run on it: declared ``role: factual``, or a binary,
+        proportion or preference kind (labels and choices of consistency)."""
+        return self.role == "factual" or self.kind in FACTUAL_KINDS
 
     def rescale(self, value: float) -> float:
         """Map a score onto [0, 1] by the declared min/max."""
@@ -147,6 +160,8 @@ class Dataset:
     pyramids: dict[str, TopicPyramid] | None = None
     annotations: list[Annotation] = field(default_factory=list)
     has_texts: bool = True         # dataset.yaml ``texts: false``: summaries without text (score-only)
+    aggregation: Aggregation = Aggregation()   # how annotators' scores become a judgment
+    aggregated: tuple[str, ...] = ()           # the dimensions whose judgments were aggregated from annotations.tsv
 
     def summary(self, topic: str, summarizer: str) -> Summary:
         return self._index[(topic, summarizer)]

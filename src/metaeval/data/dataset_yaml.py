@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from . import safe_yaml
-from .contract import DIMENSION_KINDS, HUMAN_COMPONENTS, DatasetError, Dimension, fail
+from ..stats.aggregation import RULES, Aggregation
+from .contract import DIMENSION_KINDS, DIMENSION_ROLES, HUMAN_COMPONENTS, DatasetError, Dimension, fail
 
 
 def _error(path: str, line: int | None, problem: str) -> DatasetError:
@@ -44,12 +45,12 @@ def _is_number(x: Any) -> bool:
 
 # Bounds implied by a kind; a graded dimension declares its own.
 KIND_BOUNDS = {"binary": (0.0, 1.0), "proportion": (0.0, 1.0), "preference": (0.0, 1.0)}
-DIMENSION_KEYS = ("min", "max", "description", "kind", "annotations")
+DIMENSION_KEYS = ("min", "max", "description", "kind", "annotations", "role")
 # The keys of dataset.yaml (docs/DATASET_FORMAT.md): the contract's, metaeval's extensions, the two
 # the normalised copy writes (what the data set has; recomputed, never trusted, when read) and the
 # known truth a simulated data set records (metaeval.data.simulate).
 DATASET_KEYS = ("name", "description", "source", "license", "citation", "dimensions", "human", "texts", "metrics",
-                "has_documents", "has_pyramids", "simulation")
+                "has_documents", "has_pyramids", "simulation", "aggregation")
 
 
 def _parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str, spec: Any) -> Dimension:
@@ -93,7 +94,11 @@ def _parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str
             if key in source and (not isinstance(source[key], str) or not source[key]):
                 raise fail(path, at("annotations", key), f"{fname}.annotations.{key}", "expected a name")
         of, group = source.get("dimension"), source.get("group")
-    return Dimension(name, lo, hi, str(spec.get("description", "")), kind, of, group)
+    role = spec.get("role")
+    if role is not None and role not in DIMENSION_ROLES:
+        raise fail(path, at("role"), f"{fname}.role", f"{role!r}; expected one of {', '.join(DIMENSION_ROLES)} "
+                   "(or no role)")
+    return Dimension(name, lo, hi, str(spec.get("description", "")), kind, of, group, role)
 
 
 def dimension_spec(d: Dimension) -> dict[str, Any]:
@@ -105,6 +110,44 @@ def dimension_spec(d: Dimension) -> dict[str, Any]:
     source = {k: v for k, v in (("dimension", d.annotations_of), ("group", d.annotation_group)) if v is not None}
     if source:
         spec["annotations"] = source
+    if d.role is not None:
+        spec["role"] = d.role
+    return spec
+
+
+AGGREGATION_KEYS = ("rule", "trim", "group")
+
+
+def parse_aggregation(raw: Any, where: Path | str, line: int | None = None) -> Aggregation:
+    """dataset.yaml's (or a config entry's) ``aggregation:``: a rule name, or {rule, trim, group}
+    (:mod:`metaeval.stats.aggregation`); absent = the mean of every annotator."""
+    if raw is None:
+        return Aggregation()
+    spec = {"rule": raw} if isinstance(raw, str) else raw
+    if not isinstance(spec, dict):
+        raise fail(where, line, "aggregation", f"expected a rule ({', '.join(RULES)}) or {{rule, trim, group}}")
+    unknown = sorted(set(map(str, spec)) - set(AGGREGATION_KEYS))
+    if unknown:
+        raise fail(where, line, f"aggregation.{unknown[0]}", f"unknown key; expected only {', '.join(AGGREGATION_KEYS)}")
+    rule = spec.get("rule", "mean")
+    if rule not in RULES:
+        raise fail(where, line, "aggregation.rule", f"{rule!r}; expected one of {', '.join(RULES)}")
+    trim = spec.get("trim", 0.1)
+    if not _is_number(trim) or not 0 <= trim < 0.5:
+        raise fail(where, line, "aggregation.trim", f"{trim!r}; expected the share cut at each end, 0 <= trim < 0.5")
+    group = spec.get("group")
+    if group is not None and (not isinstance(group, str) or not group):
+        raise fail(where, line, "aggregation.group", "expected the name of an annotator group")
+    return Aggregation(rule, float(trim), group)
+
+
+def aggregation_spec(a: Aggregation) -> dict[str, Any]:
+    """An aggregation as dataset.yaml declares it (the inverse of :func:`parse_aggregation`)."""
+    spec: dict[str, Any] = {"rule": a.rule}
+    if a.rule == "trimmed_mean":
+        spec["trim"] = a.trim
+    if a.group is not None:
+        spec["group"] = a.group
     return spec
 
 
@@ -165,6 +208,7 @@ def parse_dataset_yaml(path: Path, text: str, human_override: Mapping[str, list[
         raise fail(source or path, None if source else lines.get(("human",)), "human",
                    "both components are empty; at least one must list a dimension")
     parse_metric_declarations(meta.get("metrics"), path, lines)
+    parse_aggregation(meta.get("aggregation"), path, lines.get(("aggregation",)))
     return meta, dims, human
 
 

@@ -101,10 +101,14 @@ def import_summeval_jsonl(paths: Iterable[Path | str], name: str = "summeval") -
     for topic, (_, _, references) in refs.items():
         for i, ref in enumerate(references):
             summaries[(topic, f"ref{i}")] = Summary(topic, f"ref{i}", "human", tuple(split_sentences(ref)))
-    dims = {d: Dimension(d, 1.0, 5.0, f"expert {d}, mean of the 3 expert annotations", annotation_group="expert")
+    # SummEval defines consistency as "the factual alignment between the summary and the summarized
+    # source" (Fabbri et al. 2021, §4.3): a factual dimension
+    role = {d: "factual" if d == "consistency" else None for d in SUMMEVAL_DIMENSIONS}
+    dims = {d: Dimension(d, 1.0, 5.0, f"expert {d}, mean of the 3 expert annotations", annotation_group="expert",
+                         role=role[d])
             for d in SUMMEVAL_DIMENSIONS}
     dims.update({f"turker_{d}": Dimension(f"turker_{d}", 1.0, 5.0, f"crowd {d}, mean of the 5 crowd annotations",
-                                          annotations_of=d, annotation_group="crowd")
+                                          annotations_of=d, annotation_group="crowd", role=role[d])
                  for d in SUMMEVAL_DIMENSIONS})
     means = annotation_means(dims, annotations)
     judgments = {key: {d: means[d][key] for d in dims} for key in sorted({a.key for a in annotations})}

@@ -231,7 +231,8 @@ def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions) -> list[d
 
 def write(result: CorrelationResult, combinations, out: Mapping[str, str]) -> None:
     """The stage's tables; ``combinations`` = the configured ones (a skipped combination gets an
-    empty Williams table: see notes.tsv)."""
+    empty Williams table: see notes.tsv); the other targets' Williams matrices go to one stacked
+    table (williams_targets.tsv), since which dimensions a data set has is known only once it is read."""
     tables.write_tsv(tables.frame(result.rows, CORRELATION_COLUMNS), out["correlations"])
     for comb in combinations:
         path = out[f"williams_{comb}"]
@@ -241,6 +242,10 @@ def write(result: CorrelationResult, combinations, out: Mapping[str, str]) -> No
             tables.write_tsv(tables.frame(rows, ["variant", *result.variants]), path)
         else:
             tables.write_tsv(tables.frame([], ["variant"]), path)
+    # every other target's matrix (the dimensions, the composites), stacked: target, variant, p per variant
+    rows = [[comb, v, *p[i]] for comb, p in result.williams.items() if comb not in combinations
+            for i, v in enumerate(result.variants)]
+    tables.write_tsv(tables.frame(rows, ["target", "variant", *result.variants]), out["targets_williams"])
     tables.write_tsv(tables.frame(result.summary_level, SUMMARY_LEVEL_COLUMNS), out["summary_level"])
     tables.write_tsv(tables.frame(result.notes, ["kind", "note"]), out["notes"])
 
