@@ -20,7 +20,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from .data.formats import FORMATS, SCORES, simulation_params
 from .data.simulate import SimulationParams
@@ -50,6 +50,30 @@ ANNOTATOR_SELECTORS = ("top", "baselines", "bleu", "chrf", "metrics", "all")
 
 class ConfigError(ValueError):
     """A configuration value is wrong; the message names the key."""
+
+
+def check_config_files(paths: Sequence[Path | str]) -> None:
+    """Read each existing config file with the project's safe YAML loader
+    (:mod:`metaeval.data.safe_yaml`), so that a tag asking for a Python object (``!!python/object``),
+    a key given twice, aliases that expand to millions of values or a lone surrogate is an error
+    naming the file and the line, not Snakemake's "not valid JSON or YAML" (or a silent last-key
+    win). The Snakefile runs it on ``config/config.yaml`` before its ``configfile:`` directive and on
+    every ``--configfile`` (which Snakemake has read by then: a file it cannot read at all gets its
+    own message first)."""
+    from .data.safe_yaml import load
+
+    def error(path: str, line: int | None, problem: str) -> ConfigError:
+        return ConfigError(f"config file {path}{f', line {line}' if line else ''}: {problem}")
+
+    for path in paths:
+        path = Path(path)
+        if not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"config file {path}: not valid UTF-8 ({e.reason} at byte {e.start})") from None
+        load(text, path, error, aliases=True)
 
 
 # ----------------------------------------------------------------------------- schema and defaults

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .contract import Dataset, DatasetError, Dimension, Summary
+from .contract import REFERENCE_NAME, Dataset, DatasetError, Dimension, Summary, check_name
 from .dataset_yaml import dimension_spec
 from .safe_pickle import load_data_pickle
 
@@ -146,6 +146,7 @@ def import_bartscore_pkl(path: Path | str, name: str, release: str | None = None
     documents: dict[str, list[str]] = {}
     for doc_id, rec in data.items():
         topic, where = str(doc_id), f"record {doc_id!r}"
+        check_name(path, where, "doc_id", topic)
         if not isinstance(rec, dict):
             raise DatasetError(f"{path}: {where}: expected a mapping with src, ref_summ and sys_summs")
         if topic in documents:
@@ -164,6 +165,12 @@ def import_bartscore_pkl(path: Path | str, name: str, release: str | None = None
         for system, entry in systems.items():
             summarizer = str(system).removesuffix(".txt")
             at = f"record {doc_id!r}, system {system!r}"
+            # names the canonical copy could not hold, or that it gives the references, are refused here,
+            # naming the release (not the copy written from it)
+            check_name(path, at, "sys_summs", summarizer)
+            if REFERENCE_NAME.fullmatch(summarizer):
+                raise DatasetError(f"{path}: {at}, field 'sys_summs': {summarizer!r} is the name the importer gives "
+                                   "a reference summary; expected another name for a system")
             if profile.systems is not None and summarizer not in profile.systems:
                 raise DatasetError(f"{path}: {at}, field 'sys_summs': unknown system for {release}; expected "
                                    f"{' or '.join(profile.systems)}")

@@ -5,46 +5,52 @@ the metrics of its score files. Errors name the file, the line and the key.
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-import yaml
-
+from . import safe_yaml
 from ..stats.aggregation import RULES, Aggregation
-from .contract import DIMENSION_KINDS, DIMENSION_ROLES, HUMAN_COMPONENTS, Dimension, fail
+from .contract import DIMENSION_KINDS, DIMENSION_ROLES, HUMAN_COMPONENTS, DatasetError, Dimension, fail
 
 
-def _yaml_lines(text: str) -> dict[tuple[str, ...], int]:
-    """Line number (1-based) of every mapping key path in a YAML document, for error messages."""
-    lines: dict[tuple[str, ...], int] = {}
+def _error(path: str, line: int | None, problem: str) -> DatasetError:
+    return fail(path, line, None, problem)
 
-    def walk(node: Any, path: tuple[str, ...]) -> None:
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                sub = path + (str(key.value),)
-                lines[sub] = key.start_mark.line + 1
-                walk(value, sub)
-        elif isinstance(node, yaml.SequenceNode):
-            for i, item in enumerate(node.value):
-                lines[path + (str(i),)] = item.start_mark.line + 1
-                walk(item, path + (str(i),))
 
-    try:
-        walk(yaml.compose(text), ())
-    except yaml.YAMLError:
-        pass
-    return lines
+def read_yaml(path: Path | str, text: str) -> tuple[Any, dict[tuple[str, ...], int]]:
+    """A YAML file the user gives, read by the one safe loader (:mod:`.safe_yaml`): (its value, the
+    line of every key path). Anchors, aliases, a key twice, deep nesting, numbers other than the
+    contract's and lone surrogates are errors naming the file and the line."""
+    return safe_yaml.load(text, path, _error)
+
+
+def unknown_key(key: str, allowed: Sequence[str]) -> str:
+    """The message of an unknown key: what is allowed, and the closest allowed key if one is close."""
+    close = difflib.get_close_matches(key, allowed, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown key; {hint}expected only {', '.join(allowed)}"
 
 
 def _is_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an integer too large for a double
+        return False
 
 
 # Bounds implied by a kind; a graded dimension declares its own.
 KIND_BOUNDS = {"binary": (0.0, 1.0), "proportion": (0.0, 1.0), "preference": (0.0, 1.0)}
 DIMENSION_KEYS = ("min", "max", "description", "kind", "annotations", "role")
+# The keys of dataset.yaml (docs/DATASET_FORMAT.md): the contract's, metaeval's extensions, the two
+# the normalised copy writes (what the data set has; recomputed, never trusted, when read) and the
+# known truth a simulated data set records (metaeval.data.simulate).
+DATASET_KEYS = ("name", "description", "source", "license", "citation", "dimensions", "human", "texts", "metrics",
+                "has_documents", "has_pyramids", "simulation", "aggregation")
 
 
 def _parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str, spec: Any) -> Dimension:
@@ -61,7 +67,7 @@ def _parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str
         raise fail(path, line, fname, "expected a mapping {min: number, max: number}")
     unknown = sorted(set(map(str, spec)) - set(DIMENSION_KEYS))
     if unknown:
-        raise fail(path, at(unknown[0]), f"{fname}.{unknown[0]}", f"unknown key; expected only {', '.join(DIMENSION_KEYS)}")
+        raise fail(path, at(unknown[0]), f"{fname}.{unknown[0]}", unknown_key(unknown[0], DIMENSION_KEYS))
     kind = spec.get("kind", "graded")
     if kind not in DIMENSION_KINDS:
         raise fail(path, at("kind"), f"{fname}.kind", f"{kind!r}; expected one of {', '.join(DIMENSION_KINDS)}")
@@ -148,14 +154,12 @@ def aggregation_spec(a: Aggregation) -> dict[str, Any]:
 def parse_dataset_yaml(path: Path, text: str, human_override: Mapping[str, list[str]] | None = None
                        ) -> tuple[dict[str, Any], dict[str, Dimension], dict[str, list[str]]]:
     """Validate dataset.yaml; return (meta, dimensions, human components)."""
-    try:
-        meta = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise fail(path, mark.line + 1 if mark else None, None, f"malformed YAML: {e}") from None
-    lines = _yaml_lines(text)
+    meta, lines = read_yaml(path, text)
     if not isinstance(meta, dict):
         raise fail(path, 1, None, "expected a mapping with keys name, dimensions, human, ...")
+    for key in meta:
+        if key not in DATASET_KEYS:
+            raise fail(path, lines.get((str(key),)), str(key), unknown_key(str(key), DATASET_KEYS))
     if not isinstance(meta.get("name"), str) or not meta["name"].strip():
         raise fail(path, lines.get(("name",)), "name", "missing or not a string; expected the data set's name")
     dims_raw = meta.get("dimensions")
@@ -197,8 +201,9 @@ def parse_dataset_yaml(path: Path, text: str, human_override: Mapping[str, list[
         human[comp] = list(lst)
     unknown = set(human_raw) - set(HUMAN_COMPONENTS)
     if unknown:
-        raise fail(source or path, None if source else lines.get(("human", sorted(unknown)[0])), "human",
-                   f"unknown component(s) {sorted(unknown)}; expected only {list(HUMAN_COMPONENTS)}")
+        first = str(sorted(unknown, key=str)[0])
+        raise fail(source or path, None if source else lines.get(("human", first)), f"human.{first}",
+                   unknown_key(first, HUMAN_COMPONENTS).replace("unknown key", "unknown component"))
     if not human["coverage"] and not human["linguistic_quality"]:
         raise fail(source or path, None if source else lines.get(("human",)), "human",
                    "both components are empty; at least one must list a dimension")
@@ -238,7 +243,7 @@ def parse_metric_declarations(raw: Any, where: Path | str, lines: Mapping[tuple[
         unknown = sorted(set(map(str, spec)) - set(DECLARATION_KEYS))
         if unknown:
             raise fail(where, lines.get(("metrics", str(metric), unknown[0]), line), f"{fname}.{unknown[0]}",
-                       f"unknown key; expected only {', '.join(DECLARATION_KEYS)}")
+                       unknown_key(unknown[0], DECLARATION_KEYS))
         hib = spec.get("higher_is_better", True)
         if not isinstance(hib, bool):
             raise fail(where, lines.get(("metrics", str(metric), "higher_is_better"), line), f"{fname}.higher_is_better",

@@ -18,13 +18,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
 from ..files import write_text
 from .canonical_files import (annotation_means, check_preferences, read_annotations, read_documents, read_judgments,
                               read_pyramids, read_summaries)
 from .contract import (ANNOTATION_HEADER, FILES, REQUIRED, SUMMARY_KINDS, Dataset, DatasetError, Summary, fail,
                        read_text)
+from . import safe_yaml
 from .dataset_yaml import aggregation_spec, parse_aggregation, parse_dataset_yaml
 
 
@@ -147,7 +146,7 @@ def write_dataset(ds: Dataset, paths: Mapping[str, str]) -> None:
     meta.pop("aggregation", None)
     if not ds.aggregation.is_default:      # the rule every later stage reads, as the copy declares it
         meta["aggregation"] = aggregation_spec(ds.aggregation)
-    write_text(paths["dataset"], yaml.safe_dump(meta, sort_keys=False, allow_unicode=True))
+    write_text(paths["dataset"], safe_yaml.dump(meta))
     lines = []
     for s in sorted(ds.summaries, key=_sort_key):
         rec: dict[str, Any] = {"topic": s.topic, "summarizer": s.summarizer, "kind": s.kind}
