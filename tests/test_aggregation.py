@@ -72,7 +72,7 @@ def test_dimensions_off_and_chosen(tiny):
     assert human.compute(ds, _job({"targets": {"dimensions": ["fluency"]}})).combinations[-1:] == ["fluency"]
     with pytest.raises(DatasetError, match="'nope' is not a dimension"):
         human.compute(ds, _job({"targets": {"dimensions": ["nope"]}}))
-    with pytest.raises(DatasetError, match="targets.primary: 'nope' is not a target"):
+    with pytest.raises(DatasetError, match=r"config key datasets\.x\.targets\.primary: 'nope' is not a target"):
         human.compute(ds, _job({"targets": {"primary": "nope"}}))
     for bad in ("sum(relevance, fluency)", "mean(relevance, nope)", "mean(relevance, relevance)", "mean"):
         with pytest.raises(DatasetError, match="targets.composites.x"):

@@ -94,7 +94,7 @@ def build_stage_inputs(tmp: Path, judgments: str | None = None, targets: dict | 
     write_dataset(ds, folder_paths(data))
     t = targets or {}
     options = HumanOptions(("arithmetic", "coverage", "linguistic_quality"), "combine_then_average", True, (),
-                           tuple(t.get("composites", {}).items()), t.get("primary"))
+                           tuple(t.get("composites", {}).items()), t.get("primary"), "config key datasets.x")
     out = {k: str(tmp / "human" / Path(v).name) for k, v in outputs.files("human", "x").items()}
     (tmp / "human").mkdir()
     human.write(human.compute(ds, options), out)

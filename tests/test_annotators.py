@@ -334,7 +334,7 @@ def test_every_annotator_once_gives_the_human_scores_stages_values(summeval_rele
     ds = summeval_release
     combos = ["arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality"]
     composites = (("overall", "mean(coherence, fluency)"), ("both", "harmonic(relevance, consistency)"))
-    scores = human.compute(ds, HumanOptions(tuple(combos), order, True, (), composites, None))
+    scores = human.compute(ds, HumanOptions(tuple(combos), order, True, (), composites, None, "config key datasets.x"))
     targets = scores.combinations          # the combinations, then every dimension, then the composites
     assert targets == [*combos, *ds.dimensions, "overall", "both"]     # expert and turker_ dimensions
     systems = [s for s, k in zip(scores.systems.summarizers, scores.systems.kinds) if k == "system"]

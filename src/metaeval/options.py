@@ -368,7 +368,8 @@ class Options:
                                  bm25=(se["bm25_k1"], se["bm25_b"]) if se["model"] == "bm25" else None)
         self.gather = GatherOptions(rouge=self.rouge, bleu=self.bleu_enabled, shards=s["shards"])
         self.intervals = from_section(IntervalOptions, config["intervals"])
-        self.human = from_section(HumanOptions, h, target_dimensions=(), composites=(), primary=None)
+        self.human = from_section(HumanOptions, h, target_dimensions=(), composites=(), primary=None,
+                                  entry="config key datasets.<name>")
         st = config["statistics"]
         self.statistics_enabled: bool = st["enabled"]
         # the permutation tests cover every human combination when "optimal" rests on them
@@ -426,7 +427,7 @@ class Options:
         t = self.datasets[name].get("targets", {})
         return self.human._replace(target_dimensions=tuple(t.get("dimensions", ())),
                                    composites=tuple(sorted(t.get("composites", {}).items())),
-                                   primary=t.get("primary"))
+                                   primary=t.get("primary"), entry=f"config key datasets.{name}")
 
     def simulation(self, name: str) -> SimulationParams:
         return simulation_params(self.datasets[name])

@@ -127,6 +127,7 @@ class HumanOptions(NamedTuple):
     target_dimensions: tuple[str, ...]                 # the entry's targets.dimensions (empty: all)
     composites: tuple[tuple[str, str], ...]            # the entry's targets.composites: (name, expression)
     primary: str | None                                # the entry's targets.primary
+    entry: str                                         # "config key datasets.<name>", for its errors
 
 
 class CorrelateOptions(NamedTuple):

@@ -211,12 +211,13 @@ class Target(NamedTuple):
     expression: str = ""  # a composite's declaration (``mean(coherence, fluency)``)
 
 
-def parse_composite(name: str, expression: str, dimensions: Sequence[str]) -> tuple[str, list[str]]:
+def parse_composite(name: str, expression: str, dimensions: Sequence[str], entry: str = "config key datasets.<name>"
+                    ) -> tuple[str, list[str]]:
     """``mean(coherence, fluency)`` -> ("mean", ["coherence", "fluency"]); an error names the entry."""
     text = expression.strip()
     head, _, rest = text.partition("(")
     func, args = head.strip(), rest.removesuffix(")").split(",") if rest.endswith(")") else None
-    where = f"config key datasets.<name>.targets.composites.{name}"
+    where = f"{entry}.targets.composites.{name}"
     if func not in COMPOSITE_FUNCTIONS or args is None:
         raise DatasetError(f"{where}: {expression!r}; expected one of {', '.join(f + '(a, b, ...)' for f in COMPOSITE_FUNCTIONS)} "
                            "over declared dimensions")
@@ -255,7 +256,7 @@ def dimension_targets(ds: Dataset, options: HumanOptions, combinations: Sequence
     out, same = [], {}
     for name in wanted:
         if name not in ds.dimensions:
-            raise DatasetError(f"config key datasets.<name>.targets.dimensions: {name!r} is not a dimension of the "
+            raise DatasetError(f"{options.entry}.targets.dimensions: {name!r} is not a dimension of the "
                                f"data set (declared: {', '.join(ds.dimensions)})")
         d = ds.dimensions[name]
         if name in RESERVED_TARGETS:
@@ -290,9 +291,9 @@ def targets(ds: Dataset, options: HumanOptions) -> tuple[list[Target], dict[str,
     composites = {}
     for name, expression in options.composites:
         if name in {t.name for t in out} or name in RESERVED_TARGETS:
-            raise DatasetError(f"config key datasets.<name>.targets.composites.{name}: the name is already a target "
+            raise DatasetError(f"{options.entry}.targets.composites.{name}: the name is already a target "
                                "(or a column of human/summary_human.tsv); choose another")
-        composites[name] = parse_composite(name, expression, list(ds.dimensions))
+        composites[name] = parse_composite(name, expression, list(ds.dimensions), options.entry)
         out.append(Target(name, "composite", f"{expression} of the dimensions rescaled to [0, 1]",
                           all(d in factual_dims for d in composites[name][1]), expression))
     return out, skipped, composites
@@ -307,14 +308,14 @@ COMBINATION_DEFINITIONS = {
 }
 
 
-def primary_target(names: Sequence[str], marked: str | None) -> str | None:
+def primary_target(names: Sequence[str], marked: str | None, entry: str = "config key datasets.<name>") -> str | None:
     """The primary target: the one the entry marks, else the main combination (arithmetic when present,
     else the first target)."""
     if not names:
         return None
     if marked:
         if marked not in names:
-            raise DatasetError(f"config key datasets.<name>.targets.primary: {marked!r} is not a target of the data "
+            raise DatasetError(f"{entry}.targets.primary: {marked!r} is not a target of the data "
                                f"set (its targets: {', '.join(names)})")
         return marked
     return "arithmetic" if "arithmetic" in names else names[0]
@@ -362,7 +363,7 @@ def compute(ds: Dataset, options: HumanOptions) -> HumanScores:
     parts = {name: (func, [np.array([ds.dimensions[d].rescale(row[d]) for row in judged], dtype=float) for d in dims])
              for name, (func, dims) in composites.items()}
     sy = system_human_scores(sh, options.order, parts)
-    return HumanScores(sh, sy, names, skipped, found, primary_target(names, options.primary))
+    return HumanScores(sh, sy, names, skipped, found, primary_target(names, options.primary, options.entry))
 
 
 def write(result: HumanScores, out: Mapping[str, str]) -> None:
