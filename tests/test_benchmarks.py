@@ -102,6 +102,8 @@ def test_summeval_answers_per_dimension_equal_scipy(seven):
     """SummEval from the release, one run: every dimension is a target of its own, and the system- and
     summary-level Pearson, Spearman and Kendall of every variant with it equal scipy's on the scores
     and on the annotators' means computed here from the release files."""
+    import math
+
     import numpy as np
     from scipy import stats
 
@@ -113,7 +115,10 @@ def test_summeval_answers_per_dimension_equal_scipy(seven):
     assert list(targets.loc[targets["factual"] == "yes", "target"]) == ["consistency", "turker_consistency"]
     means = _release_means()
     systems = sorted({s for _, s in means})
-    human = {d: np.array([np.mean([v[d] for (t, s), v in means.items() if s == sys]) for sys in systems]) for d in dims}
+    # a system's score: the mean of its summaries' means, summed exactly (math.fsum), so that systems
+    # whose means are equal tie as they do in exact arithmetic (Spearman and Kendall see ties)
+    human = {d: np.array([math.fsum(vals := [v[d] for (t, s), v in means.items() if s == sys]) / len(vals)
+                          for sys in systems]) for d in dims}
     scores = tables.read_tsv(res / "scores/system_scores.tsv", numeric=("score",))
     metric = scores.pivot(index="summarizer", columns="variant", values="score").loc[systems]
     corr = tables.read_tsv(res / "analysis/correlations.tsv", numeric=("pearson", "spearman", "kendall"))
