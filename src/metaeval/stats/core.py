@@ -36,6 +36,53 @@ RESAMPLING = ("systems", "topics", "both")
 
 # ----------------------------------------------------------------------------- correlation
 
+ORDINARY = 64     # |exponent| of a vector's largest magnitude up to which it is used as it is
+
+
+def binary_scale(x, axis: int = -1, used=None):
+    """(x', e): x with every vector along ``axis`` whose largest finite magnitude is extreme (above
+    2^64 or below 2^-64, see below) multiplied by the power of two 2^-e that brings that magnitude
+    into [0.5, 1) (``np.frexp``: max |x| = m 2^e, 0.5 <= m < 1), and e (keepdims; 0 for the vectors
+    left as they are). ``used`` (broadcast with x): only those items count, and in a scaled x the
+    others become 0. Without an extreme vector, x itself is returned: the very array, so ordinary
+    data go through every routine exactly as before, bit for bit (numpy's order of summation
+    depends on the memory layout too).
+
+    Why a power of two: multiplying a double by 2^k changes its exponent only, so it is exact
+    (unless the result is subnormal: a value 2^1022 times smaller than its vector's largest, which
+    no sum with it can notice), and so is every sum, product, quotient and square root formed from
+    such values afterwards, rounded as unscaled: fl(a 2^k + b 2^k) = fl(a + b) 2^k. A correlation
+    of scaled vectors is the correlation of the vectors. Why 2^64: below it in magnitude (and above
+    2^-64) no sum of squares of centred values, nor the product of two such sums, can overflow or
+    underflow for any number of items a data set can have; beyond it they can (1e300 and -1e300 in
+    one vector: each square is infinite), and scaled they cannot, as every centred value is then
+    below 2 in magnitude."""
+    x = np.asarray(x, dtype=float)
+    chosen = x if used is None else np.where(used, x, 0.0)
+    finite = np.where(np.isfinite(chosen), np.abs(chosen), 0.0)
+    e = np.frexp(np.max(finite, axis=axis, keepdims=True, initial=0.0))[1]
+    e = np.where(np.abs(e) > ORDINARY, np.clip(e, -1022, 1024), 0)
+    if not e.any():
+        return x, e
+    return np.ldexp(chosen, -e), e
+
+
+def ordinary(x, axis: int = -1):
+    """x with its extreme vectors scaled by a power of two (:func:`binary_scale`; x itself when it
+    has none). For the routines with an absolute tolerance (FRANK's partial correlation: residuals
+    that are zero up to rounding), meant for values of order 1 and not scale-free: scores of 1e-300
+    are then judged as scores of order 1 are, and ordinary scores are untouched."""
+    return binary_scale(x, axis)[0]
+
+
+def corrcoef(*arrays, rowvar: bool = True):
+    """``np.corrcoef`` of the variables of ``arrays`` (as numpy takes them), an extreme variable first
+    scaled by a power of two (:func:`binary_scale`): numpy's own numbers on ordinary data, and right
+    where numpy's would overflow (its covariance sums products of the centred values)."""
+    scaled = [binary_scale(a, axis=-1 if rowvar or np.ndim(a) == 1 else 0)[0] for a in arrays]
+    return np.corrcoef(*scaled, rowvar=rowvar)
+
+
 def _constant(x, w, axis):
     """Whether the items with positive weight all have the same value of x along ``axis``."""
     used = w > 0
@@ -48,35 +95,46 @@ def pearson(x, y, w=None, axis: int = -1, tolerance: float = 0.0):
     means and sums of Deutsch, Dror & Roth 2021, nlpstats' correlation of a resampled grid). Items
     where x or y is NaN are left out. Undefined (NaN), the project's rule: fewer than 3 items or a
     constant side (scipy returns +-1 for 2 items); with ``tolerance`` > 0 also where the denominator
-    is at most tolerance * max(1, denominator) (residuals that are zero up to rounding, FRANK's
-    partial correlation).
+    (of the unscaled values) is at most tolerance * max(1, denominator) (residuals that are zero up
+    to rounding, FRANK's partial correlation).
 
     Without weights or missing values the means are those of x and y themselves (numpy's mean
     along the axis), with them the weighted sums of the valid items; both give the same numbers
-    where both apply (w = 1 multiplies exactly)."""
+    where both apply (w = 1 multiplies exactly). A side of extreme magnitude is first scaled by a
+    power of two (:func:`binary_scale`: exact; ordinary data are untouched), so r is right for any
+    finite values (1e300 with -1e300 included)."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if w is None and not (np.isnan(x).any() or np.isnan(y).any()):
         n = np.broadcast_shapes(x.shape, y.shape)[axis]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            xc, yc = x - x.mean(axis=axis, keepdims=True), y - y.mean(axis=axis, keepdims=True)
-            den = np.sqrt((xc * xc).sum(axis=axis) * (yc * yc).sum(axis=axis))
-            r = np.clip((xc * yc).sum(axis=axis) / den, -1, 1)
         undefined = ((n < MIN_ITEMS) | (x.max(axis=axis) == x.min(axis=axis))
                      | (y.max(axis=axis) == y.min(axis=axis)))
+        (xs, ex), (ys, ey) = binary_scale(x, axis), binary_scale(y, axis)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            xc, yc = xs - xs.mean(axis=axis, keepdims=True), ys - ys.mean(axis=axis, keepdims=True)
+            den = np.sqrt((xc * xc).sum(axis=axis) * (yc * yc).sum(axis=axis))
+            r = np.clip((xc * yc).sum(axis=axis) / den, -1, 1)
     else:
         ok = ~np.isnan(x) & ~np.isnan(y)
         w = np.where(ok, 1.0 if w is None else w, 0.0)
         x, y = np.where(w > 0, x, 0.0), np.where(w > 0, y, 0.0)
         n = w.sum(axis=axis)
+        undefined = (n < MIN_ITEMS) | _constant(x, w, axis) | _constant(y, w, axis)
+        (xs, ex), (ys, ey) = binary_scale(x, axis), binary_scale(y, axis)
         with np.errstate(invalid="ignore", divide="ignore"):
-            xc = x - (w * x).sum(axis=axis, keepdims=True) / np.expand_dims(n, axis)
-            yc = y - (w * y).sum(axis=axis, keepdims=True) / np.expand_dims(n, axis)
+            xc = xs - (w * xs).sum(axis=axis, keepdims=True) / np.expand_dims(n, axis)
+            yc = ys - (w * ys).sum(axis=axis, keepdims=True) / np.expand_dims(n, axis)
             den = np.sqrt((w * xc * xc).sum(axis=axis) * (w * yc * yc).sum(axis=axis))
             r = np.clip((w * xc * yc).sum(axis=axis) / den, -1, 1)
-        undefined = (n < MIN_ITEMS) | _constant(x, w, axis) | _constant(y, w, axis)
     if tolerance > 0:
-        undefined = undefined | ~(den > tolerance * np.maximum(1.0, np.abs(den)))
+        undefined = undefined | _within_rounding(den, np.squeeze(ex + ey, axis=axis), tolerance)
     return np.where(undefined, np.nan, r)
+
+
+def _within_rounding(den, shift, tolerance: float):
+    """Whether the denominator of the unscaled values (den 2^shift; infinite when it overflows: then
+    it is far from zero) is at most tolerance * max(1, itself)."""
+    true = np.ldexp(den, shift)
+    return ~((true > tolerance * np.maximum(1.0, np.abs(true))) | np.isinf(true))
 
 
 # ----------------------------------------------------------------------------- ranks
