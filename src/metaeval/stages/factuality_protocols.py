@@ -15,7 +15,8 @@ from scipy import stats
 from ..options import FactualityOptions
 from ..stats.binary import auc, balanced_accuracy, best_threshold, bootstrap_auc, bootstrap_balanced_accuracy, \
     delong_test
-from ..stats.core import corrcoef, ordinary, pearson, percentile_interval
+from ..stats.core import corrcoef, pearson, percentile_interval
+from ..stats.stable import ordinary
 from ..stats.partial import group_codes, partial_correlation, residualise, williams_partial
 from ..stats.ranking import mcnemar_exact, ranking_accuracy
 from ..stats.williams import williams_test

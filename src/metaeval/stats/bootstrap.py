@@ -35,7 +35,8 @@ import numpy as np
 from ..metrics.families import REGISTRY
 from ..variants import Variant
 from . import core
-from .core import Plan, binary_scale, counts, draws, percentile_interval
+from .core import Plan, counts, draws, percentile_interval
+from .stable import binary_scale
 
 
 
@@ -60,18 +61,22 @@ class PerSummary:
 
 def resampled_means(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Means of every row of x (R, T; NaN = no value) over the drawn topics of every sample
-    (c: (B, T) counts): (R, B), NaN where no drawn topic has a value."""
+    (c: (B, T) counts): (R, B), NaN where no drawn topic has a value; for any finite values (a row
+    of extreme magnitude is summed scaled by a power of two: :func:`metaeval.stats.stable.binary_scale`)."""
     valid = ~np.isnan(x)
+    x, e = binary_scale(x, axis=1)         # extreme rows summed scaled by a power of two (exact)
     sums = np.where(valid, x, 0.0) @ c.T
     n = valid.astype(np.float64) @ c.T
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, sums / np.where(n > 0, n, 1.0), np.nan)
+        means = np.where(n > 0, sums / np.where(n > 0, n, 1.0), np.nan)
+    return np.ldexp(means, e) if e.any() else means
 
 
 def resampled_medians(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Medians (numpy's: the mean of the two middle values for an even count) of every row of x
     (R, T; NaN = no value) over the drawn topics of every sample (c: (B, T) counts): (R, B)."""
     valid = ~np.isnan(x)
+    x, e = binary_scale(x, axis=1)         # extreme rows: the middle values' mean scaled (exact)
     order = np.argsort(np.where(valid, x, np.inf), axis=1, kind="stable")
     values = np.take_along_axis(x, order, axis=1)
     total = np.rint(valid.astype(np.float64) @ c.T).astype(np.int64)
@@ -79,7 +84,7 @@ def resampled_medians(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     from .kernels import resampled_medians as kernel   # compiled; imported where needed only
 
     kernel(values, order, valid.sum(axis=1), np.rint(c).astype(np.int64), total, out)
-    return out
+    return np.ldexp(out, e) if e.any() else out
 
 
 def resampled_corpus_bleu(stats: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -155,7 +160,7 @@ def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     operations (squared deviations weighted as w (xc^2), not (w xc) xc; an einsum without missing
     values): kept so that the correlation stage's written intervals stay bit for bit the same.
     A side of extreme magnitude is scaled by a power of two over the systems
-    (:func:`metaeval.stats.core.binary_scale`: exact; ordinary scores are used as they are), so no
+    (:func:`metaeval.stats.stable.binary_scale`: exact; ordinary scores are used as they are), so no
     finite scores overflow."""
     if not np.isnan(x).any() and not np.isnan(y).any():
         return _weighted_pearson_complete(x, y, w)

@@ -30,50 +30,13 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from .stable import binary_scale
+
 MIN_ITEMS = 3
 RESAMPLING = ("systems", "topics", "both")
 
 
 # ----------------------------------------------------------------------------- correlation
-
-ORDINARY = 64     # |exponent| of a vector's largest magnitude up to which it is used as it is
-
-
-def binary_scale(x, axis: int = -1, used=None):
-    """(x', e): x with every vector along ``axis`` whose largest finite magnitude is extreme (above
-    2^64 or below 2^-64, see below) multiplied by the power of two 2^-e that brings that magnitude
-    into [0.5, 1) (``np.frexp``: max |x| = m 2^e, 0.5 <= m < 1), and e (keepdims; 0 for the vectors
-    left as they are). ``used`` (broadcast with x): only those items count, and in a scaled x the
-    others become 0. Without an extreme vector, x itself is returned: the very array, so ordinary
-    data go through every routine exactly as before, bit for bit (numpy's order of summation
-    depends on the memory layout too).
-
-    Why a power of two: multiplying a double by 2^k changes its exponent only, so it is exact
-    (unless the result is subnormal: a value 2^1022 times smaller than its vector's largest, which
-    no sum with it can notice), and so is every sum, product, quotient and square root formed from
-    such values afterwards, rounded as unscaled: fl(a 2^k + b 2^k) = fl(a + b) 2^k. A correlation
-    of scaled vectors is the correlation of the vectors. Why 2^64: below it in magnitude (and above
-    2^-64) no sum of squares of centred values, nor the product of two such sums, can overflow or
-    underflow for any number of items a data set can have; beyond it they can (1e300 and -1e300 in
-    one vector: each square is infinite), and scaled they cannot, as every centred value is then
-    below 2 in magnitude."""
-    x = np.asarray(x, dtype=float)
-    chosen = x if used is None else np.where(used, x, 0.0)
-    finite = np.where(np.isfinite(chosen), np.abs(chosen), 0.0)
-    e = np.frexp(np.max(finite, axis=axis, keepdims=True, initial=0.0))[1]
-    e = np.where(np.abs(e) > ORDINARY, np.clip(e, -1022, 1024), 0)
-    if not e.any():
-        return x, e
-    return np.ldexp(chosen, -e), e
-
-
-def ordinary(x, axis: int = -1):
-    """x with its extreme vectors scaled by a power of two (:func:`binary_scale`; x itself when it
-    has none). For the routines with an absolute tolerance (FRANK's partial correlation: residuals
-    that are zero up to rounding), meant for values of order 1 and not scale-free: scores of 1e-300
-    are then judged as scores of order 1 are, and ordinary scores are untouched."""
-    return binary_scale(x, axis)[0]
-
 
 def corrcoef(*arrays, rowvar: bool = True):
     """``np.corrcoef`` of the variables of ``arrays`` (as numpy takes them), an extreme variable first

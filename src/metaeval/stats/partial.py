@@ -33,7 +33,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from .core import binary_scale, ordinary, pearson, percentile_interval, ranks
+from .core import pearson, percentile_interval, ranks
+from .stable import binary_scale, ordinary
 from .williams import williams_test
 
 # residuals that are zero up to rounding (a metric constant within every system) have no correlation
@@ -70,7 +71,7 @@ def group_codes(groups) -> np.ndarray:
 def residualise(values: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """``values`` minus its group's mean, along the last axis (the residuals of an OLS fit on one-hot
     group indicators with an intercept, as FRANK's LinearRegression on OneHotEncoder). Computed on
-    the values scaled by a power of two (:func:`metaeval.stats.core.binary_scale`) and scaled back:
+    the values scaled by a power of two (:func:`metaeval.stats.stable.binary_scale`) and scaled back:
     exact, so the same numbers bit for bit, and no group sum overflows."""
     values, e = binary_scale(values, axis=-1)         # exact: no sum overflows (1e300 + 1e300)
     g = int(codes.max()) + 1 if codes.size else 0
