@@ -1,0 +1,194 @@
+"""Every statistic is right for any finite input (issue 29, found 3): with scores of 1e300 and
+-1e300 the sums of squares overflowed and the system-level r came out 0.000 where scipy gives
+0.719. Each routine that centres, sums or squares is checked against scipy (or an exact reference)
+on extreme values (1e300, -1e300, 1e-300, values near the largest double, 1e300 plus small noise,
+sides of very different magnitude), and against itself: scaling a side by any power of two must
+not change a single bit of the result (the scaling is exact, and ordinary data are left as they
+are)."""
+from __future__ import annotations
+
+import math
+import statistics
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from metaeval.stages.factuality_protocols import pearson_interval
+from metaeval.stats import ceiling, levels
+from metaeval.stats.bootstrap import resampled_means, resampled_medians, weighted_pearson
+from metaeval.stats.core import corrcoef, pearson
+from metaeval.stats.correlation import column_correlations, point_correlations
+from metaeval.stats.partial import partial_correlation, residualise, williams_partial
+from metaeval.stats.stable import ORDINARY, binary_scale, mean_of, median_of, nanmean, ordinary
+
+RNG = np.random.default_rng(29)
+BASE_X, BASE_Y = RNG.normal(size=12), RNG.normal(size=12)
+BASE_Y += BASE_X                                        # correlated, r about 0.7
+
+
+def extreme_cases():
+    """(name, x, y): finite data on which a textbook formula overflows or underflows."""
+    mixed = BASE_X.copy()
+    mixed[0], mixed[1] = 1e300, -1e300                    # the issue's case: one huge score each way
+    near_max = np.sign(BASE_X) * (1.5 + np.abs(BASE_X)) * 1e307
+    noisy = 1e300 * (1 + 1e-9 * BASE_X)                    # 1e300 plus small noise: centre before summing
+    return [("pm1e300", mixed, BASE_Y), ("1e300", BASE_X * 1e300, BASE_Y), ("1e-300", BASE_X * 1e-300, BASE_Y),
+            ("both_tiny", BASE_X * 1e-300, BASE_Y * 1e-300), ("near_max", near_max, BASE_Y * 1e300),
+            ("noisy_1e300", noisy, BASE_Y), ("huge_and_tiny", BASE_X * 1e300, BASE_Y * 1e-300)]
+
+
+CASES = extreme_cases()
+IDS = [c[0] for c in CASES]
+
+
+def close(a, b, rtol=1e-9):
+    return np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=rtol, atol=1e-12, equal_nan=True)
+
+
+# ----------------------------------------------------------------------------- the scaling itself
+
+def test_ordinary_data_are_the_very_same_array_and_extreme_vectors_are_scaled_exactly():
+    x = RNG.normal(size=(3, 10))
+    same, e = binary_scale(x, axis=1)
+    assert same is x and not e.any()
+    x[1] *= 2.0**700
+    scaled, e = binary_scale(x, axis=1)
+    assert e.ravel().tolist() == [0, 700 + math.frexp(np.abs(x[1] / 2.0**700).max())[1], 0]
+    assert np.array_equal(np.ldexp(scaled, e), x)                   # exact both ways
+    assert 0.5 <= np.abs(scaled[1]).max() < 1
+    row = x[0]
+    assert ordinary(row) is row
+    tiny = x[0] * 2.0**-900
+    assert np.array_equal(np.ldexp(ordinary(tiny), binary_scale(tiny)[1]), tiny)
+    assert ORDINARY == 64
+
+
+@pytest.mark.parametrize("k, j", [(0, 0), (300, 0), (-300, 5), (900, -900), (65, -65), (1000, 1000)])
+def test_scaling_a_side_by_a_power_of_two_changes_no_bit(k, j):
+    """The exactness that keeps ordinary results bit for bit: r of 2^k x and 2^j y is r of x, y."""
+    x, y = np.ldexp(BASE_X, k), np.ldexp(BASE_Y, j)
+    assert pearson(x, y) == pearson(BASE_X, BASE_Y)
+    w = np.arange(12) % 3 + 0.0
+    assert pearson(x, y, w) == pearson(BASE_X, BASE_Y, w)
+    assert corrcoef(x, y)[0, 1] == corrcoef(BASE_X, BASE_Y)[0, 1] == np.corrcoef(BASE_X, BASE_Y)[0, 1]
+    xb, yb, wb = np.tile(x, (4, 1))[:, :, None], np.tile(y, (4, 1)), np.tile(w, (4, 1))
+    ref = weighted_pearson(np.tile(BASE_X, (4, 1))[:, :, None], np.tile(BASE_Y, (4, 1)), wb)
+    assert np.array_equal(weighted_pearson(xb, yb, wb), ref)
+    xm = xb.copy()
+    xm[0, 3] = np.nan                                               # the branch with missing values
+    ref_m = np.tile(BASE_X, (4, 1))[:, :, None].copy()
+    ref_m[0, 3] = np.nan
+    assert np.array_equal(weighted_pearson(xm, yb, wb), weighted_pearson(ref_m, np.tile(BASE_Y, (4, 1)), wb),
+                          equal_nan=True)
+
+
+# ----------------------------------------------------------------------------- each routine against scipy
+
+@pytest.mark.parametrize("name, x, y", CASES, ids=IDS)
+def test_pearson_and_corrcoef_equal_scipy_on_extreme_values(name, x, y):
+    expected = stats.pearsonr(x, y).statistic
+    assert close(pearson(x, y), expected)
+    assert close(pearson(y, x), expected)
+    assert close(corrcoef(x, y)[0, 1], expected)
+    assert close(corrcoef(np.vstack([x, y]).T, rowvar=False)[0, 1], expected)
+    p, s, k, n = point_correlations(x, y)
+    assert n == 12 and close(p, expected)
+    assert close(s, stats.spearmanr(x, y).statistic) and close(k, stats.kendalltau(x, y).statistic)
+    # weights repeat items; NaN items are left out
+    w = np.arange(12) % 3 + 0.0
+    rep = np.repeat(np.arange(12), w.astype(int))
+    assert close(pearson(x, y, w), stats.pearsonr(x[rep], y[rep]).statistic)
+    xn = x.copy()
+    xn[5] = np.nan
+    ok = ~np.isnan(xn)
+    assert close(pearson(xn, y), stats.pearsonr(x[ok], y[ok]).statistic)
+
+
+@pytest.mark.parametrize("name, x, y", CASES, ids=IDS)
+def test_column_correlations_and_levels_equal_scipy_on_extreme_values(name, x, y):
+    cols = np.stack([x, -x, x * 0.5], axis=1)
+    p, s, k, n = column_correlations(cols, y[:, None])
+    for c in range(3):
+        assert close(p[c, 0], stats.pearsonr(cols[:, c], y).statistic), c
+        assert close(s[c, 0], stats.spearmanr(cols[:, c], y).statistic), c
+        assert close(k[c, 0], stats.kendalltau(cols[:, c], y).statistic), c
+    assert close(levels.spearman(x, y), stats.spearmanr(x, y).statistic)
+    assert close(levels.kendall(x, y), stats.kendalltau(x, y).statistic)
+    assert close(levels.correlate(x[None, :, None], y[None, :, None], "global", "pearson"),
+                 stats.pearsonr(x, y).statistic)
+
+
+def test_system_level_means_do_not_overflow():
+    """Systems' means over topics (levels, ceiling, the bootstrap's resampled means and medians):
+    scores near the largest double sum beyond it, their mean does not."""
+    grid = np.array([[1.7e308, 1.6e308, 1.5e308], [-1.7e308, 1.0, 2.0], [3.0, 4.0, 5.0], [1e308, 1e308, -1e308]])
+    exact = [float(sum(map(Fraction, row)) / 3) for row in grid]
+    assert close(levels.weighted_means(grid), exact, rtol=1e-15)
+    assert close(nanmean(grid, axis=1), exact, rtol=1e-15)
+    assert close(ceiling.system_scores(grid), exact, rtol=1e-15)
+    c = np.array([[1.0, 1.0, 1.0], [2.0, 0.0, 1.0]])
+    drawn = [float((2 * Fraction(r[0]) + Fraction(r[2])) / 3) for r in grid]
+    assert close(resampled_means(grid, c), np.column_stack([exact, drawn]), rtol=1e-15)
+    medians = resampled_medians(grid, np.array([[1.0, 1.0, 0.0]]))[:, 0]
+    assert close(medians, [float((Fraction(r[0]) + Fraction(r[1])) / 2) for r in grid], rtol=1e-15)
+    assert mean_of([1.7e308, 1.7e308]) == 1.7e308 and median_of([1.7e308, 1.7e308, 0.0, 1.7e308]) == 1.7e308
+    for values in ([0.1, 0.2, 0.7], [1.0, 2.0, 3.0, 10.0], [1e-320, 3e-320]):   # ordinary: as before
+        assert mean_of(values) == math.fsum(values) / len(values)
+        assert median_of(values) == statistics.median(values)
+
+
+@pytest.mark.parametrize("name, x, y", CASES, ids=IDS)
+def test_system_level_via_levels_and_ceiling_equal_scipy(name, x, y):
+    grid_x, grid_y = np.stack([x, x], axis=1), np.stack([y, y], axis=1)     # 2 equal topics: exact means
+    r = levels.correlate(grid_x, grid_y, "system", "pearson")
+    assert close(r, stats.pearsonr(x, y).statistic)
+    out = ceiling.slice_correlations(x[None, :, None], y[None, :, None])
+    assert close(out[0, 0, 0, 0], stats.pearsonr(x, y).statistic)
+    assert close(out[1, 0, 0, 0], stats.spearmanr(x, y).statistic)
+    assert close(out[2, 0, 0, 0], stats.kendalltau(x, y).statistic)
+
+
+@pytest.mark.parametrize("name, x, y", CASES, ids=IDS)
+def test_the_bootstraps_weighted_pearson_equals_scipy_on_the_drawn_rows(name, x, y):
+    w = np.array([[1, 2, 0, 1, 1, 3, 0, 1, 1, 1, 0, 1], [0, 1, 1, 1, 2, 1, 1, 0, 1, 1, 2, 1]], dtype=float)
+    xb, yb = np.stack([x, x])[:, :, None], np.stack([y, y])
+    r = weighted_pearson(xb, yb, w)
+    xm = xb.copy()
+    xm[:, 7] = np.nan                                                 # missing for one system
+    rm = weighted_pearson(xm, yb, w)
+    for b in range(2):
+        rep = np.repeat(np.arange(12), w[b].astype(int))
+        assert close(r[b, 0], stats.pearsonr(x[rep], y[rep]).statistic), b
+        rep = rep[rep != 7]
+        assert close(rm[b, 0], stats.pearsonr(x[rep], y[rep]).statistic), b
+    # an undrawn system far larger than the drawn ones does not disturb them
+    far = x.copy()
+    far[2] = 1e308
+    assert close(weighted_pearson(np.stack([far, far])[:, :, None], yb, w)[0, 0], r[0, 0])
+
+
+def _exact_residuals(v: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    f = [Fraction(float(a)) for a in v]
+    means = {g: sum(f[i] for i in np.flatnonzero(codes == g)) / int((codes == g).sum()) for g in set(codes.tolist())}
+    return np.array([float(f[i] - means[codes[i]]) for i in range(len(f))])
+
+
+@pytest.mark.parametrize("name, x, y", CASES, ids=IDS)
+def test_frank_partial_correlation_equals_scipy_of_exact_residuals(name, x, y):
+    systems = np.array(list("aaabbbbcccdd"))
+    codes = np.unique(systems, return_inverse=True)[1]
+    rx, ry = _exact_residuals(x, codes), _exact_residuals(y, codes)
+    scale = lambda v: v / np.abs(v).max()                        # noqa: E731 - scipy's own overflows too
+    expected = stats.pearsonr(scale(rx), scale(ry)).statistic
+    part = partial_correlation(x, y, systems)
+    assert close(part.pearson, expected, rtol=1e-8)
+    assert close(part.spearman, stats.spearmanr(rx, ry).statistic, rtol=1e-8)
+    assert close(residualise(x, codes), rx, rtol=1e-12) or name == "noisy_1e300"
+    pair = williams_partial(x, -x + 0.5 * np.abs(x).max() * np.sin(np.arange(12)), y, systems)
+    assert close(pair.r_a, expected, rtol=1e-8) and np.isfinite(pair.p)
+    lo, hi = pearson_interval(x, y, 200, 7, 0.95)
+    assert np.isfinite(lo) and lo <= stats.pearsonr(x, y).statistic <= hi
+    # the interval of the same scores brought to order 1 by a power of two (exact): the same bits
+    assert (lo, hi) == pearson_interval(np.ldexp(x, -math.frexp(np.abs(x).max())[1]), y, 200, 7, 0.95)
