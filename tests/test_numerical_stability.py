@@ -192,3 +192,47 @@ def test_frank_partial_correlation_equals_scipy_of_exact_residuals(name, x, y):
     assert np.isfinite(lo) and lo <= stats.pearsonr(x, y).statistic <= hi
     # the interval of the same scores brought to order 1 by a power of two (exact): the same bits
     assert (lo, hi) == pearson_interval(np.ldexp(x, -math.frexp(np.abs(x).max())[1]), y, 200, 7, 0.95)
+
+
+# ----------------------------------------------------------------------------- end to end: Table 6
+
+@pytest.mark.workflow
+def test_table6_of_scores_of_1e300_and_minus_1e300_is_scipys(tmp_path):
+    """The issue's case through the workflow: a score file with 1e300 on one line and -1e300 on
+    another. Table 6 reported r = 0.000 [-0.083, 0.920] (marked optimal); now r is scipy's Pearson
+    of the system means, inside its interval."""
+    import yaml
+
+    from conftest import simulation, snakemake
+    from metaeval import tables
+    from metaeval.data.datasets import folder_paths, write_dataset
+    from metaeval.data.simulate import simulate
+
+    ds = simulate(simulation(topics=4, systems=6, humans=2), "ext")
+    write_dataset(ds, folder_paths(tmp_path / "input/ext"))
+    judged = sorted(s.key for s in ds.summaries if s.key in ds.judgments)
+    system_keys = sorted(s.key for s in ds.summaries if s.kind == "system")
+    score = {k: sum(ds.judgments[k].values()) + 0.25 * (i % 3) for i, k in enumerate(judged)}
+    score[system_keys[0]], score[system_keys[-1]] = 1e300, -1e300
+    (tmp_path / "input/ext/metric_scores.tsv").write_text(
+        "topic\tsummarizer\tmetric\tscore\n" + "".join(f"{t}\t{s}\tEXT\t{v!r}\n" for (t, s), v in score.items()))
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config/config.yaml").write_text(yaml.safe_dump(
+        {"datasets": {"ext": {"format": "canonical", "path": "input/ext"}},
+         "rouge": {"measures": ["R1", "R2"], "stemming": [1], "stopwords_removed": [0]}, "sera": {"enabled": False},
+         "correlation": {"bootstrap_samples": 200, "baselines": ["R1_ST1_RS0_M_R", "R2_ST1_RS0_M_R"]}}))
+    snakemake(tmp_path, "--cores", "2", "results/ext/analysis/table6_file_metrics.md")
+    corr = tables.read_tsv(tmp_path / "results/ext/analysis/correlations.tsv").to_dict("records")
+    row = next(r for r in corr if r["variant"] == "EXT_A" and r["combination"] == "arithmetic")   # Table 6's
+    human = tables.read_tsv(tmp_path / "results/ext/human/system_human.tsv")
+    systems = sorted({s for _, s in system_keys})
+    means = [float(sum(Fraction(score[k]) for k in system_keys if k[1] == s) / sum(k[1] == s for k in system_keys))
+             for s in systems]
+    human = human[human.combination == "arithmetic"].set_index("summarizer")
+    h = human.loc[systems, "score"].astype(float).to_numpy()
+    expected = stats.pearsonr(np.array(means) / 1e300, h).statistic
+    r, lo, hi = (float(row[k]) for k in ("pearson", "pearson_lo", "pearson_hi"))
+    assert r == pytest.approx(expected, abs=1e-12) and abs(r) > 0.01
+    assert lo <= r <= hi and hi - lo < 2
+    table6 = (tmp_path / "results/ext/analysis/table6_file_metrics.md").read_text(encoding="utf-8")
+    assert f"| {expected:.3f} |" in table6, table6
