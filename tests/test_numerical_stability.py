@@ -169,6 +169,24 @@ def test_the_bootstraps_weighted_pearson_equals_scipy_on_the_drawn_rows(name, x,
     assert close(weighted_pearson(np.stack([far, far])[:, :, None], yb, w)[0, 0], r[0, 0])
 
 
+def test_the_permutation_tests_standardise_extreme_grids_exactly():
+    """The statistics stage's permutation tests standardise each grid ((x - mean) / sd): a grid
+    of 1e300-scale scores gives the same standardised values, bit for bit, as the grid brought to
+    order 1 by a power of two, and the same p-values."""
+    from metaeval.stats.levels import statistic
+    from metaeval.stats.resampling import permutation_test, standardise
+
+    grids = RNG.normal(size=(2, 6, 5))
+    grids[1] += grids[0]
+    huge = np.ldexp(grids, np.array([1000, -1000])[:, None, None])
+    assert np.array_equal(standardise(huge), standardise(grids))
+    z = grids[0] + RNG.normal(size=(6, 5))
+    args = ([[0, 1]], statistic("system", "pearson"), "both", 200, 3)
+    got, expected = permutation_test(huge, z, *args), permutation_test(grids, z, *args)
+    for field in ("delta", "greater", "less", "two_sided"):
+        assert np.array_equal(getattr(got, field), getattr(expected, field)), field
+
+
 def _exact_residuals(v: np.ndarray, codes: np.ndarray) -> np.ndarray:
     f = [Fraction(float(a)) for a in v]
     means = {g: sum(f[i] for i in np.flatnonzero(codes == g)) / int((codes == g).sum()) for g in set(codes.tolist())}
