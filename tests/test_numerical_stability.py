@@ -187,6 +187,25 @@ def test_the_permutation_tests_standardise_extreme_grids_exactly():
         assert np.array_equal(getattr(got, field), getattr(expected, field)), field
 
 
+def test_pairwise_system_tests_and_thresholds_for_extreme_scores():
+    """Graham's pairwise system tests (t-test, Wilcoxon, Shapiro-Wilk: scale-free) give the same
+    p-values on scores of 1e300 as on the same scores brought to order 1 by a power of two; the
+    factuality threshold between scores near the largest double is finite and separates them."""
+    from metaeval.stats.binary import best_threshold
+    from metaeval.stats.pairwise import pairwise_tests
+
+    scores = RNG.normal(size=(3, 10))
+    scores[0] += 1
+    plain, _ = pairwise_tests(["a", "b", "c"], scores, True, 0.05)
+    for k in (1000, -1000):
+        huge, _ = pairwise_tests(["a", "b", "c"], np.ldexp(scores, k), True, 0.05)
+        assert [(t.p, t.winner) for t in huge] == [(t.p, t.winner) for t in plain]
+    # consistent summaries score 1.6e308 and 1.7e308, inconsistent ones 1e308 and 1.5e308: the
+    # midpoint 1.55e308 separates them (the sum 3.1e308 overflowed: the threshold was inf)
+    assert best_threshold([1.7e308, 1.6e308, 1.5e308, 1e308], [1, 1, 0, 0]) == (1.5e308 / 2 + 1.6e308 / 2, 1.0)
+    assert best_threshold([0.1, 0.3, 0.2, 0.5], [1, 1, 0, 0]) == (-0.9, 0.5)
+
+
 def _exact_residuals(v: np.ndarray, codes: np.ndarray) -> np.ndarray:
     f = [Fraction(float(a)) for a in v]
     means = {g: sum(f[i] for i in np.flatnonzero(codes == g)) / int((codes == g).sum()) for g in set(codes.tolist())}
