@@ -206,6 +206,24 @@ def test_pairwise_system_tests_and_thresholds_for_extreme_scores():
     assert best_threshold([0.1, 0.3, 0.2, 0.5], [1, 1, 0, 0]) == (-0.9, 0.5)
 
 
+def test_wilcoxon_verdicts_of_extreme_scores():
+    """The agreement stage's Wilcoxon verdicts: the same p-values and directions for scores of
+    1e300 as for the same scores brought to order 1, and their mean and median differences scaled
+    back exactly (an opposite pair near the largest double has a difference beyond it: inf)."""
+    from metaeval.stats.verdicts import paired_verdicts
+
+    a, b = RNG.normal(size=(3, 8)), RNG.normal(size=(3, 8))
+    a[0] += 2
+    b[1, 3] = np.nan
+    plain = paired_verdicts(a, b, 0.05, 5)
+    huge = paired_verdicts(np.ldexp(a, 1000), np.ldexp(b, 1000), 0.05, 5)
+    assert np.array_equal(huge.p, plain.p) and np.array_equal(huge.verdict, plain.verdict, equal_nan=True)
+    assert np.array_equal(huge.mean_diff, np.ldexp(plain.mean_diff, 1000))
+    assert np.array_equal(huge.median_diff, np.ldexp(plain.median_diff, 1000))
+    opposite = paired_verdicts(np.full((1, 6), 1.7e308), np.full((1, 6), -1.7e308), 0.05, 5)
+    assert opposite.verdict[0] == 1 and opposite.p[0] < 0.05 and np.isinf(opposite.mean_diff[0])
+
+
 def _exact_residuals(v: np.ndarray, codes: np.ndarray) -> np.ndarray:
     f = [Fraction(float(a)) for a in v]
     means = {g: sum(f[i] for i in np.flatnonzero(codes == g)) / int((codes == g).sum()) for g in set(codes.tolist())}
