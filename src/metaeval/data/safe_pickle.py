@@ -16,7 +16,10 @@ extension code can make it call code, and only ``BUILD`` can set attributes on w
 2. **Scan.** The opcode stream is read with :func:`pickletools.genops`, which decodes it without
    executing anything, and the stack is simulated with one number per item (its nesting depth):
    every opcode must be one of :data:`DATA_OPCODES`; every declared length must fit in the file;
-   no container may nest deeper than :data:`MAX_DEPTH`, nor the MARKs. The depth matters because
+   no container may nest deeper than :data:`MAX_DEPTH`, nor the MARKs; dict keys and set members
+   must be strings or numbers (integers of at most 64 bits: the hashes of tuples and of large
+   integers can be forced equal, and a dict of colliding keys takes quadratic time to build,
+   hours for a few megabytes). The depth matters because
    CPython hashes, compares and prints nested tuples by recursing in C: a 2 MB pickle with a tuple
    nested a million deep as a dict key crashes the interpreter (a segmentation fault) in
    ``pickle.load`` itself, and no ``except`` can catch that. Immutable containers are built from
@@ -151,9 +154,8 @@ def scan_pickle(data: bytes, path: Path | str, max_depth: int = MAX_DEPTH) -> No
 
 
 class _Stack:
-    """The unpickler's stack, MARKs and memo, with each object replaced by its nesting depth (0 for
-    a scalar, 1 for an empty container); strings are kept as themselves, so a STACK_GLOBAL can be
-    named."""
+    """The unpickler's stack, MARKs and memo, with each object replaced by its nesting depth (1 for
+    an empty container) or, for a scalar, by :func:`_scalar`'s mark."""
 
     def __init__(self, path: Path | str, max_depth: int):
         self.path, self.max_depth = path, max_depth
@@ -168,18 +170,33 @@ class _Stack:
             raise DatasetError(f"{self.path}: not a complete pickle (byte {pos}: a FRAME of {arg:,} bytes, but only "
                                f"{size - pos - 9:,} follow); expected a data pickle holding only {ALLOWED}")
         elif name in _SCALARS:
-            self.items.append(arg if isinstance(arg, str) and len(arg) < 256 else 0)
+            self.items.append(_scalar(arg))
         elif name in _EMPTY:
             self.items.append(1)
         elif name in _FROM_MARK:
-            self.items.append(self.nest(self.pop_mark(), pos))
+            items = self.pop_mark()
+            self.check_keys(items[0::2] if name == "DICT" else items if name == "FROZENSET" else (), pos)
+            self.items.append(self.nest(items, pos))
         elif name in _TUPLE_N:
             self.items.append(self.nest(self.pop(_TUPLE_N[name]), pos))
         elif name in _FILL_FROM_MARK or name in _FILL_N:
             items = self.pop_mark() if name in _FILL_FROM_MARK else self.pop(_FILL_N[name])
+            self.check_keys(items if name == "ADDITEMS" else items[0::2] if name != "APPENDS" and name != "APPEND"
+                            else (), pos)
             self.items[-1] = max(_depth(self.items[-1]), self.nest(items, pos))
         else:
             self.framing(name, arg, pos)
+
+    def check_keys(self, keys, pos: int) -> None:
+        """Dict keys and set members must be strings, bytes or numbers (integers of at most 64
+        bits): a container or a huge integer as a key is what a hostile file uses, to nest a key
+        deep enough to crash the hash, or to make many keys collide (the hash of integers and
+        tuples can be forced equal, so that building the dict takes quadratic time)."""
+        for key in keys:
+            if not isinstance(key, str) and key != 0:
+                what = "an integer over 64 bits" if key == _BIG_INT else "a container"
+                raise DatasetError(f"{self.path}: byte {pos}: a dict key or set member is {what}; a data pickle's keys "
+                                   "are strings or numbers (integers of at most 64 bits) — refused unbuilt")
 
     def framing(self, name: str, arg: Any, pos: int) -> None:
         if name == "MARK":
@@ -233,8 +250,21 @@ class _Stack:
                            f"data pickle may hold only {ALLOWED} — refused, nothing was executed")
 
 
+_BIG_INT = -1     # the simulated stack's mark of an integer over 64 bits (not a key)
+
+
+def _scalar(arg: Any) -> Any:
+    """A scalar on the simulated stack: a short string as itself (to name a STACK_GLOBAL), an
+    integer over 64 bits as :data:`_BIG_INT`, anything else as 0."""
+    if isinstance(arg, str):
+        return arg if len(arg) < 256 else 0
+    if isinstance(arg, int) and not isinstance(arg, bool) and not -2**63 <= arg < 2**64:
+        return _BIG_INT
+    return 0
+
+
 def _depth(item: Any) -> int:
-    return item if isinstance(item, int) else 0
+    return item if isinstance(item, int) and item > 0 else 0
 
 
 # ----------------------------------------------------------------------------- the result
