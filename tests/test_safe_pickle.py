@@ -96,6 +96,9 @@ HOSTILE = {
     "tuple_key": (PROTO2 + b"}K\x01K\x02\x86Ns.", r"byte 9: a dict key or set member is a container"),
     "big_integer_key": (PROTO2 + b"}\x8a\x09" + b"\x01" * 9 + b"Ns.", r"is an integer over 64 bits"),
     "frozenset_member": (PROTO2 + b"\x8f(\x8f(\x91\x90\x91.", r"is a container"),
+    # LONG_BINPUT 0x0fffffff: the C unpickler's memo is an array as long as the largest index (4 GB)
+    "memo_index_bomb": (PROTO2 + b"Nr\xff\xff\xff\x0f.", r"memo index 268,435,455 out of sequence"),
+    "a_million_containers": (PROTO2 + b"](" + b"]" * 1_000_001 + b"e.", r"more than 1,000,000 containers"),
     "unknown_opcode": (PROTO2 + b"\xff.", r"not a complete pickle"),
     "stack_underflow": (PROTO2 + b"a.", r"not a complete pickle"),
     "memo_miss": (PROTO2 + b"h\x07.", r"not a complete pickle"),

@@ -10,13 +10,15 @@ extension code can make it call code, and only ``BUILD`` can set attributes on w
 :class:`~metaeval.data.contract.DatasetError` naming the file:
 
 1. **Size.** A file over :data:`MAX_BYTES` is refused before it is read. Each opcode makes at most
-   one object, so this bounds the memory the load can take (about 64 bytes per byte of file in the
-   worst case: an 8 MiB file of empty lists is ~0.5 GB; the real releases are 0.15-1.5 MB and take
-   a few times their size).
+   one object, so with the scan's bounds this bounds the memory and time of a load: the worst
+   files measured (8 MiB of ``None``, of one-letter strings, of memo entries; a million containers)
+   peak at 215 MB and take 7 s; the real releases take 10-50 ms.
 2. **Scan.** The opcode stream is read with :func:`pickletools.genops`, which decodes it without
    executing anything, and the stack is simulated with one number per item (its nesting depth):
    every opcode must be one of :data:`DATA_OPCODES`; every declared length must fit in the file;
-   no container may nest deeper than :data:`MAX_DEPTH`, nor the MARKs; dict keys and set members
+   no container may nest deeper than :data:`MAX_DEPTH`, nor the MARKs; at most
+   :data:`MAX_CONTAINERS` containers; memo indices in sequence (the C unpickler's memo is an array
+   as long as the largest index: one opcode of 6 bytes could make it allocate 32 GB); dict keys and set members
    must be strings or numbers (integers of at most 64 bits: the hashes of tuples and of large
    integers can be forced equal, and a dict of colliding keys takes quadratic time to build,
    hours for a few megabytes). The depth matters because
@@ -50,6 +52,7 @@ from .contract import DatasetError
 ALLOWED = "dicts, lists, tuples, sets, strings, bytes, numbers, booleans and None"
 MAX_BYTES = 8 * 2**20          # 8 MiB: 5 times the largest real release (REALSumm, 1.5 MB)
 MAX_DEPTH = 100                # the releases nest 4 deep; CPython's C recursion is safe far beyond 100
+MAX_CONTAINERS = 1_000_000     # the releases build at most 5,001 (REALSumm's dicts)
 # (module, name) -> the object a pickle may name; empty: no pickle may name any global.
 ALLOWED_GLOBALS: Mapping[tuple[str, str], Any] = {}
 
@@ -162,6 +165,7 @@ class _Stack:
         self.items: list[Any] = []
         self.marks: list[int] = []
         self.memo: dict[int, Any] = {}
+        self.containers = 0
 
     def step(self, name: str, arg: Any, pos: int, size: int) -> None:
         if name not in DATA_OPCODES:
@@ -172,12 +176,15 @@ class _Stack:
         elif name in _SCALARS:
             self.items.append(_scalar(arg))
         elif name in _EMPTY:
+            self.count_container(pos)
             self.items.append(1)
         elif name in _FROM_MARK:
+            self.count_container(pos)
             items = self.pop_mark()
             self.check_keys(items[0::2] if name == "DICT" else items if name == "FROZENSET" else (), pos)
             self.items.append(self.nest(items, pos))
         elif name in _TUPLE_N:
+            self.count_container(pos)
             self.items.append(self.nest(self.pop(_TUPLE_N[name]), pos))
         elif name in _FILL_FROM_MARK or name in _FILL_N:
             items = self.pop_mark() if name in _FILL_FROM_MARK else self.pop(_FILL_N[name])
@@ -186,6 +193,12 @@ class _Stack:
             self.items[-1] = max(_depth(self.items[-1]), self.nest(items, pos))
         else:
             self.framing(name, arg, pos)
+
+    def count_container(self, pos: int) -> None:
+        self.containers += 1
+        if self.containers > MAX_CONTAINERS:
+            raise DatasetError(f"{self.path}: byte {pos}: more than {MAX_CONTAINERS:,} containers; the releases "
+                               "build a few thousand — refused unbuilt")
 
     def check_keys(self, keys, pos: int) -> None:
         """Dict keys and set members must be strings, bytes or numbers (integers of at most 64
@@ -214,7 +227,11 @@ class _Stack:
         elif name == "DUP":
             self.items.append(self.items[-1])
         elif name in _PUT or name == "MEMOIZE":
-            self.memo[len(self.memo) if name == "MEMOIZE" else arg] = self.items[-1]
+            index = len(self.memo) if name == "MEMOIZE" else arg
+            if index > len(self.memo):      # the unpickler's memo is an array as long as the largest index
+                raise DatasetError(f"{self.path}: byte {pos}: memo index {index:,} out of sequence (picklers number "
+                                   f"their memo 0, 1, 2, ...; {len(self.memo):,} so far) — refused unbuilt")
+            self.memo[index] = self.items[-1]
         elif name in _GET:
             self.items.append(self.memo[arg])
 
