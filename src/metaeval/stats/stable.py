@@ -21,6 +21,7 @@ from typing import Sequence
 import numpy as np
 
 ORDINARY = 64     # |exponent| of a vector's largest magnitude up to which it is used as it is
+_HIGH, _LOW = 2.0**ORDINARY, 2.0**(-ORDINARY - 1)   # frexp exponent within +-ORDINARY: _LOW <= |x| < _HIGH
 
 
 def binary_scale(x, axis: int = -1, used=None):
@@ -42,6 +43,9 @@ def binary_scale(x, axis: int = -1, used=None):
     one vector: each square is infinite), and scaled they cannot, as every centred value is then
     below 2 in magnitude."""
     x = np.asarray(x, dtype=float)
+    big = np.fmax.reduce(np.abs(x), axis=axis, keepdims=True, initial=0.0)      # NaN ignored
+    if ((big < _HIGH) & ((big >= _LOW) | (big == 0))).all():                     # the common case, fast
+        return x, np.zeros(big.shape, dtype=int)
     chosen = x if used is None else np.where(used, x, 0.0)
     finite = np.where(np.isfinite(chosen), np.abs(chosen), 0.0)
     e = np.frexp(np.max(finite, axis=axis, keepdims=True, initial=0.0))[1]
