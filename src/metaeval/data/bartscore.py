@@ -177,7 +177,7 @@ def _read_record(path: Path, release: str, doc_id: Any, rec: Any, out: tuple) ->
     if not isinstance(rec, dict):
         raise DatasetError(f"{path}: {where}: expected a mapping with src, ref_summ and sys_summs")
     if topic in documents:
-        raise DatasetError(f"{path}: {where}: a second record of topic {topic!r}")
+        raise DatasetError(f"{path}: {where}: a second record of topic {brief(topic)}")
     documents[topic] = [_text(path, where, rec.get("src"), "src")]
     refs = rec.get("ref_summs") if profile.multi_reference else [rec.get("ref_summ")]
     if not isinstance(refs, list) or not refs:
@@ -204,7 +204,7 @@ def _read_summary(path: Path, release: str, key: tuple[str, str], at: str, entry
         raise DatasetError(f"{path}: {at}, field 'sys_summs': unknown system for {release}; expected "
                            f"{' or '.join(profile.systems)}")
     if key in judgments:
-        raise DatasetError(f"{path}: {at}: a second summary by {key[1]!r}")
+        raise DatasetError(f"{path}: {at}: a second summary by {brief(key[1])}")
     if not isinstance(entry, dict):
         raise DatasetError(f"{path}: {at}: expected a mapping with sys_summ and scores")
     text = _text(path, at, entry.get("sys_summ"), "sys_summ")
@@ -228,8 +228,14 @@ def _check_pair(path: Path, release: str, topic: str, where: str, judgments: dic
                     for d, spec in profile.dimensions.items() if spec[2] == "preference")
     if len(systems) != len(profile.systems) or labels != [0.0, 1.0]:
         raise DatasetError(f"{path}: {where}, field 'sys_summs': expected exactly one 'correct' (label 1) "
-                           f"and one 'incorrect' (label 0) summary, got {sorted(map(str, systems))} with "
-                           f"labels {labels}")
+                           f"and one 'incorrect' (label 0) summary, got {_few(sorted(map(str, systems)))} with "
+                           f"labels {_few(labels)}")
+
+
+def _few(values: list) -> str:
+    """A list for a message, cut after its first 4 items."""
+    shown = ", ".join(brief(v) for v in values[:4])
+    return f"[{shown}]" if len(values) <= 4 else f"[{shown}, ... {len(values)} in all]"
 
 
 def import_bartscore_pkl(path: Path | str, name: str, release: str | None = None) -> Dataset:
