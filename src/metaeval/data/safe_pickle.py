@@ -209,7 +209,7 @@ class _Stack:
             if not isinstance(key, str) and key != 0:
                 what = "an integer over 64 bits" if key == _BIG_INT else "a container"
                 raise DatasetError(f"{self.path}: byte {pos}: a dict key or set member is {what}; a data pickle's keys "
-                                   "are strings or numbers (integers of at most 64 bits) — refused unbuilt")
+                                   "are strings, bytes or numbers (integers of at most 64 bits) — refused unbuilt")
 
     def framing(self, name: str, arg: Any, pos: int) -> None:
         if name == "MARK":
