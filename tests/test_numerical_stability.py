@@ -291,3 +291,27 @@ def test_table6_of_scores_of_1e300_and_minus_1e300_is_scipys(tmp_path):
     assert lo <= r <= hi and hi - lo < 2
     table6 = (tmp_path / "results/ext/analysis/table6_file_metrics.md").read_text(encoding="utf-8")
     assert f"| {expected:.3f} |" in table6, table6
+
+
+def test_franks_williams_tests_of_extreme_scores():
+    """The factuality stage's Williams tests on partial correlations (one residualisation shared by
+    the metrics defined everywhere, else williams_partial): the same rows for metrics of 1e300 and
+    of 1e-300 as for the same metrics brought to order 1 by a power of two."""
+    from types import SimpleNamespace
+
+    from metaeval.stages.factuality_protocols import williams_tests
+
+    systems = np.array(list("aaabbbbcccdd"))
+    h = BASE_Y + 0.3 * RNG.normal(size=12)
+    a, b = BASE_X, -BASE_X + np.sin(np.arange(12))
+    b_gap = b.copy()
+    b_gap[4] = np.nan                                   # B not defined everywhere: williams_partial
+    everything = np.ones(12, dtype=bool)
+    for metric_b in (b, b_gap):
+        plain = williams_tests("d", "all", "all", everything, SimpleNamespace(
+            metrics={"A": a, "B": metric_b}, systems=systems), ["A", "B"], h)
+        for k in (1000, -1000):
+            scaled = williams_tests("d", "all", "all", everything, SimpleNamespace(
+                metrics={"A": np.ldexp(a, k), "B": np.ldexp(metric_b, -k)}, systems=systems), ["A", "B"], h)
+            assert scaled == plain, k
+        assert all(np.isfinite(row[-1]) for row in plain)
