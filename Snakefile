@@ -24,9 +24,16 @@
 from snakemake.utils import min_version
 
 from metaeval import registry
-from metaeval.options import ConfigError, Options, load_schema
+from metaeval.options import ConfigError, Options, check_config_files, load_schema
 
 min_version("9.0")
+
+# The config files read with the project's safe YAML loader first: a `!!python/object` tag, a key
+# given twice or nested aliases are an error naming the file and the line (metaeval.options).
+try:
+    check_config_files(["config/config.yaml", *workflow.overwrite_configfiles])
+except ConfigError as error:
+    raise WorkflowError(str(error))
 
 
 configfile: "config/config.yaml"

@@ -35,6 +35,14 @@ each expected change is checked cell by cell (any other difference in such a fil
 * issues 22 and 23: the new stages' folders ``annotators/`` and ``factuality/`` (only after); the
   report gains their sections and sentences;
 * Table 6's caption (``table6_file_metrics.md``) says what its optimal star means; the rows are unchanged.
+* issue 28 (every dimension a target; ``--before 6864522``): the tables with a row per human target
+  (correlations, the summary level, agreement, verdicts, system_human.tsv, the sweeps' correlations)
+  keep every row of the old targets unchanged, in order, and add rows for the new ones only (the
+  dimensions and composites of human/targets.tsv); summary_human.tsv keeps every column's values and
+  loses the second copy of the coverage and linguistic_quality columns (it had two columns of each
+  name); skipped.tsv may add a row for a dimension that is a combination; the factuality protocols no
+  longer run on a data set without a factual dimension (a note and header-only tables); new files:
+  human/targets.tsv, analysis/answers.{tsv,md}, analysis/williams_targets.tsv, rerank/by_target.tsv.
 
 Prints one line per differing file with its verdict, and exits 1 on any unexplained difference.
 """
@@ -129,6 +137,56 @@ def check_relabelled(a: pd.DataFrame, b: pd.DataFrame, mapping: dict[str, str]) 
     return None if not cells else f"after relabelling {mapping}: {cells[:3]}"
 
 
+TARGET_TABLES = ("analysis/correlations.tsv", "analysis/summary_level_correlations.tsv", "agreement/agreement.tsv",
+                 "agreement/verdicts.tsv", "human/system_human.tsv", "sweeps/references_correlations.tsv",
+                 "sweeps/lengths_correlations.tsv")
+NEW_FILES = ("human/targets.tsv", "analysis/answers.tsv", "analysis/answers.md", "analysis/williams_targets.tsv",
+             "rerank/by_target.tsv")
+
+
+def new_targets(new: Path) -> set[str]:
+    """The targets issue 28 added: the dimensions and composites of human/targets.tsv."""
+    path = new / "human/targets.tsv"
+    if not path.exists():
+        return set()
+    t = tsv(path)
+    return set(t.loc[t["kind"] != "combination", "target"])
+
+
+def check_targets(a: pd.DataFrame, b: pd.DataFrame, added: set[str]) -> str | None:
+    """Every row of an old target unchanged and in order; the other rows only of added targets."""
+    key = next((c for c in ("combination", "scorer", "target") if c in b.columns), None)
+    if key is None or list(a.columns) != list(b.columns):
+        return "columns changed"
+    if a[key].isin(added).any():
+        return "an added target was there before"
+    cells = changed_cells(a.reset_index(drop=True), b[~b[key].isin(added)].reset_index(drop=True))
+    return f"an existing row changed: {cells[:2]}" if cells else None
+
+
+def check_summary_human(a: pd.DataFrame, b: pd.DataFrame, added: set[str]) -> str | None:
+    """summary_human.tsv: the old columns' values (the duplicated coverage / linguistic_quality once),
+    then the added targets' columns."""
+    dup = [c for c in a.columns if c.endswith(".1")]
+    if any((a[c] != a[c.removesuffix(".1")]).any() for c in dup):
+        return "the two copies of a column differed"
+    old = a.drop(columns=dup)
+    if [c for c in b.columns if c not in added] != list(old.columns):
+        return f"columns: {list(old.columns)} -> {list(b.columns)}"
+    cells = changed_cells(old, b[list(old.columns)])
+    return f"a value changed: {cells[:2]}" if cells else None
+
+
+def check_factuality(f: str, b: Path, new: Path) -> str | None:
+    """A factuality file of a data set without a factual dimension: the note, or a table without rows."""
+    notes = tsv(new / "factuality/notes.tsv")
+    if not notes["note"].str.startswith("not applicable").any():
+        return "the protocols did not say they do not apply"
+    if f.endswith(".tsv") and f != "factuality/notes.tsv" and len(tsv(b)):
+        return "a table of a protocol that does not apply has rows"
+    return None
+
+
 def compare(old: Path, new: Path) -> list[tuple[str, str]]:
     """(file, verdict) for every file that differs; verdict starts with 'UNEXPECTED' when unexplained."""
     files = sorted({p.relative_to(old).as_posix() for p in old.rglob("*") if p.is_file()} |
@@ -138,9 +196,28 @@ def compare(old: Path, new: Path) -> list[tuple[str, str]]:
         if (new / "sweeps/references_scores.tsv").exists() else []
     mapping = {f"ref{k + 1}": name for k, name in enumerate(refs)}
     verdicts_changed = None
+    added = new_targets(new)
     out = []
     for f in files:
         a, b = old / f, new / f
+        if f in NEW_FILES and not a.exists():
+            out.append((f, "expected (issue 28: a new file)"))
+            continue
+        if added and a.exists() and b.exists() and a.read_bytes() != b.read_bytes() and (
+                f in TARGET_TABLES or f.startswith("factuality/") or f in ("human/summary_human.tsv", "human/skipped.tsv")):
+            if f in TARGET_TABLES:
+                problem = check_targets(tsv(a), tsv(b), added)
+            elif f == "human/summary_human.tsv":
+                problem = check_summary_human(tsv(a), tsv(b), added)
+            elif f == "human/skipped.tsv":
+                ta, tb = tsv(a), tsv(b)
+                extra = tb.iloc[len(ta):]
+                problem = None if tb.iloc[:len(ta)].values.tolist() == ta.values.tolist() and \
+                    extra["reason"].str.startswith("dimension ").all() else "more than a dimension's row changed"
+            else:
+                problem = check_factuality(f, b, new)
+            out.append((f, f"UNEXPECTED: {problem}" if problem else "expected (issue 28: targets)"))
+            continue
         if f.startswith(("scores/parts/", "scores/tokens/")):
             if not a.exists() or not b.exists() or a.read_bytes() != b.read_bytes():
                 out.append((f, "expected (issue 12: scoring caches laid out per setting)"))

@@ -144,6 +144,7 @@ def analysis_inputs(wildcards):
         "summary_scores": OUT.file("scores", "summaries", d),
         "summary_human": OUT.file("human", "summaries", d),
         "system_human": OUT.file("human", "systems", d),
+        "targets": OUT.file("human", "targets", d),
     }
 
 
@@ -159,6 +160,10 @@ def across_inputs(wildcards):
             if OPTIONS.across.tests == "permutation"
             else OUT.file("correlation", "williams_{combination}", d, combination=comb)
         )
+        # every target's Williams tests, for the verdict per target
+        out[f"stacked__{d}"] = OUT.file("correlation", "targets_williams", d)
+        for c in COMBINATIONS:
+            out[f"williams_{c}__{d}"] = OUT.file("correlation", "williams_{combination}", d, combination=c)
     return out
 
 

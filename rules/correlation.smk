@@ -31,8 +31,9 @@ rule correlation_tables:
     input:
         unpack(file_metric_files(file_metrics="metrics")),
         **{k: v for k, v in OUT.files("correlation", combination=COMBINATIONS).items()
-           if k in ("correlations", "summary_level") or k.startswith("williams_")},
+           if k in ("correlations", "summary_level", "targets_williams") or k.startswith("williams_")},
         summary_human=OUT.file("human", "summaries"),
+        targets=OUT.file("human", "targets"),
     output:
         **reported(OUT.files("correlation_tables"), "Correlation"),
     params:

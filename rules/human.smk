@@ -8,7 +8,7 @@ rule human_scores:
         **OUT.files("human"),
     params:
         code=code("human_scores"),
-        options=OPTIONS.human,
+        options=lambda wc: OPTIONS.human_job(wc.dataset),
     log:
         OUT.log("human_scores"),
     threads: 1

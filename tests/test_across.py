@@ -187,3 +187,45 @@ def test_adding_a_data_set_reruns_only_its_jobs_and_the_verdict(four):
     out = snakemake(four, "-n", "--configfile", str(extra)).stdout
     assert set(re.findall(r"wildcards: .*?dataset=([A-Za-z0-9_-]+)", out)) == {"extra"}
     assert job_counts(out)["across"] == 1
+
+
+def test_the_report_opens_with_one_row_per_target_and_level_in_a_browser(four, tmp_path):
+    """The opening table, as headless Chromium renders it: one row per target and level, numbers at 3
+    decimals, sorted by r within each level; then the sentence about the primary target."""
+    res = four / "results/summeval"
+    targets = list(tables.read_tsv(res / "human/targets.tsv")["target"])
+    # SummEval's canonical copy: Graham's 5 combinations (no pyramids), then its 4 dimensions by name
+    assert targets == ["arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality",
+                       "coherence", "consistency", "fluency", "relevance"]
+    dom = browser_check(res / "report.html", tmp_path / "summeval.png")
+    opening = dom[dom.index("<h1>"):dom.index('class="toc"')]
+    table = re.search(r'<div class="answers">(.*?)</table>', opening, re.S)[1]
+    rows = [[re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td>(.*?)</td>", tr)]
+            for tr in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], re.S)]
+    assert len(rows) == 2 * len(targets)
+    for level in ("system", "summary"):
+        mine = [r for r in rows if r[1] == level]
+        assert sorted(r[0].removesuffix(" (primary)") for r in mine) == sorted(targets)
+        r_values = [float(r[3]) for r in mine]
+        assert r_values == sorted(r_values, reverse=True)
+        assert all(re.fullmatch(r"-?[0-9]\.[0-9]{3}", r[3]) for r in mine)
+        assert [r[0] for r in mine if r[0].endswith(" (primary)")] == ["arithmetic (primary)"]
+    # the same rows as answers.tsv (full precision there)
+    answers = tables.read_tsv(res / "analysis/answers.tsv", numeric=("r",))
+    for r in rows:
+        row = answers[(answers["target"] == r[0].removesuffix(" (primary)")) & (answers["level"] == r[1])].iloc[0]
+        assert r[2] == row["best"] and r[3] == f"{row['r']:.3f}"
+    assert opening.index('class="answers"') < opening.index("the best metric for")
+
+
+def test_the_verdict_across_data_sets_per_target(four):
+    """results/all/targets.tsv: every target two or more data sets share; for across.combination it is
+    the main verdict's (variants.tsv, computed on its own)."""
+    res = four / "results/all"
+    per = tables.read_tsv(res / "targets.tsv").set_index("target")
+    assert {"coverage", "arithmetic", "coherence", "fluency", "relevance"} <= set(per.index)
+    variants = tables.read_tsv(res / "variants.tsv")
+    assert per.loc["coverage", "best"] == variants["variant"].iloc[0]
+    assert int(per.loc["coverage", "robustly_optimal"]) == int((variants["robustly_optimal"] == "yes").sum())
+    # coherence: summeval and newsroom judge it (by that name); the default and realsumm do not
+    assert per.loc["coherence", "datasets"] == "newsroom,summeval"

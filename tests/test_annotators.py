@@ -333,15 +333,19 @@ def test_every_annotator_once_gives_the_human_scores_stages_values(summeval_rele
 
     ds = summeval_release
     combos = ["arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality"]
-    scores = human.compute(ds, HumanOptions(tuple(combos), order))
+    composites = (("overall", "mean(coherence, fluency)"), ("both", "harmonic(relevance, consistency)"))
+    scores = human.compute(ds, HumanOptions(tuple(combos), order, True, (), composites, None))
+    targets = scores.combinations          # the combinations, then every dimension, then the composites
+    assert targets == [*combos, *ds.dimensions, "overall", "both"]     # expert and turker_ dimensions
     systems = [s for s, k in zip(scores.systems.summarizers, scores.systems.kinds) if k == "system"]
     topics = sorted({t for t, _ in ds.judgments})
-    model = ar.build(ds, systems, topics)
-    assert set(model.annotated) == {"relevance", "coherence", "fluency"}
+    model = ar.build(ds, systems, topics, composites={"overall": ("mean", ["coherence", "fluency"]),
+                                                      "both": ("harmonic", ["relevance", "consistency"])})
+    assert set(model.annotated) == set(ds.dimensions)
     assert all(np.isnan(g).all() for g in model.fixed.values())     # every judged summary is annotated
     once = {g: np.ones((1, len(m))) for g, m in model.groups.items()}
-    got = ar.human_system_scores(model, combos, np.ones((1, len(topics))), once, order)[0]
-    for k, c in enumerate(combos):
+    got = ar.human_system_scores(model, targets, np.ones((1, len(topics))), once, order)[0]
+    for k, c in enumerate(targets):
         expected = [scores.systems.scores[c][scores.systems.summarizers.index(s)] for s in systems]
         assert got[:, k] == pytest.approx(expected, abs=1e-12), c
 

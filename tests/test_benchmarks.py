@@ -78,3 +78,77 @@ def test_summeval_keeps_every_annotator(seven):
     assert set(counts.xs("expert", level="group")) == {3} and set(counts.xs("crowd", level="group")) == {5}
     summary = dict(tables.read_tsv(res / "data/summary.tsv").itertuples(index=False, name=None))
     assert summary["annotators_by_group"] == "crowd:5,expert:3" and summary["systems"] == "12"
+
+
+def _release_means() -> dict[tuple[str, str], dict[str, float]]:
+    """Every summary's expert and crowd means per dimension, read from the release files with json alone."""
+    import json
+
+    out = {}
+    for path in sorted(shared_dataset("raw/summeval-official").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                row = {}
+                for d in ("coherence", "consistency", "fluency", "relevance"):
+                    experts = [a[d] for a in rec["expert_annotations"]]
+                    crowd = [a[d] for a in rec["turker_annotations"]]
+                    row[d], row[f"turker_{d}"] = sum(experts) / len(experts), sum(crowd) / len(crowd)
+                out[(rec["id"], rec["model_id"])] = row
+    return out
+
+
+def test_summeval_answers_per_dimension_equal_scipy(seven):
+    """SummEval from the release, one run: every dimension is a target of its own, and the system- and
+    summary-level Pearson, Spearman and Kendall of every variant with it equal scipy's on the scores
+    and on the annotators' means computed here from the release files."""
+    import numpy as np
+    from scipy import stats
+
+    res = seven / "results/summeval"
+    dims = [*(d for d in ("coherence", "consistency", "fluency", "relevance")),
+            *(f"turker_{d}" for d in ("coherence", "consistency", "fluency", "relevance"))]
+    targets = tables.read_tsv(res / "human/targets.tsv")
+    assert list(targets["target"]) == ["arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality", *dims]
+    assert list(targets.loc[targets["factual"] == "yes", "target"]) == ["consistency", "turker_consistency"]
+    means = _release_means()
+    systems = sorted({s for _, s in means})
+    human = {d: np.array([np.mean([v[d] for (t, s), v in means.items() if s == sys]) for sys in systems]) for d in dims}
+    scores = tables.read_tsv(res / "scores/system_scores.tsv", numeric=("score",))
+    metric = scores.pivot(index="summarizer", columns="variant", values="score").loc[systems]
+    corr = tables.read_tsv(res / "analysis/correlations.tsv", numeric=("pearson", "spearman", "kendall"))
+    checked = 0
+    for d in dims:
+        mine = corr[corr["combination"] == d].set_index("variant")
+        assert len(mine) == metric.shape[1]
+        for variant in metric.columns:
+            x = metric[variant].to_numpy(dtype=float)
+            assert mine.loc[variant, "pearson"] == pytest.approx(stats.pearsonr(x, human[d])[0], abs=1e-12)
+            assert mine.loc[variant, "spearman"] == pytest.approx(stats.spearmanr(x, human[d])[0], abs=1e-12)
+            assert mine.loc[variant, "kendall"] == pytest.approx(stats.kendalltau(x, human[d])[0], abs=1e-12)
+            checked += 1
+    assert checked == 8 * metric.shape[1]
+    # summary level: within each article across the 12 systems, averaged over the articles
+    per = tables.read_tsv(res / "scores/summary_scores.tsv", numeric=("P", "R", "F"))
+    per = per[(per["measure"] == "R2") & (per["stem"] == "1") & (per["stopwords_removed"] == "0")]
+    level = tables.read_tsv(res / "analysis/summary_level_correlations.tsv", numeric=("pearson", "spearman", "kendall"))
+    topics = sorted({t for t, _ in means})
+    for d in ("coherence", "relevance", "turker_fluency"):
+        row = level[(level["metric"] == "R2_ST1_RS0_R") & (level["combination"] == d)].iloc[0]
+        r, rho, tau = [], [], []
+        for t in topics:
+            sub = per[per["topic"] == t].set_index("summarizer").loc[systems, "R"].to_numpy(dtype=float)
+            h = np.array([means[(t, s)][d] for s in systems])
+            if np.ptp(sub) == 0 or np.ptp(h) == 0:
+                continue
+            r.append(stats.pearsonr(sub, h)[0])
+            rho.append(stats.spearmanr(sub, h)[0])
+            tau.append(stats.kendalltau(sub, h)[0])
+        assert int(row["topics"]) == len(r)
+        assert row["pearson"] == pytest.approx(np.mean(r), abs=1e-12)
+        assert row["spearman"] == pytest.approx(np.mean(rho), abs=1e-12)
+        assert row["kendall"] == pytest.approx(np.mean(tau), abs=1e-12)
+    # the report opens with one row per target and level, the primary's sentence after it
+    answers = tables.read_tsv(res / "analysis/answers.tsv")
+    assert len(answers) == 2 * 13 and set(answers["level"]) == {"system", "summary"}
+    assert list(answers.loc[answers["primary"] == "yes", "target"].unique()) == ["arithmetic"]

@@ -146,13 +146,13 @@ def test_a_score_must_be_a_finite_number(tmp_path, value, message):
 
 
 @pytest.mark.parametrize("data, where", [
-    ({"d1": record(src="a \ud83d .")}, "record 'd1', field 'src': character 3 is a lone surrogate (U+D83D"),
-    ({"d1": record(ref_summs=["a .", "b \udc00"])}, "record 'd1', field 'ref_summs[1]': character 3 is a lone"),
+    ({"d1": record(src="a \ud83d .")}, r"record 'd1', field 'src': 'a \ud83d .' contains a lone surrogate U+D83D"),
+    ({"d1": record(ref_summs=["a .", "b \udc00"])}, r"record 'd1', field 'ref_summs[1]': 'b \udc00' contains a lone"),
     ({"d1": record(sys_summs={"M1": {**record()["sys_summs"]["M1"], "sys_summ": "\ud83d"}})},
-     "record 'd1', system 'M1', field 'sys_summ': character 1 is a lone surrogate"),
-    ({"d\ud83d": record()}, r"record 'd\ud83d', field 'doc_id': character 2 is a lone surrogate"),
+     r"record 'd1', system 'M1', field 'sys_summ': '\ud83d' contains a lone surrogate"),
+    ({"d\ud83d": record()}, r"record 'd\ud83d', field 'doc_id': 'd\ud83d' contains a lone surrogate"),
     ({"d1": record(sys_summs={"M\ud83d": record()["sys_summs"]["M1"]})},
-     r"record 'd1', system 'M\ud83d', field 'sys_summs': character 2 is a lone surrogate"),
+     r"record 'd1', system 'M\ud83d', field 'sys_summs': 'M\ud83d' contains a lone surrogate"),
     ({1.5: record()}, "record 1.5, field 'doc_id': 1.5; expected a string or an integer name"),
     ({None: record()}, "record None, field 'doc_id': None; expected a string or an integer name"),
     ({"d1": record(sys_summs={b"M1": record()["sys_summs"]["M1"]})},

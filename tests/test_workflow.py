@@ -115,7 +115,11 @@ def test_correlations_against_scipy(small_run):
     corr = tsv(d / "analysis/correlations.tsv")
     assert list(corr.columns) == ["variant", "combination", "n", "pearson", "pearson_lo", "pearson_hi", "spearman",
                                   "kendall", "optimal", "cluster"]
-    assert len(corr) == 214 * 7 and (corr.n == "5").all()   # 214 variants, 7 combinations, 5 systems
+    # 214 variants x 12 targets (Graham's 7 combinations, the 5 linguistic-quality dimensions; the one
+    # coverage dimension is the combination coverage), 5 systems
+    assert len(corr) == 214 * 12 and (corr.n == "5").all()
+    assert list(dict.fromkeys(corr.combination))[7:] == ["grammaticality", "non_redundancy", "referential_clarity",
+                                                          "focus", "structure"]
     human = tsv(d / "human/system_human.tsv")
     human = human[human.kind == "system"].pivot(index="summarizer", columns="combination", values="score").astype(float)
     metric = tsv(d / "scores/system_scores.tsv").pivot(index="summarizer", columns="variant", values="score")
@@ -164,8 +168,8 @@ def test_agreement_and_rerank_outputs(small_run):
     agreement = tsv(sim / "agreement/agreement.tsv")
     assert set(agreement.pair_type) == {"all", "system-system", "human-system"}  # judged humans: human-system pairs
     verdicts = tsv(sim / "agreement/verdicts.tsv")
-    # pairs (10 system-system, 3 x 5 human-system) x scorers (7 combinations; 96 ROUGE, 4 BLEU, 2 chrF, 8 SERA)
-    assert len(verdicts) == (10 + 15) * (7 + 96 + 4 + 2 + 8)
+    # pairs (10 system-system, 3 x 5 human-system) x scorers (12 targets; 96 ROUGE, 4 BLEU, 2 chrF, 8 SERA)
+    assert len(verdicts) == (10 + 15) * (12 + 96 + 4 + 2 + 8)
     summary = dict(tsv(sim / "rerank/summary.tsv").itertuples(index=False, name=None))
     assert summary["original_variant"] == "R2_ST1_RS0_M_R"
     assert len(tsv(sim / "rerank/table3.tsv")) == 5   # the 5 systems

@@ -20,7 +20,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from .data.formats import FORMATS, SCORES, simulation_params
 from .data.simulate import SimulationParams
@@ -50,6 +50,30 @@ ANNOTATOR_SELECTORS = ("top", "baselines", "bleu", "chrf", "metrics", "all")
 
 class ConfigError(ValueError):
     """A configuration value is wrong; the message names the key."""
+
+
+def check_config_files(paths: Sequence[Path | str]) -> None:
+    """Read each existing config file with the project's safe YAML loader
+    (:mod:`metaeval.data.safe_yaml`), so that a tag asking for a Python object (``!!python/object``),
+    a key given twice, aliases that expand to millions of values or a lone surrogate is an error
+    naming the file and the line, not Snakemake's "not valid JSON or YAML" (or a silent last-key
+    win). The Snakefile runs it on ``config/config.yaml`` before its ``configfile:`` directive and on
+    every ``--configfile`` (which Snakemake has read by then: a file it cannot read at all gets its
+    own message first)."""
+    from .data.safe_yaml import load
+
+    def error(path: str, line: int | None, problem: str) -> ConfigError:
+        return ConfigError(f"config file {path}{f', line {line}' if line else ''}: {problem}")
+
+    for path in paths:
+        path = Path(path)
+        if not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"config file {path}: not valid UTF-8 ({e.reason} at byte {e.start})") from None
+        load(text, path, error, aliases=True)
 
 
 # ----------------------------------------------------------------------------- schema and defaults
@@ -344,13 +368,14 @@ class Options:
                                  bm25=(se["bm25_k1"], se["bm25_b"]) if se["model"] == "bm25" else None)
         self.gather = GatherOptions(rouge=self.rouge, bleu=self.bleu_enabled, shards=s["shards"])
         self.intervals = from_section(IntervalOptions, config["intervals"])
-        self.human = from_section(HumanOptions, h)
+        self.human = from_section(HumanOptions, h, target_dimensions=(), composites=(), primary=None)
         st = config["statistics"]
         self.statistics_enabled: bool = st["enabled"]
         # the permutation tests cover every human combination when "optimal" rests on them
         self.statistics = from_section(
             StatisticsOptions, st, summarizers=c["summarizers"], baselines=c["baselines"], alpha=c["alpha"],
-            permutation_combinations=h["combinations"] if st["optimal"] == "permutation" else st["combinations"],
+            permutation_combinations=(h["combinations"] if st["optimal"] == "permutation"
+                                      else [c for c in st["combinations"] if c != "all"]),
             accuracy_baseline=st["accuracy_baseline"] or config["agreement"]["baseline"])
         # "optimal" in correlations.tsv rests on the statistics job's permutation tests
         self.optimal_by_permutation: bool = self.statistics_enabled and self.statistics.optimal == "permutation"
@@ -395,6 +420,13 @@ class Options:
 
     def dataset(self, name: str) -> dict[str, Any]:
         return self.datasets[name]
+
+    def human_job(self, name: str) -> HumanOptions:
+        """The human-scores job of a data set: the section's values and the entry's ``targets:``."""
+        t = self.datasets[name].get("targets", {})
+        return self.human._replace(target_dimensions=tuple(t.get("dimensions", ())),
+                                   composites=tuple(sorted(t.get("composites", {}).items())),
+                                   primary=t.get("primary"))
 
     def simulation(self, name: str) -> SimulationParams:
         return simulation_params(self.datasets[name])

@@ -82,9 +82,48 @@ def page(title: str, heading: str, lead: Sequence[str], sections: Sequence[tuple
     return "\n".join(parts) + "\n"
 
 
+# The statistic a TSV table is sorted by in the report (the first of these columns it has), best first.
+SORT_COLUMNS = ("pearson", "value", "r", "accuracy")
+# The column that groups a table's rows (each target's rows together, in the file's order of targets).
+GROUP_COLUMNS = ("combination", "target")
+
+
+def _display(cell: object) -> str:
+    """A cell as the report shows it: a number with a fraction at 3 decimals (the TSV keeps full precision)."""
+    text = str(cell)
+    if "." in text or "e" in text:
+        try:
+            x = float(text)
+        except ValueError:
+            return text
+        if x == x and not float(x).is_integer():
+            return f"{x:.3f}"
+    return text
+
+
+def _numeric(column) -> bool:
+    """Whether every cell of a column is a number or NA (a column of words is not sorted by)."""
+    try:
+        tables.to_float(column)
+    except ValueError:
+        return False
+    return True
+
+
 def tsv_html(path: str, scroll: bool = True) -> str:
+    """A TSV table for the report: numbers at 3 decimals, rows sorted by their statistic (best
+    first, within each target), not by name."""
     f = tables.read_tsv(path)
-    return table_html([str(c) for c in f.columns], f.values.tolist(), scroll=scroll)
+    stat = next((c for c in SORT_COLUMNS if c in f.columns and _numeric(f[c])), None)
+    if stat is not None and len(f):
+        group = next((c for c in GROUP_COLUMNS if c in f.columns), None)
+        value = -tables.to_float(f[stat])
+        order = {g: i for i, g in enumerate(dict.fromkeys(f[group]))} if group else {}
+        keys = [(order.get(g, 0) if group else 0, v != v, v if v == v else 0.0, i)
+                for i, (g, v) in enumerate(zip(f[group] if group else [None] * len(f), value))]
+        f = f.iloc[[k[-1] for k in sorted(keys)]]
+    return table_html([str(c) for c in f.columns], [[_display(c) for c in row] for row in f.values.tolist()],
+                      scroll=scroll)
 
 
 def figure_html(path: str, caption: str) -> str:

@@ -120,8 +120,13 @@ class IntervalOptions(NamedTuple):
 
 
 class HumanOptions(NamedTuple):
+    """The human-scores job of one data set (``human_scores:``, with the entry's ``targets:``)."""
     combinations: tuple[str, ...]
     order: str
+    dimensions: bool                                   # every declared dimension is a target
+    target_dimensions: tuple[str, ...]                 # the entry's targets.dimensions (empty: all)
+    composites: tuple[tuple[str, str], ...]            # the entry's targets.composites: (name, expression)
+    primary: str | None                                # the entry's targets.primary
 
 
 class CorrelateOptions(NamedTuple):

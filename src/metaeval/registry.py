@@ -87,6 +87,9 @@ class Stage:
     answer: str | None = None
     answer_paragraph: bool = False
     methods: str | None = None
+    # "module:function" taking the stage's notes file and returning why the stage did not apply to
+    # the data set (its sections are then left out of the report, with that line), or None
+    inapplicable: str | None = None
 
     def __post_init__(self):
         if self.reads and self.rule is None:     # a rule made from the registry is named as its stage
@@ -163,24 +166,25 @@ STAGES: tuple[Stage, ...] = (
           rule="gather_scores", rules_file="scoring", module="stages.scoring", final=("summaries", "systems"), context=("signature",)),
     # ------------------------------------------------------------------ human scores and the analyses
     Stage("human", {"summaries": "human/summary_human.tsv", "systems": "human/system_human.tsv",
-                    "skipped": "human/skipped.tsv"},
-          "coverage, linguistic quality and their combinations", rule="human_scores", rules_file="human",
-          module="stages.human", sections=("human_scores",), options="human"),
+                    "skipped": "human/skipped.tsv", "targets": "human/targets.tsv"},
+          "the targets: Graham's combinations of coverage and linguistic quality, every dimension, composites", rule="human_scores", rules_file="human",
+          module="stages.human", sections=("human_scores",), options="human", context=("targets",)),
     Stage("correlation", {"correlations": "analysis/correlations.tsv",
                           "williams_{combination}": "analysis/williams_{combination}.tsv",
-                          "summary_level": "analysis/summary_level_correlations.tsv", "notes": "analysis/notes.tsv"},
+                          "summary_level": "analysis/summary_level_correlations.tsv", "notes": "analysis/notes.tsv",
+                          "targets_williams": "analysis/williams_targets.tsv"},
           "correlations, Williams tests, optimal variants", rule="correlate", rules_file="correlation",
           module="stages.correlation", sections=("correlation",), options="correlate", final=True,
-          expand={"combination": "human.combinations"}, context=("correlations", "summary_level")),
+          expand={"combination": "human.combinations"}, context=("correlations", "summary_level", "targets_williams")),
     Stage("correlation_tables",
           {**_table("analysis", "table1", "table1"), **_table("analysis", "table2", "table2"),
            **_table("analysis", "table4", "table4"), **_table("analysis", "table5", "table5"),
            **_table("analysis", "table6", "table6_file_metrics"), **_figure("analysis", "figure1", "figure1_coverage_vs_lq"),
            **_figure("analysis", "figure2", "figure2_densities"), **_figure("analysis", "figure3", "figure3_williams"),
-           **_figure("analysis", "top", "figure_top_variants")},
+           **_figure("analysis", "top", "figure_top_variants"), **_table("analysis", "answers", "answers")},
           "Graham's tables and figures", rule="correlation_tables", rules_file="correlation",
           module="stages.correlation_tables", options="correlation_tables", final=True, category="Correlation",
-          context=("top_png", "table6_tsv"),
+          context=("top_png", "table6_tsv", "answers_tsv"),
           report=(
               ReportSection("Correlation with human scores (Graham 2015)", (
                   ReportItem("correlation_tables", "table1_md"), ReportItem("correlation_tables", "table2_md"),
@@ -255,7 +259,7 @@ STAGES: tuple[Stage, ...] = (
           "Krippendorff's alpha, the human ceiling, human parity", rules_file="analysis", module="stages.annotators",
           sections=("annotators",), options="annotators", enabled="annotators", final=True,
           reads=(ANALYSIS_INPUTS, "data:dataset", "data:annotations"), script="annotators", category="Annotators",
-          context=("ceiling",), answer="metaeval.stages.annotators:answer", methods="metaeval.stages.annotators:methods",
+          context=("ceiling", "notes"), answer="metaeval.stages.annotators:answer", methods="metaeval.stages.annotators:methods",
           report=(
               ReportSection("Annotators: agreement, the human ceiling and human parity", (
                   ReportItem("annotators", "alpha_md"), ReportItem("annotators", "ceiling_md"),
@@ -319,6 +323,7 @@ STAGES: tuple[Stage, ...] = (
           )),)),
     Stage("rerank", {**_table("rerank", "table3", "table3"), "normality": "rerank/normality.tsv",
                      "pairwise": "rerank/pairwise.tsv", "summary": "rerank/summary.tsv",
+                     "by_target": "rerank/by_target.tsv",
                      **_figure("rerank", "figure4", "figure4_significance")},
           "systems ranked by the best variant, pairwise significance (Graham 2015 §5)", rules_file="analysis",
           module="stages.rerank", sections=("rerank",), options="rerank", final=True,
@@ -329,6 +334,10 @@ STAGES: tuple[Stage, ...] = (
                          "Significant wins under the best variant: a coloured cell means the row system is "
                          "significantly better than the column system."),
               ReportItem("rerank", "summary", "The chosen variants, Kendall tau-b between the rankings and the top group."),
+              ReportItem("rerank", "by_target", "Every target's re-ranking: the best variant for it (highest Pearson r "
+                                                "among the optimal variants), Kendall tau-b between its ranking of the "
+                                                "systems and the original variant's, and the systems no other system "
+                                                "significantly beats under it."),
           )),)),
     Stage("factuality",
           {**_table("factuality", "partial", "partial_correlations"), "williams": "factuality/williams.tsv",
@@ -343,7 +352,7 @@ STAGES: tuple[Stage, ...] = (
           reads=(ANALYSIS_INPUTS, "data:dataset", "data:summaries", "data:judgments", "data:annotations"),
           script="factuality", category="Factual consistency", context=("answer",),
           answer="metaeval.stages.factuality:answer", answer_paragraph=True,
-          methods="metaeval.stages.factuality:methods",
+          methods="metaeval.stages.factuality:methods", inapplicable="metaeval.stages.factuality:applies",
           report=(
               ReportSection("Factual consistency: partial correlation controlling for the system (FRANK)", (
                   ReportItem("factuality", "partial_md"), ReportItem("factuality", "ablation_md"),
@@ -382,7 +391,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("across", {"variants_tsv": "variants.tsv", "variants_md": "variants.md",
                      "replicability_tsv": "replicability.tsv", "replicability_md": "replicability.md",
                      "excluded": "excluded.tsv", "ranks_png": "figure_ranks.png", "ranks_svg": "figure_ranks.svg",
-                     "forest_png": "figure_forest.png", "forest_svg": "figure_forest.svg", "report": "report.html"},
+                     "forest_png": "figure_forest.png", "forest_svg": "figure_forest.svg",
+                     "targets_tsv": "targets.tsv", "targets_md": "targets.md", "report": "report.html"},
           "with two or more data sets: every variant side by side, robustly optimal variants, replicability of "
           "differences", kind="across", rule="across", rules_file="across", module="stages.across",
           sections=("across",), options="across"),
@@ -491,7 +501,7 @@ def stage_options(s: Stage, options: Any) -> Any:
 
 def hook_modules() -> list[str]:
     """The modules the report imports by name through the stages' hooks (its code version covers them)."""
-    names = [h for s in STAGES for h in (s.answer, s.methods) if h]
+    names = [h for s in STAGES for h in (s.answer, s.methods, s.inapplicable) if h]
     return sorted({h.partition(":")[0] for h in names})
 
 

@@ -1,10 +1,16 @@
-"""One verdict across the configured data sets (results/all/): tables, figures and the report."""
+"""One verdict across the configured data sets (results/all/): tables, figures and the report; a verdict per target."""
 from metaeval.logs import job_log
 from metaeval.stages import across
+from metaeval.stages.correlation_tables import read_williams
 
 with job_log(snakemake.log[0], "across data sets"):
     i, o = dict(snakemake.input.items()), snakemake.params.options
     corr, will = across.load({d: i[f"correlations__{d}"] for d in o.datasets},
                              {d: i[f"williams__{d}"] for d in o.datasets}, o.combination)
     result = across.compute(corr, will, o)
-    across.write(result, dict(snakemake.output.items()))
+    combinations = {d: {k[len("williams_"):-len(f"__{d}")]: v for k, v in i.items()
+                        if k.startswith("williams_") and not k.startswith("williams__") and k.endswith(f"__{d}")}
+                    for d in o.datasets}
+    targets = across.by_target(across.load_frames({d: i[f"correlations__{d}"] for d in o.datasets}),
+                               lambda d, t: read_williams(combinations[d], i[f"stacked__{d}"], t), o)
+    across.write(result, dict(snakemake.output.items()), targets)

@@ -1,11 +1,16 @@
-"""The correlation tables (Graham 2015's Tables 1, 2, 4; Table 5 SERA, Table 6 file metrics) and Figures 1-3."""
+"""The correlation tables (Graham 2015's Tables 1, 2, 4; Table 5 SERA, Table 6 file metrics), Figures 1-3 and
+the answer per target."""
 from metaeval.logs import job_log
 from metaeval.stages import correlation_tables as ct
+from metaeval.stages.correlation_tables import read_williams
+from metaeval.stages.human import primary_of
 
 with job_log(snakemake.log[0], f"correlation tables {snakemake.wildcards.dataset}"):
     i = dict(snakemake.input.items())
     williams = {k[len("williams_"):]: v for k, v in i.items() if k.startswith("williams_")}
     corr, will, summary_human, file_metrics, summary_level = ct.load(
-        i["correlations"], williams, i["summary_human"], i.get("file_metrics"), i["summary_level"])
-    ct.write(ct.compute(corr, will, summary_human, file_metrics, snakemake.params.options, summary_level),
+        i["correlations"], williams, i["summary_human"], i.get("file_metrics"), i["summary_level"],
+        i["targets_williams"], i["targets"])
+    ct.write(ct.compute(corr, will, summary_human, file_metrics, snakemake.params.options, summary_level,
+                        lambda target: read_williams(williams, i["targets_williams"], target), primary_of(i["targets"])),
              dict(snakemake.output.items()))

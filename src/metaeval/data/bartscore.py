@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .contract import Dataset, DatasetError, Dimension, Summary
+from .contract import REFERENCE_NAME, Dataset, DatasetError, Dimension, Summary, check_name, check_text
 from .dataset_yaml import dimension_spec
 from .safe_pickle import brief, load_data_pickle
 
@@ -42,6 +42,7 @@ class Release:
     citation: str
     systems: tuple[str, ...] | None = None
     multi_reference: bool = False
+    factual: tuple[str, ...] = ()     # the dimensions the release defines as factual consistency
 
 
 _SE = "expert {}, mean of 3 annotators"
@@ -59,7 +60,7 @@ RELEASES: dict[str, Release] = {
         _BART.format("SummEval") + " (derived from Yale-LILY/SummEval model_annotations.aligned.paired.jsonl); text is "
         "tokenised", "SummEval annotations: MIT (Yale-LILY/SummEval); " + _BART_LICENSE + "; CNN/DailyMail articles: "
         "see the CNN/DM dataset terms", "Fabbri et al. 2021. SummEval: Re-evaluating Summarization Evaluation. TACL 9.",
-        multi_reference=True),
+        multi_reference=True, factual=("consistency",)),
     "REALSumm": Release(
         {"litepyramid_recall": (0, 1, "graded", "LitePyramid recall of reference SCUs")}, ("litepyramid_recall",), (),
         "REALSumm (Bhandari et al., 2020): 24 extractive and abstractive systems on 100 CNN/DailyMail test articles, "
@@ -112,29 +113,21 @@ def split_tokenised(text: str) -> tuple[str, ...]:
 
 
 def _text(path: Path, where: str, value: Any, field: str) -> str:
+    """A text: a string of proper Unicode (a pickle stores strings as UTF-8 with surrogates let
+    through, so a cut-off emoji loads, and would fail only when written out:
+    :func:`~metaeval.data.contract.check_text`)."""
     if not isinstance(value, str):
         raise DatasetError(f"{path}: {where}, field '{field}': expected a string, got {type(value).__name__}")
-    return _proper(path, where, value, field)
-
-
-def _proper(path: Path, where: str, text: str, field: str) -> str:
-    """``text`` if it is proper Unicode: a pickle stores strings as UTF-8 with surrogates let
-    through, so a cut-off emoji (a lone surrogate such as U+D83D) loads, and would fail only when
-    written out."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as e:
-        raise DatasetError(f"{path}: {where}, field '{field}': character {e.start + 1} is a lone surrogate "
-                           f"(U+{ord(text[e.start]):04X}, half of a character cut in two); expected proper Unicode "
-                           "text") from None
-    return text
+    return check_text(path, where, field, value)
 
 
 def _name(path: Path, where: str, key: Any, field: str) -> str:
-    """A doc_id or system name (a dict key) as text: a string or an integer (of at most 64 bits)."""
+    """A doc_id or system name (a dict key) as text: a string or an integer (of at most 64 bits),
+    proper Unicode, without tabs, line breaks or control characters (the canonical copy could not
+    hold them: :func:`~metaeval.data.contract.check_name`)."""
     if isinstance(key, bool) or not isinstance(key, (str, int)) or (isinstance(key, int) and key.bit_length() > 64):
         raise DatasetError(f"{path}: {where}, field '{field}': {brief(key)}; expected a string or an integer name")
-    return _proper(path, where, str(key), field)
+    return check_text(path, where, field, str(key))
 
 
 def _score(path: Path, where: str, value: Any, name: str, spec: tuple[float, float, str, str]) -> float:
@@ -174,6 +167,7 @@ def _read_record(path: Path, release: str, doc_id: Any, rec: Any, out: tuple) ->
     summaries, judgments, documents = out
     where = f"record {brief(doc_id)}"
     topic = _name(path, where, doc_id, "doc_id")
+    check_name(path, where, "doc_id", topic)
     if not isinstance(rec, dict):
         raise DatasetError(f"{path}: {where}: expected a mapping with src, ref_summ and sys_summs")
     if topic in documents:
@@ -192,6 +186,12 @@ def _read_record(path: Path, release: str, doc_id: Any, rec: Any, out: tuple) ->
     for system, entry in systems.items():
         at = f"{where}, system {brief(system)}"
         summarizer = _name(path, at, system, "sys_summs").removesuffix(".txt")
+        # names the canonical copy could not hold, or that it gives the references, are refused here,
+        # naming the release (not the copy written from it)
+        check_name(path, at, "sys_summs", summarizer)
+        if REFERENCE_NAME.fullmatch(summarizer):
+            raise DatasetError(f"{path}: {at}, field 'sys_summs': {brief(summarizer)} is the name the importer gives "
+                               "a reference summary; expected another name for a system")
         _read_summary(path, release, (topic, summarizer), at, entry, out)
     if profile.systems is not None:
         _check_pair(path, release, topic, where, out[1], systems)
@@ -252,7 +252,8 @@ def import_bartscore_pkl(path: Path | str, name: str, release: str | None = None
     if not isinstance(data, dict) or not data:
         raise DatasetError(f"{path}: expected a non-empty mapping {{doc_id: record}}, got {type(data).__name__}")
     summaries, judgments, documents = _read_records(path, data, release)
-    dims = {d: Dimension(d, float(lo), float(hi), desc, kind) for d, (lo, hi, kind, desc) in profile.dimensions.items()}
+    dims = {d: Dimension(d, float(lo), float(hi), desc, kind, role="factual" if d in profile.factual else None)
+            for d, (lo, hi, kind, desc) in profile.dimensions.items()}
     human = {"coverage": list(profile.coverage), "linguistic_quality": list(profile.linguistic_quality)}
     meta = {"name": name, "description": profile.description, "source": profile.source, "license": profile.license,
             "citation": profile.citation, "dimensions": {d.name: dimension_spec(d) for d in dims.values()},

@@ -10,8 +10,10 @@ import math
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from .contract import (ANNOTATION_HEADER, NUMBER, SUMMARY_KINDS, Annotation, Dimension, Summary, check_name, fail,
+from .contract import (ANNOTATION_HEADER, SUMMARY_KINDS, Annotation, Dimension, NameTwins, Summary, check_name, fail,
+                       parse_number,
                        json_objects, read_text)
+from ..stats.aggregation import Aggregation, aggregate
 from .pyramid import TopicPyramid
 
 # The longest sentence the scoring accepts, in whitespace-separated words: ROUGE-L/W hold
@@ -82,8 +84,11 @@ def parse_summary_record(path: Path, line_no: int, rec: Mapping[str, Any], texts
 def read_summaries(path: Path, texts: bool = True) -> list[Summary]:
     summaries: list[Summary] = []
     seen: dict[tuple[str, str], int] = {}
+    twins = NameTwins()
     for line_no, rec in json_objects(path, "one summary object per line"):
         s = parse_summary_record(path, line_no, rec, texts)
+        twins.check(path, line_no, "topic", s.topic)
+        twins.check(path, line_no, "summarizer", s.summarizer)
         if s.key in seen:
             raise fail(path, line_no, "summarizer",
                        f"duplicate (topic, summarizer) = ({s.topic!r}, {s.summarizer!r}); first seen on line {seen[s.key]}")
@@ -150,10 +155,9 @@ def read_judgments(path: Path, dims: Mapping[str, Dimension], summary_keys: Mapp
             if cell == "":
                 scores[col] = math.nan
                 continue
-            # ASCII decimal numbers only: float() would also take 'nan', 'inf' and other scripts' digits
-            if not NUMBER.fullmatch(cell):
-                raise fail(path, line_no, col, f"{cell!r} is not a number; expected a number or an empty cell")
-            scores[col] = check_value(path, line_no, col, cell, dims[col])
+            # the contract's numbers only: float() would also take 'nan', 'inf' and other scripts' digits
+            value = parse_number(path, line_no, col, cell, "a number or an empty cell")
+            scores[col] = check_value(path, line_no, col, cell, dims[col], value)
         out[key] = scores
         where[key] = line_no
     if not out and len(derived) < len(dims):
@@ -165,10 +169,9 @@ def read_judgments(path: Path, dims: Mapping[str, Dimension], summary_keys: Mapp
     return out, where
 
 
-def check_value(path: Path | str, line_no: int, field_name: str, cell: str, d: Dimension) -> float:
-    """A judgment or annotation cell (an ASCII decimal number) checked against its dimension's
-    range and kind."""
-    v = float(cell)
+def check_value(path: Path | str, line_no: int, field_name: str, cell: str, d: Dimension, v: float) -> float:
+    """A judgment or annotation ``v`` (read from the text ``cell`` by
+    :func:`~metaeval.data.contract.parse_number`) checked against its dimension's range and kind."""
     if v < d.min or v > d.max:
         raise fail(path, line_no, field_name, f"{cell} is outside the declared range [{d.min:g}, {d.max:g}]")
     if d.kind in ("binary", "preference") and v not in (0.0, 1.0):
@@ -240,27 +243,28 @@ def read_annotations(path: Path, dims: Mapping[str, Dimension], summary_keys: It
                        f"on {row['dimension']!r}; first on line {seen[ident]}")
         seen[ident] = line_no
         cell = row["score"].strip()
-        if not NUMBER.fullmatch(cell):
-            raise fail(path, line_no, "score", f"{cell!r} is not a number; expected an ASCII decimal number")
-        score = check_value(path, line_no, "score", cell, dims[row["dimension"]])
+        value = parse_number(path, line_no, "score", cell, "an ASCII decimal number")
+        score = check_value(path, line_no, "score", cell, dims[row["dimension"]], value)
         out.append(Annotation(key[0], key[1], row["dimension"], row["annotator"], group, score))
     return out
 
 
-def annotation_means(dims: Mapping[str, Dimension], annotations: Sequence[Annotation]
-                     ) -> dict[str, dict[tuple[str, str], float]]:
-    """The judgment of every dimension that annotations can give, per summary: the mean of the
-    annotations of the dimension's ``annotations_of`` (default: itself) by its ``annotation_group``
-    (default: every annotator). The contract's rule for a dimension without a judgments.tsv column."""
+def annotation_means(dims: Mapping[str, Dimension], annotations: Sequence[Annotation],
+                     aggregation: Aggregation = Aggregation()) -> dict[str, dict[tuple[str, str], float]]:
+    """The judgment of every dimension that annotations can give, per summary: the annotations of
+    the dimension's ``annotations_of`` (default: itself) by its ``annotation_group`` (default: the
+    aggregation's group, else every annotator), aggregated by the data set's rule (default: the
+    mean; :mod:`metaeval.stats.aggregation`). The contract's rule for a dimension without a
+    judgments.tsv column."""
     sums: dict[tuple[str, str | None], dict[tuple[str, str], list[float]]] = {}
     for a in annotations:
         for group in (None, a.group):
             sums.setdefault((a.dimension, group), {}).setdefault(a.key, []).append(a.score)
     out: dict[str, dict[tuple[str, str], float]] = {}
     for d in dims.values():
-        source = sums.get((d.annotations_of or d.name, d.annotation_group))
+        source = sums.get((d.annotations_of or d.name, d.annotation_group or aggregation.group))
         if source:
-            out[d.name] = {k: math.fsum(v) / len(v) for k, v in source.items()}
+            out[d.name] = {k: aggregate(v, aggregation) for k, v in source.items()}
     return out
 
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..stats.aggregation import Aggregation
 from .pyramid import TopicPyramid
 
 SUMMARY_KINDS = ("system", "human")
@@ -24,6 +26,11 @@ SUMMARY_KINDS = ("system", "human")
 # graded scores on [min, max]; binary labels 0/1; proportions on [0, 1]; a preference between the
 # two judged summaries of a topic (1 = preferred, 0 = the other).
 DIMENSION_KINDS = ("graded", "binary", "proportion", "preference")
+# What a dimension is for, where the release says so (dataset.yaml ``dimensions.<d>.role``): a
+# ``factual`` dimension judges factual consistency, so the factuality protocols run on it (as on
+# every binary, proportion or preference dimension).
+DIMENSION_ROLES = ("factual",)
+FACTUAL_KINDS = ("binary", "proportion", "preference")
 ANNOTATION_HEADER = ("topic", "summarizer", "dimension", "annotator", "group", "score")
 HUMAN_COMPONENTS = ("coverage", "linguistic_quality")
 # The files of a data set folder, by key (docs/DATASET_FORMAT.md); the first three are required.
@@ -33,23 +40,40 @@ REQUIRED = ("dataset", "summaries", "judgments")
 # Scores of metrics computed elsewhere, read from a canonical folder when present (metaeval.data.metric_scores).
 METRIC_SCORES = "metric_scores.tsv"
 ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
+# The names importers give the references of a topic (ref0, ref1, ...): no system of a release may
+# have one, or it would replace (or be replaced by) a reference.
+REFERENCE_NAME = re.compile(r"ref[0-9]+")
+# A number as the contract writes it (docs/DATASET_FORMAT.md, "Numbers"): ASCII digits, an optional
+# sign, decimal point and exponent. Read only through :func:`parse_number`.
 NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+NUMBER_EXPECTED = "a number: ASCII digits with an optional sign, decimal point and exponent (e.g. 3, -0.25, 1e-3)"
 
 
 class DatasetError(ValueError):
-    """A data set file breaks the contract; the message says where and what was expected."""
+    """A data set file breaks the contract; the message says where and what was expected. A lone
+    surrogate in it (from the data, or a file name the file system could not decode) is written as
+    its escape, so that the message itself can always be logged."""
+
+    def __init__(self, message: str = "") -> None:
+        if isinstance(message, str):
+            message = message.encode("utf-8", "backslashreplace").decode("utf-8")
+        super().__init__(message)
 
 
-def _where(path: Path | str, line: int | None = None, field_name: str | None = None) -> str:
+def _where(path: Path | str, line: int | str | None = None, field_name: str | None = None) -> str:
+    """``path, line N, field 'f'``; a release without lines (a JSON list, a pickle) names the record
+    instead: ``line`` is then text (``record 9 (hash, model)``) and the form ``path: record 9 (...)``."""
     where = str(path)
-    if line is not None:
+    if isinstance(line, str):
+        where += f": {line}"
+    elif line is not None:
         where += f", line {line}"
     if field_name is not None:
         where += f", field '{field_name}'"
     return where
 
 
-def fail(path: Path | str, line: int | None, field_name: str | None, problem: str) -> DatasetError:
+def fail(path: Path | str, line: int | str | None, field_name: str | None, problem: str) -> DatasetError:
     return DatasetError(f"{_where(path, line, field_name)}: {problem}")
 
 
@@ -92,6 +116,13 @@ class Dimension:
     kind: str = "graded"
     annotations_of: str | None = None
     annotation_group: str | None = None
+    role: str | None = None
+
+    @property
+    def is_factual(self) -> bool:
+        """Whether the factuality protocols run on it: declared ``role: factual``, or a binary,
+        proportion or preference kind (labels and choices of consistency)."""
+        return self.role == "factual" or self.kind in FACTUAL_KINDS
 
     def rescale(self, value: float) -> float:
         """Map a score onto [0, 1] by the declared min/max."""
@@ -129,6 +160,8 @@ class Dataset:
     pyramids: dict[str, TopicPyramid] | None = None
     annotations: list[Annotation] = field(default_factory=list)
     has_texts: bool = True         # dataset.yaml ``texts: false``: summaries without text (score-only)
+    aggregation: Aggregation = Aggregation()   # how annotators' scores become a judgment
+    aggregated: tuple[str, ...] = ()           # the dimensions whose judgments were aggregated from annotations.tsv
 
     def summary(self, topic: str, summarizer: str) -> Summary:
         return self._index[(topic, summarizer)]
@@ -176,12 +209,96 @@ def read_text(path: Path | str) -> str:
     return text.removeprefix("\ufeff")
 
 
+def parse_number(path: Path | str, line: int | str | None, field_name: str | None, value: Any,
+                 expected: str = NUMBER_EXPECTED, text: bool = True) -> float:
+    """The one reader of numbers, by the contract's rules: text must match :data:`NUMBER` (so not
+    ``nan``, ``inf``, ``1_000``, ``0x1F`` or other scripts' digits such as ``١٢``, all of which
+    ``float()`` reads); a JSON or YAML number must not be a boolean; the value must be finite as a
+    double (``1e400`` and a 400-digit integer are refused). Any other value is an error naming the
+    file, the line (or record) and the field, ending with ``expected`` (what the field takes). With
+    ``text`` False a string is refused (a JSON field whose numbers are JSON numbers)."""
+    if isinstance(value, str) and text:
+        if not NUMBER.fullmatch(value):
+            raise fail(path, line, field_name, f"{value!r} is not a number; expected {expected}")
+        number = float(value)
+        if not math.isfinite(number):
+            raise fail(path, line, field_name, f"{value!r} overflows a double; expected a finite number")
+        return number
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise fail(path, line, field_name, f"{value!r} is not a number; expected {expected}")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise fail(path, line, field_name, f"an integer of {len(str(abs(value)))} digits overflows a double; "
+                   "expected a finite number") from None
+    if not math.isfinite(number):
+        raise fail(path, line, field_name, f"{value!r} is not a finite number; expected {expected}")
+    return number
+
+
+def check_text(path: Path | str, line: int | str | None, field_name: str | None, value: str) -> str:
+    """Text must be proper Unicode: a lone surrogate (``"\\ud83d"`` in JSON, half of an emoji cut
+    off) cannot be written as UTF-8, so it is an error naming the file, the line (or record) and the
+    field where it enters, not a UnicodeEncodeError when a job writes it."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise fail(path, line, field_name, f"{value[max(0, e.start - 20):e.start + 20]!r} contains a lone surrogate "
+                   f"U+{ord(value[e.start]):04X} (a cut-off character, e.g. half of an emoji; at character "
+                   f"{e.start + 1}); expected proper Unicode text") from None
+    return value
+
+
+# JSON text that can hold a surrogate: only a \u escape of one (UTF-8 text cannot).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def may_hold_surrogates(json_text: str) -> bool:
+    """Whether parsed JSON text can hold a lone surrogate: only if it has a ``\\u`` escape of one."""
+    return _SURROGATE_ESCAPE.search(json_text) is not None
+
+
+def check_texts(path: Path | str, line: int | str | None, value: Any, field_name: str | None = None,
+                source: str | None = None) -> None:
+    """:func:`check_text` on every string (key or value) of a parsed JSON value, naming the field
+    by its path (``references[2]``, ``scores.Rouge 1``). With ``source`` (the JSON text it was
+    parsed from) nothing is walked unless the text has a surrogate escape."""
+    if source is not None and not may_hold_surrogates(source):
+        return
+    stack = [(value, field_name)]
+    while stack:
+        v, where = stack.pop()
+        if isinstance(v, str):
+            check_text(path, line, where, v)
+        elif isinstance(v, dict):
+            for k, item in v.items():
+                sub = f"{where}.{k}" if where else str(k)
+                check_text(path, line, where, str(k))
+                stack.append((item, sub))
+        elif isinstance(v, list):
+            stack.extend((item, f"{where or ''}[{i}]") for i, item in enumerate(v))
+
+
+def load_json(text: str, path: Path | str, line: int | None, expected: str, **hooks: Any) -> Any:
+    """``json.loads`` whose every failure is the contract's error naming the file and the line:
+    malformed JSON, an integer of more digits than Python converts (4,300), nesting too deep."""
+    try:
+        return json.loads(text, **hooks)
+    except json.JSONDecodeError as e:
+        where = line if line is not None else e.lineno
+        raise fail(path, where, None, f"malformed JSON ({e.msg} at column {e.colno}); expected {expected}") from None
+    except ValueError as e:  # int('9' * 5000): "Exceeds the limit (4300 digits) for integer string conversion"
+        raise fail(path, line, None, f"a number with too many digits ({e}); expected {expected}") from None
+    except RecursionError:
+        raise fail(path, line, None, f"nested too deeply; expected {expected}") from None
+
+
 # Characters a name may not contain: the tables are tab-separated lines (and Python's splitlines
 # also breaks at U+2028/U+2029, U+0085, \x1c-\x1e), so such a name could not round-trip.
 _BAD_NAME_CHARS = {c for c in map(chr, range(32))} | {"\x7f", "\x85", "\u2028", "\u2029"}
 
 
-def check_name(path: Path | str, line: int, field_name: str, name: str) -> None:
+def check_name(path: Path | str, line: int | str | None, field_name: str, name: str) -> None:
     """A topic or summarizer name must survive the line-based TSV tables unchanged."""
     for c in name:
         if c in _BAD_NAME_CHARS:
@@ -191,7 +308,24 @@ def check_name(path: Path | str, line: int, field_name: str, name: str) -> None:
                        "without tabs, line breaks or other control characters")
 
 
-def _unique_keys(path: Path | str, line_no: int):
+class NameTwins:
+    """Names that differ only by surrounding white space ("M8 " and "M8") would be two summarizers
+    (or topics) where the data means one: the second is an error naming both places."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, dict[str, tuple[str, int | str | None]]] = {}
+
+    def check(self, path: Path | str, line: int | str | None, field_name: str, name: str) -> None:
+        seen = self._seen.setdefault(field_name, {})
+        stripped = name.strip()
+        first = seen.setdefault(stripped, (name, _where(path, line)))
+        if first[0] != name:
+            raise fail(path, line, field_name, f"{name!r} differs from {first[0]!r} ({first[1]}) only by surrounding "
+                       "white space; expected one spelling of each name")
+
+
+def _unique_keys(path: Path | str, line_no: int | None):
+    """A ``json.loads`` hook refusing a key given twice in one object (json keeps the last)."""
     def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for k, v in pairs:
@@ -209,10 +343,8 @@ def json_objects(path: Path | str, expected: str) -> Iterator[tuple[int, dict[st
     for line_no, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        try:
-            rec = json.loads(line, object_pairs_hook=_unique_keys(path, line_no))
-        except json.JSONDecodeError as e:
-            raise fail(path, line_no, None, f"malformed JSON ({e.msg} at column {e.colno}); expected {expected}") from None
+        rec = load_json(line, path, line_no, expected, object_pairs_hook=_unique_keys(path, line_no))
         if not isinstance(rec, dict):
             raise fail(path, line_no, None, f"expected a JSON object ({expected}), got {type(rec).__name__}")
+        check_texts(path, line_no, rec, source=line)
         yield line_no, rec

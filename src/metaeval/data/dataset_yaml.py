@@ -5,45 +5,52 @@ the metrics of its score files. Errors name the file, the line and the key.
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-import yaml
+from . import safe_yaml
+from ..stats.aggregation import RULES, Aggregation
+from .contract import DIMENSION_KINDS, DIMENSION_ROLES, HUMAN_COMPONENTS, DatasetError, Dimension, fail
 
-from .contract import DIMENSION_KINDS, HUMAN_COMPONENTS, Dimension, fail
+
+def _error(path: str, line: int | None, problem: str) -> DatasetError:
+    return fail(path, line, None, problem)
 
 
-def _yaml_lines(text: str) -> dict[tuple[str, ...], int]:
-    """Line number (1-based) of every mapping key path in a YAML document, for error messages."""
-    lines: dict[tuple[str, ...], int] = {}
+def read_yaml(path: Path | str, text: str) -> tuple[Any, dict[tuple[str, ...], int]]:
+    """A YAML file the user gives, read by the one safe loader (:mod:`.safe_yaml`): (its value, the
+    line of every key path). Anchors, aliases, a key twice, deep nesting, numbers other than the
+    contract's and lone surrogates are errors naming the file and the line."""
+    return safe_yaml.load(text, path, _error)
 
-    def walk(node: Any, path: tuple[str, ...]) -> None:
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                sub = path + (str(key.value),)
-                lines[sub] = key.start_mark.line + 1
-                walk(value, sub)
-        elif isinstance(node, yaml.SequenceNode):
-            for i, item in enumerate(node.value):
-                lines[path + (str(i),)] = item.start_mark.line + 1
-                walk(item, path + (str(i),))
 
-    try:
-        walk(yaml.compose(text), ())
-    except yaml.YAMLError:
-        pass
-    return lines
+def unknown_key(key: str, allowed: Sequence[str]) -> str:
+    """The message of an unknown key: what is allowed, and the closest allowed key if one is close."""
+    close = difflib.get_close_matches(key, allowed, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown key; {hint}expected only {', '.join(allowed)}"
 
 
 def _is_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an integer too large for a double
+        return False
 
 
 # Bounds implied by a kind; a graded dimension declares its own.
 KIND_BOUNDS = {"binary": (0.0, 1.0), "proportion": (0.0, 1.0), "preference": (0.0, 1.0)}
-DIMENSION_KEYS = ("min", "max", "description", "kind", "annotations")
+DIMENSION_KEYS = ("min", "max", "description", "kind", "annotations", "role")
+# The keys of dataset.yaml (docs/DATASET_FORMAT.md): the contract's, metaeval's extensions, the two
+# the normalised copy writes (what the data set has; recomputed, never trusted, when read) and the
+# known truth a simulated data set records (metaeval.data.simulate).
+DATASET_KEYS = ("name", "description", "source", "license", "citation", "dimensions", "human", "texts", "metrics",
+                "has_documents", "has_pyramids", "simulation", "aggregation")
 
 
 def _parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str, spec: Any) -> Dimension:
@@ -60,7 +67,7 @@ def _parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str
         raise fail(path, line, fname, "expected a mapping {min: number, max: number}")
     unknown = sorted(set(map(str, spec)) - set(DIMENSION_KEYS))
     if unknown:
-        raise fail(path, at(unknown[0]), f"{fname}.{unknown[0]}", f"unknown key; expected only {', '.join(DIMENSION_KEYS)}")
+        raise fail(path, at(unknown[0]), f"{fname}.{unknown[0]}", unknown_key(unknown[0], DIMENSION_KEYS))
     kind = spec.get("kind", "graded")
     if kind not in DIMENSION_KINDS:
         raise fail(path, at("kind"), f"{fname}.kind", f"{kind!r}; expected one of {', '.join(DIMENSION_KINDS)}")
@@ -87,7 +94,11 @@ def _parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str
             if key in source and (not isinstance(source[key], str) or not source[key]):
                 raise fail(path, at("annotations", key), f"{fname}.annotations.{key}", "expected a name")
         of, group = source.get("dimension"), source.get("group")
-    return Dimension(name, lo, hi, str(spec.get("description", "")), kind, of, group)
+    role = spec.get("role")
+    if role is not None and role not in DIMENSION_ROLES:
+        raise fail(path, at("role"), f"{fname}.role", f"{role!r}; expected one of {', '.join(DIMENSION_ROLES)} "
+                   "(or no role)")
+    return Dimension(name, lo, hi, str(spec.get("description", "")), kind, of, group, role)
 
 
 def dimension_spec(d: Dimension) -> dict[str, Any]:
@@ -99,20 +110,56 @@ def dimension_spec(d: Dimension) -> dict[str, Any]:
     source = {k: v for k, v in (("dimension", d.annotations_of), ("group", d.annotation_group)) if v is not None}
     if source:
         spec["annotations"] = source
+    if d.role is not None:
+        spec["role"] = d.role
+    return spec
+
+
+AGGREGATION_KEYS = ("rule", "trim", "group")
+
+
+def parse_aggregation(raw: Any, where: Path | str, line: int | None = None) -> Aggregation:
+    """dataset.yaml's (or a config entry's) ``aggregation:``: a rule name, or {rule, trim, group}
+    (:mod:`metaeval.stats.aggregation`); absent = the mean of every annotator."""
+    if raw is None:
+        return Aggregation()
+    spec = {"rule": raw} if isinstance(raw, str) else raw
+    if not isinstance(spec, dict):
+        raise fail(where, line, "aggregation", f"expected a rule ({', '.join(RULES)}) or {{rule, trim, group}}")
+    unknown = sorted(set(map(str, spec)) - set(AGGREGATION_KEYS))
+    if unknown:
+        raise fail(where, line, f"aggregation.{unknown[0]}", f"unknown key; expected only {', '.join(AGGREGATION_KEYS)}")
+    rule = spec.get("rule", "mean")
+    if rule not in RULES:
+        raise fail(where, line, "aggregation.rule", f"{rule!r}; expected one of {', '.join(RULES)}")
+    trim = spec.get("trim", 0.1)
+    if not _is_number(trim) or not 0 <= trim < 0.5:
+        raise fail(where, line, "aggregation.trim", f"{trim!r}; expected the share cut at each end, 0 <= trim < 0.5")
+    group = spec.get("group")
+    if group is not None and (not isinstance(group, str) or not group):
+        raise fail(where, line, "aggregation.group", "expected the name of an annotator group")
+    return Aggregation(rule, float(trim), group)
+
+
+def aggregation_spec(a: Aggregation) -> dict[str, Any]:
+    """An aggregation as dataset.yaml declares it (the inverse of :func:`parse_aggregation`)."""
+    spec: dict[str, Any] = {"rule": a.rule}
+    if a.rule == "trimmed_mean":
+        spec["trim"] = a.trim
+    if a.group is not None:
+        spec["group"] = a.group
     return spec
 
 
 def parse_dataset_yaml(path: Path, text: str, human_override: Mapping[str, list[str]] | None = None
                        ) -> tuple[dict[str, Any], dict[str, Dimension], dict[str, list[str]]]:
     """Validate dataset.yaml; return (meta, dimensions, human components)."""
-    try:
-        meta = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise fail(path, mark.line + 1 if mark else None, None, f"malformed YAML: {e}") from None
-    lines = _yaml_lines(text)
+    meta, lines = read_yaml(path, text)
     if not isinstance(meta, dict):
         raise fail(path, 1, None, "expected a mapping with keys name, dimensions, human, ...")
+    for key in meta:
+        if key not in DATASET_KEYS:
+            raise fail(path, lines.get((str(key),)), str(key), unknown_key(str(key), DATASET_KEYS))
     if not isinstance(meta.get("name"), str) or not meta["name"].strip():
         raise fail(path, lines.get(("name",)), "name", "missing or not a string; expected the data set's name")
     dims_raw = meta.get("dimensions")
@@ -154,12 +201,14 @@ def parse_dataset_yaml(path: Path, text: str, human_override: Mapping[str, list[
         human[comp] = list(lst)
     unknown = set(human_raw) - set(HUMAN_COMPONENTS)
     if unknown:
-        raise fail(source or path, None if source else lines.get(("human", sorted(unknown)[0])), "human",
-                   f"unknown component(s) {sorted(unknown)}; expected only {list(HUMAN_COMPONENTS)}")
+        first = str(sorted(unknown, key=str)[0])
+        raise fail(source or path, None if source else lines.get(("human", first)), f"human.{first}",
+                   unknown_key(first, HUMAN_COMPONENTS).replace("unknown key", "unknown component"))
     if not human["coverage"] and not human["linguistic_quality"]:
         raise fail(source or path, None if source else lines.get(("human",)), "human",
                    "both components are empty; at least one must list a dimension")
     parse_metric_declarations(meta.get("metrics"), path, lines)
+    parse_aggregation(meta.get("aggregation"), path, lines.get(("aggregation",)))
     return meta, dims, human
 
 
@@ -194,7 +243,7 @@ def parse_metric_declarations(raw: Any, where: Path | str, lines: Mapping[tuple[
         unknown = sorted(set(map(str, spec)) - set(DECLARATION_KEYS))
         if unknown:
             raise fail(where, lines.get(("metrics", str(metric), unknown[0]), line), f"{fname}.{unknown[0]}",
-                       f"unknown key; expected only {', '.join(DECLARATION_KEYS)}")
+                       unknown_key(unknown[0], DECLARATION_KEYS))
         hib = spec.get("higher_is_better", True)
         if not isinstance(hib, bool):
             raise fail(where, lines.get(("metrics", str(metric), "higher_is_better"), line), f"{fname}.higher_is_better",

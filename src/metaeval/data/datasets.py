@@ -18,14 +18,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
 from ..files import write_text
 from .canonical_files import (annotation_means, check_preferences, read_annotations, read_documents, read_judgments,
                               read_pyramids, read_summaries)
 from .contract import (ANNOTATION_HEADER, FILES, REQUIRED, SUMMARY_KINDS, Dataset, DatasetError, Summary, fail,
                        read_text)
-from .dataset_yaml import parse_dataset_yaml
+from . import safe_yaml
+from .dataset_yaml import aggregation_spec, parse_aggregation, parse_dataset_yaml
 
 
 def folder_files(folder: Path | str) -> dict[str, str]:
@@ -39,7 +38,8 @@ def folder_paths(folder: Path | str) -> dict[str, str]:
     return {key: str(Path(folder) / name) for key, name in FILES.items()}
 
 
-def load_dataset(folder: Path | str, human_override: Mapping[str, list[str]] | None = None) -> Dataset:
+def load_dataset(folder: Path | str, human_override: Mapping[str, list[str]] | None = None,
+                 aggregation_override: Any = None) -> Dataset:
     """Read and validate a canonical data set folder. Never writes to it."""
     folder = Path(folder)
     if not folder.is_dir():
@@ -49,30 +49,36 @@ def load_dataset(folder: Path | str, human_override: Mapping[str, list[str]] | N
         if not (folder / FILES[key]).is_file():
             raise DatasetError(f"{folder / FILES[key]}: missing; a data set folder needs dataset.yaml, summaries.jsonl "
                                "and judgments.tsv")
-    ds = read_dataset(folder_files(folder), human_override)
+    ds = read_dataset(folder_files(folder), human_override, aggregation_override)
     for message in ds.warnings:
         warnings.warn(message, stacklevel=2)
     return ds
 
 
-def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str]] | None = None) -> Dataset:
+def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str]] | None = None,
+                 aggregation_override: Any = None) -> Dataset:
     """Read and validate a data set given its files by key (:data:`FILES`; ``documents`` and
     ``pyramids`` optional). Never writes to them. What is legal but worth a word (empty summaries)
-    is in ``warnings`` (the validation job logs it; :func:`load_dataset` warns)."""
+    is in ``warnings`` (the validation job logs it; :func:`load_dataset` warns).
+    ``aggregation_override``: the config entry's ``aggregation:``, in place of dataset.yaml's."""
     ypath = Path(paths["dataset"])
     meta, dims, human = parse_dataset_yaml(ypath, read_text(ypath), human_override)
+    aggregation = (parse_aggregation(aggregation_override, "config key datasets.<name>.aggregation")
+                   if aggregation_override is not None else parse_aggregation(meta.get("aggregation"), ypath))
     texts = meta.get("texts", True)
     spath = Path(paths["summaries"])
     summaries = read_summaries(spath, texts)
     lines = {s.key: s.line for s in summaries}
     apath = Path(paths["annotations"]) if paths.get("annotations") else None
     annotations = read_annotations(apath, dims, lines) if apath and apath.is_file() else []
-    means = annotation_means(dims, annotations)
+    means = annotation_means(dims, annotations, aggregation)
     jpath = Path(paths["judgments"])
     judgments, jlines = read_judgments(jpath, dims, lines, means)
+    aggregated = []
     for d, values in means.items():
         if any(d in row for row in judgments.values()):
             continue  # judgments.tsv gives this dimension: its values are the data set's own
+        aggregated.append(d)
         for key, value in values.items():
             judgments.setdefault(key, {})[d] = value
     for row in judgments.values():
@@ -96,7 +102,7 @@ def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str
     pyramids = (read_pyramids(ppath, lines) or None) if ppath and ppath.is_file() else None
     ds = Dataset(name=str(meta["name"]), meta=meta, dimensions=dims, human=human,
                  summaries=summaries, judgments=judgments, documents=documents, pyramids=pyramids,
-                 annotations=annotations, has_texts=texts)
+                 annotations=annotations, has_texts=texts, aggregation=aggregation, aggregated=tuple(aggregated))
     n_empty = sum(1 for s in summaries if s.is_empty) if texts else 0
     if n_empty:
         ds.warnings.append(f"{spath}: {n_empty} empty summar{'y' if n_empty == 1 else 'ies'} "
@@ -132,7 +138,15 @@ def write_dataset(ds: Dataset, paths: Mapping[str, str]) -> None:
     meta["has_pyramids"] = ds.pyramids is not None
     if not ds.has_texts:
         meta["texts"] = False
-    write_text(paths["dataset"], yaml.safe_dump(meta, sort_keys=False, allow_unicode=True))
+    # a dimension aggregated from annotations.tsv says so in the copy (whose judgments.tsv gives its values)
+    plain = [d for d in ds.aggregated if not ds.dimensions[d].annotations_of and not ds.dimensions[d].annotation_group]
+    if plain and isinstance(meta.get("dimensions"), dict):
+        meta["dimensions"] = {name: ({**spec, "annotations": {"dimension": name}} if name in plain else spec)
+                              for name, spec in meta["dimensions"].items()}
+    meta.pop("aggregation", None)
+    if not ds.aggregation.is_default:      # the rule every later stage reads, as the copy declares it
+        meta["aggregation"] = aggregation_spec(ds.aggregation)
+    write_text(paths["dataset"], safe_yaml.dump(meta))
     lines = []
     for s in sorted(ds.summaries, key=_sort_key):
         rec: dict[str, Any] = {"topic": s.topic, "summarizer": s.summarizer, "kind": s.kind}
@@ -197,6 +211,8 @@ def summary_table(ds: Dataset) -> list[tuple[str, str]]:
         counts = Counter(getattr(s, key) for s in judged if getattr(s, key) is not None)
         if counts:
             rows.append((f"judged_summaries_by_{key}", ",".join(f"{k}:{n}" for k, n in sorted(counts.items()))))
+    if not ds.aggregation.is_default:
+        rows.append(("aggregation", ds.aggregation.describe()))
     if ds.annotations:
         groups: dict[str, set[str]] = {}
         for a in ds.annotations:
@@ -209,7 +225,12 @@ def summary_table(ds: Dataset) -> list[tuple[str, str]]:
             rows.append((f"{d.name}_kind", d.kind))
         if d.annotations_of or d.annotation_group:
             rows.append((f"{d.name}_from_annotations",
-                         f"mean of {d.annotations_of or d.name} by {d.annotation_group or 'every annotator'}"))
+                         f"mean of {d.annotations_of or d.name} by {d.annotation_group or 'every annotator'}"
+                         if ds.aggregation.is_default else
+                         f"{ds.aggregation.rule} of {d.annotations_of or d.name} by "
+                         f"{d.annotation_group or ds.aggregation.group or 'every annotator'}"))
+        if d.role is not None:
+            rows.append((f"{d.name}_role", d.role))
     for d in ds.dimensions:
         vals = [ds.judgments[k][d] for k in ds.judgments if not math.isnan(ds.judgments[k][d])]
         rows.append((f"{d}_n", str(len(vals))))

@@ -102,11 +102,13 @@ def _canonical_inputs(entry: Entry) -> dict[str, str]:
 def _canonical_texts(entry: Entry) -> bool:
     """``texts: false`` in the folder's dataset.yaml (read here with the safe loader; the validation
     job reports any other problem of the file)."""
-    import yaml
+    from .contract import DatasetError
+    from .dataset_yaml import read_yaml
 
+    path = Path(entry["path"]) / FILES["dataset"]
     try:
-        meta = yaml.safe_load((Path(entry["path"]) / FILES["dataset"]).read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        meta, _ = read_yaml(path, path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, DatasetError):
         return True
     return not (isinstance(meta, dict) and meta.get("texts") is False)
 

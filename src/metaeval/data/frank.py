@@ -18,13 +18,13 @@ baseline metrics become score-file rows under ids made of the release's names (s
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from pathlib import Path
 from typing import Any
 
-from .contract import Dataset, DatasetError, Dimension, Summary, read_text
+from ..variants import metric_id_problem
+from .contract import (NUMBER_EXPECTED, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name, check_texts,
+                       fail, load_json, may_hold_surrogates, parse_number, read_text)
 from .dataset_yaml import dimension_spec
 
 HUMAN = "human_annotations.json"
@@ -43,21 +43,49 @@ CATEGORIES = {
 METRIC_ID = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*")
 
 
+class _Record(dict):
+    """A release record as json reads it, remembering the first key it gave twice."""
+
+    duplicate: str | None = None
+
+
+def _record_pairs(pairs: list[tuple[str, Any]]) -> _Record:
+    out = _Record()
+    for k, v in pairs:
+        if k in out and out.duplicate is None:
+            out.duplicate = k
+        out[k] = v
+    return out
+
+
+def _at(i: int, rec: dict[str, Any] | None = None) -> str:
+    """A record as messages name it: its index, and its article and model when it has them."""
+    if rec is not None and isinstance(rec.get("hash"), str) and isinstance(rec.get("model_name"), str):
+        return f"record {i} ({rec['hash']}, {rec['model_name']})"
+    return f"record {i}"
+
+
 def _records(path: Path) -> list[dict[str, Any]]:
-    try:
-        data = json.loads(read_text(path))
-    except json.JSONDecodeError as e:
-        raise DatasetError(f"{path}, line {e.lineno}: malformed JSON ({e.msg} at column {e.colno}); expected the "
-                           "release's list of records") from None
+    text = read_text(path)
+    data = load_json(text, path, None, "the release's list of records", object_pairs_hook=_record_pairs)
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
         raise DatasetError(f"{path}: expected a list of records (JSON objects)")
+    escapes = may_hold_surrogates(text)   # once: the text is megabytes
+    for i, rec in enumerate(data):
+        if rec.duplicate is not None:
+            raise fail(path, _at(i, rec), rec.duplicate, "the key appears twice in this record; expected each key once")
+        if escapes:
+            check_texts(path, _at(i, rec), rec)
     return data
 
 
-def _key(path: Path, i: int, rec: dict[str, Any]) -> tuple[str, str]:
+def _key(path: Path, i: int, rec: dict[str, Any], names: NameTwins) -> tuple[str, str]:
     for k in KEYS:
         if not isinstance(rec.get(k), str) or not rec[k]:
-            raise DatasetError(f"{path}: record {i}, field '{k}': missing or not a non-empty string")
+            raise fail(path, f"record {i}", k, "missing or not a non-empty string")
+        check_name(path, _at(i, rec), k, rec[k])
+    for k in ("hash", "model_name"):
+        names.check(path, _at(i, rec), k, rec[k])
     if rec["split"] not in SPLITS:
         raise DatasetError(f"{path}: record {i} ({rec['hash']}, {rec['model_name']}), field 'split': "
                            f"{rec['split']!r}; expected one of {', '.join(SPLITS)}")
@@ -65,14 +93,8 @@ def _key(path: Path, i: int, rec: dict[str, Any]) -> tuple[str, str]:
 
 
 def _number(path: Path, i: int, key: tuple[str, str], field: str, value: Any) -> float:
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            pass
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise DatasetError(f"{path}: record {i} ({key[0]}, {key[1]}), field '{field}': {value!r} is not a number")
-    return float(value)
+    return parse_number(path, f"record {i} ({key[0]}, {key[1]})", field, value,
+                        f"{NUMBER_EXPECTED}, as a JSON number or a string")
 
 
 def metric_id(name: str) -> str:
@@ -96,11 +118,16 @@ def import_frank(folder: Path | str, name: str = "frank"
     dims_names = [k for k in human[0] if k not in KEYS]
     if "Factuality" not in dims_names:
         raise DatasetError(f"{hpath}: record 0, field 'Factuality': missing; expected the summary's factuality")
+    for d in dims_names:  # each becomes a judgments.tsv column
+        check_name(hpath, _at(0, human[0]), d, d)
+        if d in ("topic", "summarizer"):
+            raise fail(hpath, _at(0, human[0]), d, "'topic' and 'summarizer' are reserved column names")
+    twins = NameTwins()
     summaries: list[Summary] = []
     judgments: dict[tuple[str, str], dict[str, float]] = {}
     where: dict[tuple[str, str], tuple[str, str]] = {}
     for i, rec in enumerate(human):
-        key = _key(hpath, i, rec)
+        key = _key(hpath, i, rec, twins)
         if key in judgments:
             raise DatasetError(f"{hpath}: record {i} ({key[0]}, {key[1]}): a second record of this article and model")
         row = {}
@@ -119,7 +146,7 @@ def import_frank(folder: Path | str, name: str = "frank"
     missing: dict[str, int] = {}
     seen: set[tuple[str, str]] = set()
     for i, rec in enumerate(_records(bpath)):
-        key = _key(bpath, i, rec)
+        key = _key(bpath, i, rec, twins)
         if key not in judgments:
             raise DatasetError(f"{bpath}: record {i} ({key[0]}, {key[1]}): no human annotation of this article and "
                                f"model in {hpath.name}")
@@ -135,7 +162,14 @@ def import_frank(folder: Path | str, name: str = "frank"
             mid = metric_id(field)
             if not METRIC_ID.fullmatch(mid):
                 raise DatasetError(f"{bpath}: record {i}, field '{field}': cannot name a metric")
-            names.setdefault(mid, field)
+            if mid not in names:
+                problem = metric_id_problem(mid)
+                if problem:
+                    raise fail(bpath, _at(i, rec), field, f"the metric id {mid!r}: {problem}")
+                names[mid] = field
+            elif names[mid] != field:
+                raise fail(bpath, _at(i, rec), field, f"becomes the metric id {mid!r}, as the field {names[mid]!r} "
+                           "does (spaces and other characters become '_'); expected release names that stay distinct")
             if value is None:
                 # the release has no score of this metric for this summary (Dep Entail: 83, FEQA: 4)
                 missing[mid] = missing.get(mid, 0) + 1

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from .canonical_files import annotation_means
-from .contract import Annotation, Dataset, DatasetError, Dimension, Summary, fail, json_objects
+from .contract import (REFERENCE_NAME, Annotation, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name,
+                       check_text, fail, json_objects, parse_number)
 from .dataset_yaml import dimension_spec
 from .sentences import split_sentences
 
@@ -38,10 +39,13 @@ def _annotations(path: Path, line_no: int, rec: Mapping[str, Any], topic: str, s
         for i, a in enumerate(anns):
             for dim in SUMMEVAL_DIMENSIONS:
                 value = a.get(dim) if isinstance(a, dict) else None
-                if not isinstance(value, (int, float)) or isinstance(value, bool) or not 1 <= value <= 5:
-                    raise fail(path, line_no, f"{field_name}[{i}].{dim}", f"{value!r}: missing or not a number "
-                               "from 1 to 5")
-                out.append(Annotation(topic, system, dim, f"{group}{i + 1}", group, float(value)))
+                where = f"{field_name}[{i}].{dim}"
+                if value is None:
+                    raise fail(path, line_no, where, "None: missing or not a number from 1 to 5")
+                number = parse_number(path, line_no, where, value, "a JSON number from 1 to 5", text=False)
+                if not 1 <= number <= 5:
+                    raise fail(path, line_no, where, f"{value!r}: missing or not a number from 1 to 5")
+                out.append(Annotation(topic, system, dim, f"{group}{i + 1}", group, number))
     return out
 
 
@@ -62,12 +66,19 @@ def import_summeval_jsonl(paths: Iterable[Path | str], name: str = "summeval") -
     annotations: list[Annotation] = []
     refs: dict[str, tuple[Path, int, list[str]]] = {}
     documents: dict[str, list[str]] = {}
+    twins = NameTwins()
     for path in sorted(Path(p) for p in paths):
         for line_no, rec in json_objects(path, "one SummEval record per line"):
             for key in ("id", "model_id", "decoded"):
                 if not isinstance(rec.get(key), str):
                     raise fail(path, line_no, key, "missing or not a string")
             topic, system = rec["id"], rec["model_id"]
+            for key in ("id", "model_id"):
+                check_name(path, line_no, key, rec[key])
+                twins.check(path, line_no, key, rec[key])
+            if REFERENCE_NAME.fullmatch(system.strip()):
+                raise fail(path, line_no, "model_id", f"{system!r} is a name the importer gives a reference summary "
+                           "(ref0, ref1, ... in the order of 'references'); expected another name for a system")
             if (topic, system) in summaries:
                 raise fail(path, line_no, "model_id", f"second record for ({topic!r}, {system!r})")
             references = rec.get("references")
@@ -90,10 +101,14 @@ def import_summeval_jsonl(paths: Iterable[Path | str], name: str = "summeval") -
     for topic, (_, _, references) in refs.items():
         for i, ref in enumerate(references):
             summaries[(topic, f"ref{i}")] = Summary(topic, f"ref{i}", "human", tuple(split_sentences(ref)))
-    dims = {d: Dimension(d, 1.0, 5.0, f"expert {d}, mean of the 3 expert annotations", annotation_group="expert")
+    # SummEval defines consistency as "the factual alignment between the summary and the summarized
+    # source" (Fabbri et al. 2021, §4.3): a factual dimension
+    role = {d: "factual" if d == "consistency" else None for d in SUMMEVAL_DIMENSIONS}
+    dims = {d: Dimension(d, 1.0, 5.0, f"expert {d}, mean of the 3 expert annotations", annotation_group="expert",
+                         role=role[d])
             for d in SUMMEVAL_DIMENSIONS}
     dims.update({f"turker_{d}": Dimension(f"turker_{d}", 1.0, 5.0, f"crowd {d}, mean of the 5 crowd annotations",
-                                          annotations_of=d, annotation_group="crowd")
+                                          annotations_of=d, annotation_group="crowd", role=role[d])
                  for d in SUMMEVAL_DIMENSIONS})
     means = annotation_means(dims, annotations)
     judgments = {key: {d: means[d][key] for d in dims} for key in sorted({a.key for a in annotations})}
@@ -118,6 +133,7 @@ def import_summeval_jsonl(paths: Iterable[Path | str], name: str = "summeval") -
 SUMMARY_FILE = re.compile(r"^(?P<topic>[^.]+)\.M\.(?P<length>[^.]+)\.(?P<x>[^.]+)\.(?P<summarizer>[A-Za-z0-9]+)$")
 _SEE_LINE = re.compile(r'<a (?:size="\d+" )?name="\d+">\[\d+\]</a>\s*<a href="#\d+" id=\d+>([^<]*)</a>')
 GRADES = "ABCDE"
+MISSING = ("", "-", "NA", "NAN")   # a missing value in NIST's tables (any case)
 
 
 def summarizer_kind(summarizer: str) -> str:
@@ -149,7 +165,7 @@ def grade_to_unit(cell: str, direction: str) -> float:
     """A DUC quality grade (A-E, or 1-5 meaning A-E) on [0, 1]: with ``A_best`` A = 100 %,
     B = 75 %, C = 50 %, D = 25 %, E = 0 %; ``E_best`` reverses the scale. Missing: NaN."""
     c = cell.strip().upper()
-    if c in ("", "-", "NA", "NAN"):
+    if c in MISSING:
         return math.nan
     if c in ("1", "2", "3", "4", "5"):
         c = GRADES[int(c) - 1]
@@ -160,10 +176,10 @@ def grade_to_unit(cell: str, direction: str) -> float:
 
 
 def _float(path: Path, line_no: int, col: int, cell: str, what: str) -> float:
-    try:
-        return float(cell)
-    except ValueError:
-        raise fail(path, line_no, f"column {col} ({what})", f"{cell!r} is not a number") from None
+    """A number cell of a NIST table, by the contract's rules; NA, NaN or - is a missing value."""
+    if cell.strip().upper() in MISSING:
+        return math.nan
+    return parse_number(path, line_no, f"column {col} ({what})", cell)
 
 
 def read_see_table(path: Path, grade_direction: str = "A_best") -> dict[tuple[str, str], dict[str, float]]:
@@ -279,6 +295,9 @@ def import_duc_tac(options: DucTacOptions, name: str) -> Dataset:
         if not m:
             continue
         key = (m["topic"], m["summarizer"])
+        # a file name the file system could not decode holds surrogates; a name must survive the tables
+        check_text(path, None, "file name (topic)", key[0])
+        check_name(path, None, "file name (topic)", key[0])
         if key in summaries:
             raise DatasetError(f"{path}: a second summary file for topic {key[0]!r}, summarizer {key[1]!r}")
         try:

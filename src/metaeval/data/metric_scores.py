@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Collection, Iterable, Mapping, Sequence
@@ -34,7 +33,7 @@ from typing import Collection, Iterable, Mapping, Sequence
 from .. import tables
 from ..files import write_text
 from ..variants import metric_id_problem
-from .contract import NUMBER, DatasetError, check_name, fail, read_text
+from .contract import Dataset, DatasetError, check_name, fail, parse_number, read_text
 from .dataset_yaml import MetricDeclaration, parse_metric_declarations
 from .datasets import read_dataset
 HEADER = ("topic", "summarizer", "metric", "score")
@@ -114,12 +113,8 @@ def read_score_file(path: str, summaries: Collection[tuple[str, str]]) -> list[S
             problems[metric] = metric_id_problem(metric)
         if problems[metric]:
             raise fail(path, line_no, "metric", f"{metric!r}: {problems[metric]}")
-        # ASCII decimal numbers only: float() would also take 'nan', 'inf' and other scripts' digits
-        if not NUMBER.fullmatch(cell.strip()):
-            raise fail(path, line_no, "score", f"{cell!r} is not a number; expected a finite decimal number")
-        value = float(cell)
-        if not math.isfinite(value):
-            raise fail(path, line_no, "score", f"{cell!r} overflows a double; expected a finite number")
+        # the contract's numbers only: float() would also take 'nan', 'inf' and other scripts' digits
+        value = parse_number(path, line_no, "score", cell.strip(), "a finite decimal number")
         rows.append(ScoreRow(topic, summarizer, metric, value, path, line_no))
     if not rows:
         raise fail(path, None, None, "no score rows after the header; expected one row per scored summary and metric")
@@ -211,10 +206,16 @@ def read_metrics(path: str) -> list[dict[str, str]]:
     return tables.read_tsv(path).to_dict("records")
 
 
+def check(sources: Sequence[str], ds: Dataset, dataset_yaml: str, options) -> FileMetrics:
+    """Check the score files ``sources`` against the data set ``ds`` (read from ``dataset_yaml`` and
+    its folder) with the job's :class:`metaeval.options.FileMetricsOptions`. The validation job runs
+    it on the user's files, before any analysis; the file metrics job through :func:`load`."""
+    declared = parse_metric_declarations(ds.meta.get("metrics"), dataset_yaml)
+    overrides = {m: {"name": n, "higher_is_better": h, "description": d} for m, n, h, d in options.declarations}
+    return compute(sources, {s.key for s in ds.summaries}, ds.judgments, declared, overrides, options.partial_coverage, options.key)
+
+
 def load(sources: Sequence[str], data: Mapping[str, str], options) -> FileMetrics:
     """Check the score files ``sources`` against the validated data set (its files by key,
     :data:`metaeval.data.datasets.FILES`) with the job's :class:`metaeval.options.FileMetricsOptions`."""
-    ds = read_dataset(data)
-    declared = parse_metric_declarations(ds.meta.get("metrics"), data["dataset"])
-    overrides = {m: {"name": n, "higher_is_better": h, "description": d} for m, n, h, d in options.declarations}
-    return compute(sources, {s.key for s in ds.summaries}, ds.judgments, declared, overrides, options.partial_coverage, options.key)
+    return check(sources, read_dataset(data), data["dataset"], options)

@@ -38,6 +38,7 @@ from ..options import AcrossOptions
 from ..pages import figure_html, page, table_html
 from ..stats.core import ranks
 from ..stats.replicability import replicability
+from ..tables import NA
 from .correlation_tables import matrix_p
 
 CORRELATION_KEYS = ("pearson", "pearson_lo", "pearson_hi", "spearman", "kendall")
@@ -179,6 +180,60 @@ def _pair(a: str, b: str, datasets: Sequence[str], will: Mapping[str, pd.DataFra
     return Pair(a, b, p, [d for d, _ in defined], rep.pc.tolist(), rep.k_hat, [defined[i][0] for i in rep.holds_on])
 
 
+# ----------------------------------------------------------------------------- every target
+
+TARGET_COLUMNS = ("target", "datasets", "best", "mean_rank", "variants", "robustly_optimal", "robust_variants",
+                  "left_out")
+
+
+def load_frames(correlations: Mapping[str, str]) -> dict[str, pd.DataFrame]:
+    """Each data set's correlations.tsv (numeric columns as floats), read once for every target."""
+    return {d: tables.read_tsv(path, numeric=CORRELATION_KEYS) for d, path in correlations.items()}
+
+
+def shared_targets(frames: Mapping[str, pd.DataFrame]) -> list[str]:
+    """The targets (same name) of two or more data sets, in the order they first appear."""
+    seen: dict[str, int] = {}
+    for f in frames.values():
+        for t in dict.fromkeys(f["combination"]):
+            seen[t] = seen.get(t, 0) + 1
+    return [t for t, n in seen.items() if n >= 2]
+
+
+def by_target(frames: Mapping[str, pd.DataFrame], williams_of, options: AcrossOptions) -> list[dict[str, object]]:
+    """The verdict across data sets for every shared target (Williams tests; ``williams_of(d, target)``
+    gives a data set's table of a target, or None): the variant with the best mean rank and the
+    robustly optimal ones."""
+    rows = []
+    for target in shared_targets(frames):
+        corr = {d: f[f["combination"] == target].set_index("variant") for d, f in frames.items()}
+        will = {}
+        for d in frames:
+            w = williams_of(d, target)
+            will[d] = w.set_index("variant") if w is not None and len(w.columns) > 1 else pd.DataFrame()
+        r = compute(corr, will, options._replace(combination=target, tests="williams"))
+        robust = [v for v, ok in zip(r.variants, r.robust) if ok]
+        rows.append({"target": target, "datasets": ",".join(r.datasets), "best": r.variants[0] if r.variants else NA,
+                     "mean_rank": float(r.mean_rank[0]) if r.variants else math.nan, "variants": len(r.variants),
+                     "robustly_optimal": len(robust), "robust_variants": ",".join(robust[:10]),
+                     "left_out": "; ".join(f"{d}: {why}" for d, why in r.skipped)})
+    return rows
+
+
+def targets_table(rows: Sequence[Mapping[str, object]]) -> tuple[str, list[str], list[list[str]]]:
+    caption = ("The verdict across data sets for every target two or more data sets share (by name): the variant with "
+               "the best mean rank of Pearson r over the data sets, and the robustly optimal variants (significantly "
+               "beaten, Williams test, on at most across.beaten_at_most data sets; the first 10 shown).")
+    body = [[str(r["target"]), str(r["datasets"]).replace(",", ", "), str(r["best"]), tables.fixed(r["mean_rank"], 1),
+             f"{r['robustly_optimal']} of {r['variants']}", str(r["robust_variants"]).replace(",", ", ")] for r in rows]
+    return caption, ["target", "data sets", "best by mean rank", "mean rank", "robustly optimal", "the first of them"], body
+
+
+def write_targets(rows: Sequence[Mapping[str, object]], out: Mapping[str, str]) -> None:
+    tables.write_tsv(tables.frame(list(rows), TARGET_COLUMNS), out["targets_tsv"])
+    tables.write_markdown(out["targets_md"], *targets_table(rows))
+
+
 # ----------------------------------------------------------------------------- writing
 
 def variants_frame(r: Across) -> pd.DataFrame:
@@ -220,7 +275,7 @@ def replicability_table(r: Across) -> tuple[str, list[str], list[list[str]]]:
     return caption, ["A", "B", *(f"p {d}" for d in r.datasets), "holds on", "data sets"], rows
 
 
-def write(r: Across, out: Mapping[str, str]) -> None:
+def write(r: Across, out: Mapping[str, str], targets: Sequence[Mapping[str, object]] = ()) -> None:
     tables.write_tsv(variants_frame(r), out["variants_tsv"])
     tables.write_markdown(out["variants_md"], *variants_table(r))
     pc_n = len(r.datasets)
@@ -234,7 +289,8 @@ def write(r: Across, out: Mapping[str, str]) -> None:
     tables.write_tsv(tables.frame(notes, ("kind", "name", "reason")), out["excluded"])
     figure_ranks(r, out["ranks_png"], out["ranks_svg"])
     figure_forest(r, out["forest_png"], out["forest_svg"])
-    write_text(out["report"], report_html(r, out))
+    write_targets(targets, out)
+    write_text(out["report"], report_html(r, out, targets))
 
 
 def forest_variants(r: Across, top: int = 10) -> list[str]:
@@ -314,12 +370,15 @@ def verdict_html(r: Across) -> str:
     return f'<p class="answer">{text}</p>'
 
 
-def report_html(r: Across, out: Mapping[str, str]) -> str:
+def report_html(r: Across, out: Mapping[str, str], targets: Sequence[Mapping[str, object]] = ()) -> str:
     """results/all/report.html: the verdict and the forest plot first, then every table and figure."""
     cap, header, rows = variants_table(r)
+    tcap, theader, trows = targets_table(targets)
     rcap, rheader, rrows = replicability_table(r)
     notes = [["data set", d, why] for d, why in r.skipped] + [["variant", v, why] for v, why in r.excluded]
-    lead = [verdict_html(r), figure_html(out["forest_png"], "Pearson r with 95% bootstrap intervals of the top "
+    lead = [verdict_html(r),
+            f'<p class="caption">{html.escape(tcap)}</p>{table_html(theader, trows)}' if trows else "",
+            figure_html(out["forest_png"], "Pearson r with 95% bootstrap intervals of the top "
                                                              "variants and the compared ones, per data set.")]
     sections = [("Variants across data sets", f'<p class="caption">{html.escape(cap)}</p>{table_html(header, rows)}'
                  + figure_html(out["ranks_png"], "Rank of the top variants (by mean rank) on each data set.")),

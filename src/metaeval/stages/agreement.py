@@ -39,6 +39,7 @@ class AgreementResult:
     combinations: list[str]
     baseline: str
     alpha: float
+    main: str | None = None                   # the target the Markdown tables and figures show
 
 
 def agreement_tables(human: Mapping[str, np.ndarray], metrics: Mapping[str, np.ndarray], summarizers: Sequence[str],
@@ -75,9 +76,13 @@ def load(inputs: Mapping[str, str]) -> AnalysisInputs:
 
 def compute(inp: AnalysisInputs, options: AgreementOptions) -> AgreementResult:
     human = inp.per_summary.human
-    return agreement_tables(human, inp.summary_metric, inp.summarizers, inp.kinds,
-                            [c for c in options.combinations if c in human], options.alpha, options.min_topics,
-                            Variant.parse(options.baseline).summary_metric)
+    # the configured combinations first (as they always were), then every other target
+    configured = [c for c in options.combinations if c in human]
+    targets = configured + [c for c in inp.combinations if c not in configured]
+    result = agreement_tables(human, inp.summary_metric, inp.summarizers, inp.kinds, targets, options.alpha,
+                              options.min_topics, Variant.parse(options.baseline).summary_metric)
+    result.main = inp.main
+    return result
 
 
 # ----------------------------------------------------------------------------- writing
@@ -94,7 +99,7 @@ def write(res: AgreementResult, out: Mapping[str, str]) -> None:
     tables.write_tsv(tables.frame(rows, ["a", "b", "pair_type", "scorer", "n_topics", "p", "median_diff", "mean_diff",
                                          "verdict"]), out["verdicts"])
     tables.write_tsv(tables.frame(res.rows, AGREEMENT_COLUMNS), out["agreement"])
-    comb = main_combination(res.combinations) if res.combinations else None
+    comb = res.main if res.main in res.combinations else (main_combination(res.combinations) if res.combinations else None)
     rows = [r for r in res.rows if r["combination"] == comb]
     present = [t for t in PAIR_TYPES if any(r["pair_type"] == t for r in rows)]
     metrics = list(dict.fromkeys(r["metric"] for r in rows))

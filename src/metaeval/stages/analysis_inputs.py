@@ -25,6 +25,7 @@ from .. import tables
 from ..metrics.families import REGISTRY, corpus_families
 from ..stats.bootstrap import PerSummary
 from ..variants import Variant, summary_metric_id
+from .human import primary_of, primary_target
 
 
 @dataclass
@@ -33,9 +34,16 @@ class AnalysisInputs:
     kinds: list[str]                       # 'system' or 'human', per summarizer
     variants: list[Variant]
     system_metric: np.ndarray              # (S, V)
-    combinations: list[str]
+    combinations: list[str]                # every target (Graham's combinations, dimensions, composites)
     system_human: np.ndarray               # (S, C)
     per_summary: PerSummary
+    primary: str | None = None             # the primary target (human/targets.tsv), None: the main combination
+
+    @property
+    def main(self) -> str | None:
+        """The target the single-target tables and the answer are about."""
+        marked = self.primary if self.primary in self.combinations else None
+        return primary_target(self.combinations, marked)
 
     @property
     def variant_ids(self) -> list[str]:
@@ -71,7 +79,8 @@ def _index(values: pd.Series, positions: Mapping[str, int]) -> np.ndarray:
 
 
 def load(system_scores: str, summary_scores: str, summary_human: str, system_human: str, summarizers: str,
-         corpus_stats: Mapping[str, str] = {}, other_scores: Mapping[str, str] = {}) -> AnalysisInputs:
+         corpus_stats: Mapping[str, str] = {}, other_scores: Mapping[str, str] = {},
+         targets: str | None = None) -> AnalysisInputs:
     """Read the scoring and human tables (and the long per-summary tables of the other families,
     by family name (:func:`score_tables`), and the statistics of the corpus-level variants, by
     variant id); keep the summarizers the option names ('systems' or 'all')."""
@@ -148,7 +157,7 @@ def load(system_scores: str, summary_scores: str, summary_human: str, system_hum
 
     ps = PerSummary(keep, topics, metrics, stats, human)
     return AnalysisInputs(keep, [kinds[s] for s in keep], [Variant.parse(v) for v in variant_ids], sys_metric,
-                          combinations, sys_human, ps)
+                          combinations, sys_human, ps, primary_of(targets))
 
 
 def load_named(inputs: Mapping[str, str], summarizers: str) -> AnalysisInputs:
@@ -156,4 +165,4 @@ def load_named(inputs: Mapping[str, str], summarizers: str) -> AnalysisInputs:
     ``summary_human``, ``system_human``, and every family's statistics and long table it has:
     ``bleu_stats_ST..``, ``sera``, ``chrf``, ``chrf_stats_..``, ``file_metrics``)."""
     return load(inputs["system_scores"], inputs["summary_scores"], inputs["summary_human"], inputs["system_human"],
-                summarizers, corpus_stats_paths(inputs), score_tables(inputs))
+                summarizers, corpus_stats_paths(inputs), score_tables(inputs), inputs.get("targets"))

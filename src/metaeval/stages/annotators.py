@@ -8,14 +8,22 @@ bootstrap over items) and :mod:`metaeval.stats.ceiling` (leave-k-annotators-out 
 
 What is analysed:
 
-* dimensions: every dimension of annotations.tsv (its own scale; alpha at the level of measurement
-  of its kind), and the data set's main human combination (arithmetic when it has it) when every
-  dimension of its components has annotations: per annotator (or set of annotators) the
-  combination of the rescaled dimension means, as the human-scores stage forms it from the mean
-  annotations (:func:`metaeval.stages.human.combine`);
+* dimensions: every dimension of annotations.tsv under its own name (its own scale; alpha at the
+  level of measurement of its kind) - when the data set's dimension is a target, its ceiling is that
+  target's - and the primary target (human/targets.tsv: the entry's mark, else arithmetic when the
+  data set has it, else the first) when it is one of Graham's combinations or a composite whose
+  dimensions all have annotations: per annotator (or set of annotators) the combination of the
+  rescaled dimension aggregates, as the human-scores stage forms it from the judgments
+  (:mod:`metaeval.stages.annotator_targets`);
+* the targets: "the other annotators" (and a held-out set, and another group's predictor) are
+  aggregated by the data set's rule (dataset.yaml ``aggregation:`` as the validated copy records
+  it; :mod:`metaeval.stats.aggregation`): the mean, the median, the majority value else the mean,
+  or a trimmed mean. notes.tsv names a rule other than the mean and says, per dimension, whether
+  the rule over all annotators is the data set's judgment or judgments.tsv carries its own;
 * groups: every annotator group of annotations.tsv and, with two or more groups, ``all``; the
   reference group (the report's sentence and figure) is ``expert`` when there is one, else the first;
-* predictors: the selected metric variants (``annotators.variants``) and each other group's mean;
+* predictors: the selected metric variants (``annotators.variants``) and each other group's
+  aggregate (by the rule; ``<group> mean`` for the mean);
 * the summarizers of the correlation stage (``correlation.summarizers``) and the topics of
   summary_human.tsv (the grids of :mod:`metaeval.stages.analysis_inputs`).
 
@@ -27,6 +35,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
@@ -35,16 +44,16 @@ import numpy as np
 
 from .. import figures, tables
 from ..data.contract import Dimension, read_text
-from ..data.dataset_yaml import parse_dataset_yaml
+from ..data.dataset_yaml import parse_aggregation, parse_dataset_yaml
 from ..options import AnnotatorsOptions
 from ..stats import agreement_alpha as ka
 from ..stats import ceiling as ce
+from ..stats.aggregation import Aggregation
 from ..stats.bootstrap import resampled_means, variant_scores
 from ..stats.correlation import point_correlations
 from . import analysis_inputs
 from .analysis_inputs import AnalysisInputs
-from .correlation_tables import main_combination
-from .human import NEEDS, combine
+from .annotator_targets import ALL, Unit, composites_of, main_form, rule_label, target_notes
 
 ALPHA_COLUMNS = ("dimension", "kind", "measurement", "group", "annotators", "items", "pairable", "alpha", "lo", "hi",
                  "samples")
@@ -52,7 +61,6 @@ CEILING_COLUMNS = ("dimension", "group", "annotators", "held_out", "target_size"
                    "coefficient", "value", "sets")
 PARITY_COLUMNS = ("dimension", "group", "annotators", "predictor", "kind", "comparison", "level", "coefficient",
                   "value", "single_annotator", "difference", "p_parity", "p_below", "p_above", "samples")
-ALL = "all"
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -66,21 +74,28 @@ class AnnotatorInputs:
     grids: dict[tuple[str, str], np.ndarray]
     groups: dict[str, list[str]]            # group -> annotators (in order of first appearance)
     items: dict[str, list[tuple[str, str, str, float]]]   # dimension -> (topic, summarizer, annotator, score)
+    aggregation: Aggregation = Aggregation()                # the data set's rule (dataset.yaml)
+    composites: dict[str, tuple[str, list[str]]] = field(default_factory=dict)   # composite target -> (func, dims)
 
 
 def load(inputs: Mapping[str, str], options: AnnotatorsOptions) -> AnnotatorInputs:
-    """The validated copy's dataset.yaml and annotations.tsv (``dataset``, ``annotations``) and the
-    analysis inputs (:func:`metaeval.stages.analysis_inputs.load_named`)."""
+    """The validated copy's dataset.yaml (with its aggregation rule) and annotations.tsv
+    (``dataset``, ``annotations``) and the analysis inputs
+    (:func:`metaeval.stages.analysis_inputs.load_named`; ``targets``: human/targets.tsv)."""
     inp = analysis_inputs.load_named(inputs, options.summarizers)
     path = Path(inputs["dataset"])
-    _, dims, human = parse_dataset_yaml(path, read_text(path))
-    return from_annotations(inp, dims, human, tables.read_tsv(inputs["annotations"]))
+    meta, dims, human = parse_dataset_yaml(path, read_text(path))
+    return from_annotations(inp, dims, human, tables.read_tsv(inputs["annotations"]),
+                            parse_aggregation(meta.get("aggregation"), path),
+                            composites_of(inputs.get("targets"), list(dims)))
 
 
 def from_annotations(inp: AnalysisInputs, dims: Mapping[str, Dimension], human: Mapping[str, list[str]],
-                     frame) -> AnnotatorInputs:
+                     frame, aggregation: Aggregation = Aggregation(),
+                     composites: Mapping[str, tuple[str, list[str]]] = {}) -> AnnotatorInputs:
     """Grids of every (dimension, annotator) from an annotations.tsv frame (``group`` optional:
-    without it every annotator is in ``all``)."""
+    without it every annotator is in ``all``); ``aggregation``: the data set's rule;
+    ``composites``: the composite targets (:func:`metaeval.stages.annotator_targets.composites_of`)."""
     s_index = {s: i for i, s in enumerate(inp.summarizers)}
     t_index = {t: i for i, t in enumerate(inp.per_summary.topics)}
     S, T = len(s_index), len(t_index)
@@ -102,7 +117,8 @@ def from_annotations(inp: AnalysisInputs, dims: Mapping[str, Dimension], human: 
         if grid is None:
             grid = grids[(dim, ann)] = np.full((S, T), np.nan)
         grid[s, t] = score
-    return AnnotatorInputs(inp, dict(dims), {k: list(v) for k, v in human.items()}, grids, groups, items)
+    return AnnotatorInputs(inp, dict(dims), {k: list(v) for k, v in human.items()}, grids, groups, items,
+                           aggregation, {k: (f, list(d)) for k, (f, d) in composites.items()})
 
 
 # ----------------------------------------------------------------------------- the result
@@ -114,8 +130,9 @@ class AnnotatorsResult:
     parity: list[dict[str, object]] = field(default_factory=list)     # PARITY_COLUMNS
     notes: list[tuple[str, str]] = field(default_factory=list)
     reference_group: str | None = None
-    combination: str | None = None        # the main combination, when analysed
+    combination: str | None = None        # the primary target, when analysed
     variants: list[str] = field(default_factory=list)
+    aggregation: Aggregation = Aggregation()   # the rule the targets are aggregated by
 
 
 def reference_group(groups: Sequence[str]) -> str | None:
@@ -126,12 +143,13 @@ def reference_group(groups: Sequence[str]) -> str | None:
 
 def select_variants(inp: AnalysisInputs, options: AnnotatorsOptions) -> tuple[list[int], list[str]]:
     """Indices of the selected variants (``annotators.variants``: top = the ``top`` variants with the
-    highest system-level Pearson r with the main combination, baselines = correlation.baselines,
-    bleu = the BLEU variant with the highest such r, chrf = every chrF variant, metrics = every
-    variant neither ROUGE nor BLEU, all, or variant ids) and the ids asked for but missing."""
+    highest system-level Pearson r with the primary target, :attr:`AnalysisInputs.main`; baselines =
+    correlation.baselines, bleu = the BLEU variant with the highest such r, chrf = every chrF variant,
+    metrics = every variant neither ROUGE nor BLEU, all, or variant ids) and the ids asked for but
+    missing."""
     ids = inp.variant_ids
     if inp.combinations:
-        main = inp.combinations.index(main_combination(inp.combinations))
+        main = inp.combinations.index(inp.main)
         r = np.array([point_correlations(inp.system_metric[:, v], inp.system_human[:, main])[0]
                       for v in range(len(ids))])
     else:
@@ -159,58 +177,6 @@ def select_variants(inp: AnalysisInputs, options: AnnotatorsOptions) -> tuple[li
     return list(dict.fromkeys(chosen)), missing
 
 
-class _Unit:
-    """One analysed dimension (an annotated dimension or the main combination) for one group: the
-    group's annotators and the per-summary mean of any subset of them (cached)."""
-
-    def __init__(self, ai: AnnotatorInputs, dimension: str, annotators: Sequence[str],
-                 sources: Mapping[str, Sequence[str]] | None = None):
-        self.ai, self.dimension, self.names = ai, dimension, list(annotators)
-        self.sources = sources           # combination: component -> annotated dimensions
-        self.cache: dict[tuple[int, ...], np.ndarray] = {}
-
-    def _mean(self, dim: str, subset: Sequence[int]) -> np.ndarray:
-        shape = (len(self.ai.analysis.summarizers), len(self.ai.analysis.per_summary.topics))
-        grids = [self.ai.grids[(dim, self.names[a])] for a in subset if (dim, self.names[a]) in self.ai.grids]
-        return ce.nanmean(np.stack(grids), axis=0) if grids else np.full(shape, np.nan)
-
-    def grid(self, subset: tuple[int, ...]) -> np.ndarray:
-        if subset not in self.cache:
-            if self.sources is None:
-                self.cache[subset] = self._mean(self.dimension, subset)
-            else:
-                parts = {}
-                for part, dims in self.sources.items():
-                    rescaled = [(self._mean(d, subset) - self.ai.dimensions[d].min)
-                                / (self.ai.dimensions[d].max - self.ai.dimensions[d].min) for d in dims]
-                    parts[part] = ce.nanmean(np.stack(rescaled), axis=0) if rescaled else None
-                shape = next(v for v in parts.values() if v is not None).shape
-                nan = np.full(shape, np.nan)
-                self.cache[subset] = combine(self.dimension, parts.get("coverage", nan),
-                                             parts.get("linguistic_quality", nan))
-        return self.cache[subset]
-
-
-def _combination_sources(ai: AnnotatorInputs, combination: str) -> tuple[dict[str, list[str]] | None, str]:
-    """component -> the annotated dimensions its dimensions take their values from, or None and why."""
-    annotated = {d for d, _ in ai.grids}
-    sources: dict[str, list[str]] = {}
-    for part in NEEDS.get(combination, ()):
-        if part == "pyramids":
-            return None, "rests on SCU annotations, not on annotators"
-        names = []
-        for d in ai.human.get(part, []):
-            dim = ai.dimensions.get(d)
-            source = (dim.annotations_of or d) if dim else d
-            if source not in annotated:
-                return None, f"its {part.replace('_', ' ')} dimension {d} has no annotations"
-            names.append(source)
-        if not names:
-            return None, f"it has no {part.replace('_', ' ')} dimensions"
-        sources[part] = list(dict.fromkeys(names))
-    return sources, ""
-
-
 def compute(ai: AnnotatorInputs, options: AnnotatorsOptions) -> AnnotatorsResult:
     """Everything the stage reports (module docstring)."""
     o = options
@@ -229,38 +195,43 @@ def compute(ai: AnnotatorInputs, options: AnnotatorsOptions) -> AnnotatorsResult
     res.variants = [inp.variant_ids[v] for v in chosen]
     if missing:
         res.notes.append(("missing_variant", f"not in this data set's scores: {', '.join(missing)}"))
-    units: list[tuple[str, Callable[[str, list[str]], _Unit]]] = [
-        (d, lambda g, names, d=d: _Unit(ai, d, names)) for d in sorted(ai.items)]
+    res.aggregation = ai.aggregation
+    units: list[tuple[str, Callable[[str, list[str]], Unit]]] = [
+        (d, lambda g, names, d=d: Unit(ai, d, names)) for d in sorted(ai.items)]
     if inp.combinations:
-        comb = main_combination(inp.combinations)
-        sources, why = _combination_sources(ai, comb)
-        if sources is None:
-            res.notes.append(("combination", f"{comb}: not analysed per annotator ({why})"))
+        main = inp.main
+        form, why = main_form(ai, main) if main not in ai.items else (None, "")
+        if main in ai.items or form is not None:
+            res.combination = main          # an annotated dimension is analysed under its own name already
         else:
-            res.combination = comb
-            units.insert(0, (comb, lambda g, names, c=comb, s=sources: _Unit(ai, c, names, s)))
+            res.notes.append(("combination", f"{main}: not analysed per annotator ({why})"))
+        if form is not None:
+            units.insert(0, (main, lambda g, names, c=main, f=form: Unit(ai, c, names, f)))
     if len(inp.summarizers) < 3:
         res.notes.append(("too_few_systems", f"only {len(inp.summarizers)} summarizer(s): every correlation needs "
                                              "at least 3, so the ceiling and parity are NA"))
     draws_cache: dict = {}
+    analysed: dict[tuple[str, str], Unit] = {}
     for dimension, make in units:
         annotated = {a for (d, a) in ai.grids if d == dimension} if dimension in ai.items else None
         for group in groups:
             names = [a for a in members[group] if annotated is None or a in annotated]
             if not names:
                 continue
-            unit = make(group, names)
+            unit = analysed[(dimension, group)] = make(group, names)
             if len(names) < 2:
                 res.notes.append(("one_annotator", f"{dimension}, {group}: one annotator, so no leave-one-out "
                                                    "ceiling or parity"))
             predictors = _predictors(ai, dimension, group, groups, members, make, chosen)
-            for r in ce.ceiling(len(names), names, unit.grid, predictors, o.max_held_out_sets, o.seed):
+            for r in ce.ceiling(len(names), names, unit.grid, predictors, o.max_held_out_sets, o.seed,
+                                rule_label(ai.aggregation)):
                 res.ceiling.append({"dimension": dimension, "group": group, "annotators": len(names),
                                     "held_out": r.k, "target_size": r.rest, "predictor": r.predictor,
                                     "kind": r.kind, "level": r.level, "coefficient": r.coefficient,
                                     "value": r.value, "sets": r.sets})
             if o.bootstrap_samples > 0 and len(names) >= 2:
                 _parity(unit, group, predictors, chosen, o, res, draws_cache)
+    res.notes += target_notes(ai, analysed, groups)
     res.notes.append(("settings", f"seed {o.seed}; {o.bootstrap_samples} bootstrap samples (alpha: items; parity: "
                                   f"topics and the held-out annotator); at most {o.max_held_out_sets} held-out sets "
                                   f"per k; confidence {o.confidence}"))
@@ -315,7 +286,7 @@ def alpha_rows(ai: AnnotatorInputs, o: AnnotatorsOptions) -> tuple[list[dict[str
 
 def _predictors(ai, dimension, group, groups, members, make, chosen):
     """name -> (kind, per-summary grid, own system scores or None): the metrics, then the other
-    groups' means (none for ``all``)."""
+    groups' aggregates by the data set's rule (``<group> mean`` for the mean; none for ``all``)."""
     inp = ai.analysis
     shape = (len(inp.summarizers), len(inp.per_summary.topics))
     out: dict[str, tuple[str, np.ndarray, np.ndarray | None]] = {}
@@ -331,11 +302,13 @@ def _predictors(ai, dimension, group, groups, members, make, chosen):
                 continue
             names = [a for a in members[other] if annotated is None or a in annotated]
             if names:
-                out[f"{other} mean"] = ("group_mean", make(other, names).grid(tuple(range(len(names)))), None)
+                out[f"{other} {rule_label(ai.aggregation)}"] = ("group_mean",
+                                                                 make(other, names).grid(tuple(range(len(names)))),
+                                                                 None)
     return out
 
 
-def _parity(unit: _Unit, group: str, predictors, chosen, o: AnnotatorsOptions, res: AnnotatorsResult,
+def _parity(unit: Unit, group: str, predictors, chosen, o: AnnotatorsOptions, res: AnnotatorsResult,
             cache: dict) -> None:
     """Human parity of every predictor of one unit (its dimension and the group's annotators)."""
     inp, dimension, names = unit.ai.analysis, unit.dimension, unit.names
@@ -358,7 +331,7 @@ def _parity(unit: _Unit, group: str, predictors, chosen, o: AnnotatorsOptions, r
 
     for r in ce.parity(len(names), unit.grid, grids, pred_names, system_of_draws, o.bootstrap_samples, o.seed):
         kind = predictors[r.predictor][0]
-        comparison = (f"{r.predictor} vs {group} mean" if kind == "group_mean"
+        comparison = (f"{r.predictor} vs {group} {rule_label(unit.ai.aggregation)}" if kind == "group_mean"
                       else f"metric vs a single {group} annotator")
         res.parity.append({"dimension": dimension, "group": group, "annotators": len(names),
                            "predictor": r.predictor, "kind": kind, "comparison": comparison, "level": r.level,
@@ -407,7 +380,8 @@ def write(result: AnnotatorsResult, options: AnnotatorsOptions, out: Mapping[str
             for r in result.alpha]
     tables.write_markdown(out["alpha_md"], ALPHA_CAPTION.format(conf=conf, samples=o.bootstrap_samples),
                           ["dimension", "level", "group", "annotators", "items rated twice+", "alpha [interval]"], rows)
-    tables.write_markdown(out["ceiling_md"], CEILING_CAPTION, ["dimension", "group", "predictor", "system r",
+    tables.write_markdown(out["ceiling_md"], ceiling_caption(result.aggregation), ["dimension", "group", "predictor",
+                                                                                "system r",
                                                                "summary r"], _ceiling_rows(result.ceiling))
     rows = [[r["dimension"], r["group"], r["predictor"], r["level"], tables.fixed(r["value"]),
              tables.fixed(r["single_annotator"]), tables.fixed(r["p_parity"], 2), tables.fixed(r["p_below"])]
@@ -416,6 +390,17 @@ def write(result: AnnotatorsResult, options: AnnotatorsOptions, out: Mapping[str
                           ["dimension", "group", "predictor", "level", "r", "single annotator r", "P(≥)", "p(below)"],
                           rows)
     _figure(result, out["figure_png"], out["figure_svg"])
+
+
+def ceiling_caption(rule: Aggregation) -> str:
+    """The ceiling table's caption; a rule other than the mean is named where the caption says "mean"."""
+    if rule.is_default:
+        return CEILING_CAPTION
+    return CEILING_CAPTION.replace(
+        "with the mean of the other annotators of the group,",
+        f"with the {rule_label(rule)} of the other annotators of the group (the data set's aggregation: "
+        f"{rule.describe()}),").replace("(mean of k vs the other m - k)",
+                                        f"({rule_label(rule)} of k vs the other m - k)")
 
 
 def _ceiling_rows(rows: Sequence[Mapping[str, object]]) -> list[list[str]]:
@@ -460,7 +445,8 @@ def _figure(result: AnnotatorsResult, png: str, svg: str) -> None:
         if not math.isnan(ceiling_value):
             ax.axvline(ceiling_value, color="#222222", lw=0.8, ls="--")
         ax.set_title(title, fontsize=9)
-        ax.set_xlabel(f"Pearson r with the mean of the other {result.reference_group} annotators")
+        ax.set_xlabel(f"Pearson r with the {rule_label(result.aggregation)} of the other {result.reference_group} "
+                      "annotators")
     axes[0].set_yticks(y, [r[0] for r in rows], fontsize=7)
     if not rows:
         axes[0].text(0.5, 0.5, "no per-annotator judgments", ha="center", transform=axes[0].transAxes)
@@ -472,12 +458,15 @@ def _figure(result: AnnotatorsResult, png: str, svg: str) -> None:
 
 # ----------------------------------------------------------------------------- the report's sentence
 
-def ceiling_sentence(ceiling_tsv: str | None, variant: str | None, combination: str | None) -> str:
+def ceiling_sentence(ceiling_tsv: str | None, variant: str | None, combination: str | None,
+                     notes_tsv: str | None = None) -> str:
     """One sentence for the report's answer: how far ``variant`` (the answer's best metric) is from
-    the human ceiling of the main combination (or of the first analysed dimension), from the
+    the human ceiling of the primary target (or of the first analysed dimension), from the
     stage's ceiling.tsv: the metric's and a single annotator's system-level Pearson r against the
-    same leave-one-out targets of the reference group, and the other groups' means. Empty when the
-    table has nothing for them."""
+    same leave-one-out targets of the reference group, and the other groups' aggregates. The
+    stage's notes.tsv (``notes_tsv``) names the rule the targets aggregate by when it is not the
+    mean, and whether the data set's judgments are another aggregate. Empty when the table has
+    nothing for them."""
     if not ceiling_tsv or not Path(ceiling_tsv).exists():
         return ""
     t = tables.read_tsv(ceiling_tsv, numeric=("value",), integer=("held_out", "annotators"))
@@ -494,18 +483,41 @@ def ceiling_sentence(ceiling_tsv: str | None, variant: str | None, combination: 
     if math.isnan(single):
         return ""
     m = int(t["annotators"].iloc[0])
+    rule, differs = _rule_notes(notes_tsv, dim, group)
     others = "the other annotator" if m == 2 else f"the other {m - 1}"
+    target = (f"the mean of {others}" if rule is None else
+              f"the {html.escape(rule)} of {others} (the data set's rule)" if m > 2 else others)
     text = (f" Against the human ceiling of {html.escape(dim)} (system level, each {html.escape(group)} annotator "
             f"left out in turn): a single {html.escape(group)} annotator reaches r = {tables.fixed(single)} against "
-            f"the mean of {others}")
+            f"{target}")
     if variant in value and not math.isnan(value[variant]):
         gap = value[variant] - single
         text += (f", {html.escape(variant)} r = {tables.fixed(value[variant])} against the same targets "
                  f"({'above' if gap >= 0 else 'below'} one annotator by {abs(gap):.3f})")
-    means = [(p, v) for p, v in value.items() if p.endswith(" mean") and not math.isnan(v)]
+    kinds = dict(zip(t["predictor"], t["kind"]))
+    means = [(p, v) for p, v in value.items() if kinds[p] == "group_mean" and not math.isnan(v)]
     if means:
         text += "; " + ", ".join(f"the {html.escape(p)} r = {tables.fixed(v)}" for p, v in means)
+    if differs:
+        text += (f" (the data set's own judgments of {html.escape(dim)}, which the correlations use, are another "
+                 f"aggregate of the {html.escape(group)} annotators: see the annotators' notes)")
     return text + "."
+
+
+def _rule_notes(notes_tsv: str | None, dimension: str, group: str) -> tuple[str | None, bool]:
+    """From the stage's notes.tsv: the rule the targets aggregate by (None: the mean) and whether
+    the data set's judgments of ``dimension`` differ from the rule over ``group``'s annotators."""
+    if not notes_tsv or not Path(notes_tsv).exists():
+        return None, False
+    notes = tables.read_tsv(notes_tsv)
+    rule = None
+    for kind, note in zip(notes["kind"], notes["note"]):
+        if kind == "aggregation" and (found := re.match(r"targets of the ceiling and parity: the (.+?) of the other",
+                                                         str(note))):
+            rule = found[1]
+    differs = any(kind == "targets_differ" and str(note).startswith(f"{dimension} ({group}):")
+                  for kind, note in zip(notes["kind"], notes["note"]))
+    return rule, differs
 
 
 def methods(config: Mapping) -> list[str]:
@@ -520,17 +532,21 @@ def methods(config: Mapping) -> list[str]:
             "krippendorff package (interval level for graded scores and proportions, nominal for binary labels and "
             f"preferences) per dimension and annotator group, with a percentile bootstrap over summaries "
             f"({an.get('bootstrap_samples')} samples, seed {an.get('seed')}); the human ceiling by leaving annotators "
-            "out (each set of k held-out annotators' mean against the mean of the others of its group - split-half "
+            "out (each set of k held-out annotators against the others of its group - split-half "
             "reliability, WMT's human baseline - at most "
             f"{an.get('max_held_out_sets')} sets per k), every metric ({', '.join(an.get('variants', []))}) and "
             "the other groups' means against the same targets, at the system level and the summary level (within "
             "topic, averaged over topics); human parity = P(a metric's correlation with the held-out target >= the "
             "held-out annotator's) over a bootstrap of topics and of the held-out annotator, with one-sided "
-            "centred-bootstrap p-values.")
+            "centred-bootstrap p-values. Every target (the others, a held-out set, another group) aggregates its "
+            "annotators by the data set's rule, as its judgments do (dataset.yaml aggregation: the mean unless the "
+            "data set or its entry declares the median, the majority value else the mean, or a trimmed mean; "
+            "annotators/notes.tsv names the rule and says where judgments.tsv carries an aggregate of its own).")
     if c.get("resample_annotators"):
         lines.append("The correlation bootstrap also resamples annotators (correlation.resample_annotators): per "
-                     "sample each group's annotators are drawn with replacement and the human scores recomputed "
-                     "from them.")
+                     "sample each group's annotators are drawn with replacement and every target (Graham's "
+                     "combinations, each dimension, the composites) recomputed from them, the drawn annotators "
+                     "aggregated by the data set's rule (an annotator drawn twice counts twice).")
     return lines
 
 
@@ -544,9 +560,13 @@ def resampling_model(inputs: Mapping[str, str], inp: AnalysisInputs):
 
     ds = read_dataset({k: v for k, v in inputs.items() if k in FILES})
     pyramids = {c: inp.per_summary.human[c] for c in PYRAMID_SCORES if c in inp.per_summary.human}
-    return build(ds, inp.summarizers, inp.per_summary.topics, pyramids)
+    return build(ds, inp.summarizers, inp.per_summary.topics, pyramids,
+                 composites_of(inputs.get("targets"), list(ds.dimensions)))
 
 
 def answer(files: Mapping[str, str], a) -> str:
-    """The report's answer hook (metaeval.registry): :func:`ceiling_sentence` for the answer's best metric."""
-    return ceiling_sentence(files.get("ceiling"), a.best["variant"] if a.best is not None else None, a.combination)
+    """The report's answer hook (metaeval.registry): :func:`ceiling_sentence` for the answer's best metric
+    (and the stage's notes.tsv, which names the rule of its targets)."""
+    ceiling = files.get("ceiling")
+    notes = files.get("notes")
+    return ceiling_sentence(ceiling, a.best["variant"] if a.best is not None else None, a.combination, notes)

@@ -25,6 +25,7 @@ from ..stats.correlation import point_correlations, pooled, summary_level, summa
 from ..stats.williams import adjust, assign_clusters, optimal, williams_matrix
 from . import analysis_inputs
 from .analysis_inputs import AnalysisInputs
+from .human import COMBINATIONS
 
 CORRELATION_COLUMNS = ("variant", "combination", "n", "pearson", "pearson_lo", "pearson_hi", "spearman", "kendall",
                        "optimal", "cluster")
@@ -139,7 +140,8 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
         if annotators is not None and annotators.annotated:
             human = HumanResampler(annotators, inp.combinations, options.bootstrap_samples, options.seed, options.human_order)
             notes.append(("resample_annotators", "the bootstrap intervals also resample annotators (each group's "
-                                                 "annotators drawn with replacement per sample)"))
+                                                 "annotators drawn with replacement per sample; a judgment is "
+                                                 f"{annotators.aggregation.describe()} drawn)"))
         else:
             notes.append(("resample_annotators", "no human dimension comes from per-annotator judgments: the "
                                                  "intervals resample systems and topics only"))
@@ -218,8 +220,16 @@ def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions) -> list[d
         both = lambda m, c: int((~np.isnan(metrics[m]) & ~np.isnan(human[c])).sum())  # noqa: E731
         points = [(SUMMARY_LEVEL, name, c, topics, both(name, c), p, s, k)
                   for name, c, topics, p, s, k in summary_level(metrics, human, combs, per_topic)]
-    lo, hi, p_best = summary_level_intervals(metrics, human, combs, pooled_level, options.bootstrap_samples, options.seed,
-                                             options.confidence, per_topic)
+    lo, hi, p_best = np.full((3, len(metrics), len(combs)), np.nan)
+    # Graham's combinations and the other targets in two blocks, so that the combinations' intervals
+    # keep their last bits whatever targets a data set adds (a matrix product's rounding follows its shape)
+    for block in ([j for j, c in enumerate(combs) if c in COMBINATIONS], [j for j, c in enumerate(combs)
+                                                                         if c not in COMBINATIONS]):
+        if block:
+            sub = None if per_topic is None else per_topic[..., block]
+            lo[:, block], hi[:, block], p_best[:, block] = summary_level_intervals(
+                metrics, human, [combs[j] for j in block], pooled_level, options.bootstrap_samples, options.seed,
+                options.confidence, sub)
     rows = []
     for k, (level, name, c, topics, n, p, s, tau) in enumerate(points):
         i, j = divmod(k, len(combs))
@@ -231,7 +241,8 @@ def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions) -> list[d
 
 def write(result: CorrelationResult, combinations, out: Mapping[str, str]) -> None:
     """The stage's tables; ``combinations`` = the configured ones (a skipped combination gets an
-    empty Williams table: see notes.tsv)."""
+    empty Williams table: see notes.tsv); the other targets' Williams matrices go to one stacked
+    table (williams_targets.tsv), since which dimensions a data set has is known only once it is read."""
     tables.write_tsv(tables.frame(result.rows, CORRELATION_COLUMNS), out["correlations"])
     for comb in combinations:
         path = out[f"williams_{comb}"]
@@ -241,6 +252,10 @@ def write(result: CorrelationResult, combinations, out: Mapping[str, str]) -> No
             tables.write_tsv(tables.frame(rows, ["variant", *result.variants]), path)
         else:
             tables.write_tsv(tables.frame([], ["variant"]), path)
+    # every other target's matrix (the dimensions, the composites), stacked: target, variant, p per variant
+    rows = [[comb, v, *p[i]] for comb, p in result.williams.items() if comb not in combinations
+            for i, v in enumerate(result.variants)]
+    tables.write_tsv(tables.frame(rows, ["target", "variant", *result.variants]), out["targets_williams"])
     tables.write_tsv(tables.frame(result.summary_level, SUMMARY_LEVEL_COLUMNS), out["summary_level"])
     tables.write_tsv(tables.frame(result.notes, ["kind", "note"]), out["notes"])
 

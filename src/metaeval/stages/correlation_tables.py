@@ -29,7 +29,9 @@ import numpy as np
 
 from .. import figures, tables
 from ..options import CorrelationTablesOptions
+from ..tables import NA
 from ..variants import OPTIONS, Variant
+from .human import COMBINATIONS
 
 OPTION_LABELS = {"stemming": {"ST0": "not stemmed", "ST1": "stemmed"},
                  "stop words": {"RS0": "stop words kept", "RS1": "stop words removed"},
@@ -37,8 +39,11 @@ OPTION_LABELS = {"stemming": {"ST0": "not stemmed", "ST1": "stemmed"},
                  "P/R/F": {"P": "precision", "R": "recall", "F": "F"}}
 
 
-def main_combination(combinations: Sequence[str]) -> str:
-    """The combination the single-combination tables show: Graham's arithmetic mean if present."""
+def main_combination(combinations: Sequence[str], primary: str | None = None) -> str:
+    """The target the single-target tables show: the primary one (human/targets.tsv: the entry's
+    mark) when given, else Graham's arithmetic mean if present, else the first."""
+    if primary is not None and primary in combinations:
+        return primary
     return "arithmetic" if "arithmetic" in combinations else combinations[0]
 
 
@@ -63,6 +68,7 @@ class Tables:
     correlations: list[dict[str, str]]      # the top-variants figure
     baseline: str
     summary_level: list[dict[str, str]]     # the top-variants figure without a system-level r
+    answers: list[dict[str, object]] = ()    # the answer per target and level (answers.tsv)
 
 
 def _family(variant_id: str) -> str:
@@ -309,30 +315,98 @@ def figure3_data(corr: list[dict[str, str]], williams, comb: str, baselines: Seq
     return shown, np.array([tables.to_float(rows.loc[a, shown]) for a in shown])
 
 
-def main_of(corr: list[dict[str, str]]) -> str:
+def main_of(corr: list[dict[str, str]], primary: str | None = None) -> str:
     combinations = list(dict.fromkeys(r["combination"] for r in corr))
-    return main_combination(combinations) if combinations else "arithmetic"
+    return main_combination(combinations, primary) if combinations else "arithmetic"
+
+
+def read_williams(files: Mapping[str, str], stacked: str | None, target: str):
+    """One target's Williams p-value table (a frame with a ``variant`` column, as its
+    williams_<combination>.tsv has it), from its own file or from williams_targets.tsv; None without one."""
+    if target in files:
+        return tables.read_tsv(files[target])
+    if not stacked:
+        return None
+    f = tables.read_tsv(stacked)
+    mine = f[f["target"] == target]
+    return mine.drop(columns="target").reset_index(drop=True) if len(mine) else None
+
+
+# The report's opening table: one row per target and level (answers.tsv).
+ANSWER_COLUMNS = ("target", "level", "best", "r", "lo", "hi", "not_worse", "compared", "test", "baseline",
+                  "baseline_rank", "primary")
+
+
+def answer_rows(corr: list[dict[str, str]], summary_level: list[dict[str, str]], williams_of, baseline: str,
+                alpha: float, primary: str) -> list[dict[str, object]]:
+    """Per target (in the order of correlations.tsv) and level, the answer the report opens with:
+    :func:`answer` at the system level (Williams tests), :func:`summary_answer` at the summary level
+    (paired bootstrap over topics); ``williams_of(target)`` gives a target's Williams table."""
+    rows: list[dict[str, object]] = []
+    for comb in dict.fromkeys(r["combination"] for r in corr):
+        a = answer(corr, williams_of(comb), comb, baseline, alpha)
+        b = a.best or {}
+        rows.append({"target": comb, "level": "system", "best": b.get("variant", NA), "r": b.get("pearson", NA),
+                     "lo": b.get("pearson_lo", NA), "hi": b.get("pearson_hi", NA),
+                     "not_worse": a.not_worse if a.best else NA, "compared": a.variants, "test": "Williams",
+                     "baseline": baseline, "baseline_rank": a.baseline_rank or NA,
+                     "primary": "yes" if comb == primary else "no"})
+        s = summary_answer(summary_level, comb, baseline, alpha)
+        if s is None:
+            continue
+        rows.append({"target": comb, "level": "summary", "best": s.best["metric"], "r": s.best["pearson"],
+                     "lo": s.best["pearson_lo"], "hi": s.best["pearson_hi"], "not_worse": s.not_worse,
+                     "compared": s.metrics, "test": "paired bootstrap", "baseline": s.baseline,
+                     "baseline_rank": s.baseline_rank or NA, "primary": "yes" if comb == primary else "no"})
+    return rows
+
+
+ANSWERS_CAPTION = ("The answer per target: for every human target (Graham's combinations, each dimension under its own "
+                   "name, the composites) and level, the best metric, its Pearson r with the 95% bootstrap interval, how "
+                   "many other metrics are not significantly worse than it (system level: Williams tests; summary level: "
+                   "paired bootstrap over topics), of how many compared, and the rank of the common baseline; sorted by "
+                   "r within each level.")
+
+
+def answers_table(rows: Sequence[Mapping[str, object]]) -> DisplayTable:
+    """The answers as a display table: numbers at 3 decimals, sorted by r within each level."""
+    def key(r):
+        x = tables.to_float([r["r"]])[0]
+        return (r["level"] != "system", math.isnan(x), -x if not math.isnan(x) else 0.0)
+
+    body = [[str(r["target"]) + (" (primary)" if r["primary"] == "yes" else ""), str(r["level"]), str(r["best"]),
+             tables.fixed(r["r"]), NA if r["lo"] == NA else f"[{tables.fixed(r['lo'])}, {tables.fixed(r['hi'])}]",
+             f"{r['not_worse']} of {int(r['compared']) - 1}" if r["not_worse"] != NA else NA,
+             str(r["baseline_rank"])] for r in sorted(rows, key=key)]
+    return DisplayTable(ANSWERS_CAPTION, ["target", "level", "best metric", "r", "95% CI", "not significantly worse",
+                                          "baseline rank"], body)
 
 
 def load(correlations: str, williams: Mapping[str, str], summary_human: str, file_metrics: str | None = None,
-         summary_level: str | None = None) -> tuple[list, object, list, list, list]:
-    """The correlation rows, the main combination's Williams table (a frame), the per-summary
+         summary_level: str | None = None, stacked: str | None = None, targets: str | None = None
+         ) -> tuple[list, object, list, list, list]:
+    """The correlation rows, the main target's Williams table (a frame), the per-summary
     human scores, the file metrics' metrics.tsv rows (none without score files) and the
-    summary-level rows, as text cells."""
+    summary-level rows, as text cells; ``stacked``: williams_targets.tsv (the other targets'
+    matrices); ``targets``: human/targets.tsv (which target is primary)."""
+    from .human import primary_of
+
     corr = tables.read_tsv(correlations).to_dict("records")
-    path = williams.get(main_of(corr))
+    primary = main_of(corr, primary_of(targets))
     metrics = tables.read_tsv(file_metrics).to_dict("records") if file_metrics else []
     level = tables.read_tsv(summary_level).to_dict("records") if summary_level else []
-    return (corr, tables.read_tsv(path) if path else None, tables.read_tsv(summary_human).to_dict("records"),
+    return (corr, read_williams(williams, stacked, primary), tables.read_tsv(summary_human).to_dict("records"),
             metrics, level)
 
 
 def compute(corr: list[dict[str, str]], williams, summary_human: list[dict[str, str]],
             file_metrics: list[dict[str, str]], options: CorrelationTablesOptions,
-            summary_level: list[dict[str, str]] = ()) -> Tables:
-    """``williams``: the main combination's Williams table (:func:`load`)."""
-    combinations = list(dict.fromkeys(r["combination"] for r in corr))
-    comb = main_of(corr)
+            summary_level: list[dict[str, str]] = (), williams_of=None, primary: str | None = None) -> Tables:
+    """``williams``: the main target's Williams table (:func:`load`); ``williams_of(target)``: any
+    target's, for the answers table (None: the main target's only)."""
+    # Graham's tables compare his combinations (the other targets have the answers table)
+    combinations = [c for c in dict.fromkeys(r["combination"] for r in corr) if c in COMBINATIONS]
+    comb = main_of(corr, primary)
     shown, p = figure3_data(corr, williams, comb, options.baselines, options.top_variants)
     ids = [m["metric"] for m in file_metrics]
 
@@ -343,9 +417,11 @@ def compute(corr: list[dict[str, str]], williams, summary_human: list[dict[str, 
         return t._replace(caption=t.caption.replace("Williams test)", "permutation tests among the variants the "
                                                                       "statistics job tests; the others NA)"))
 
+    rows = answer_rows(corr, list(summary_level), williams_of or (lambda c: williams if c == comb else None),
+                       options.answer_baseline, options.alpha, comb)
     return Tables(comb, optimal_basis(table1(corr, comb)), table2(corr, comb), table4(corr, combinations, options.top_variants),
                   table5(corr, combinations, comb, ids), optimal_basis(table6(corr, comb, file_metrics)),
-                  summary_human, shown, p, options.alpha, corr, options.answer_baseline, list(summary_level))
+                  summary_human, shown, p, options.alpha, corr, options.answer_baseline, list(summary_level), rows)
 
 
 # ----------------------------------------------------------------------------- writing
@@ -359,6 +435,9 @@ def write(t: Tables, out: Mapping[str, str]) -> None:
     figure3(t.williams_variants, t.williams_p, t.combination, t.alpha, out["figure3_png"], out["figure3_svg"])
     figure_top(t.correlations, t.combination, t.baseline, out["top_png"], out["top_svg"],
                summary_level=t.summary_level)
+    tables.write_tsv(tables.frame(list(t.answers), ANSWER_COLUMNS), out["answers_tsv"])
+    shown = answers_table(t.answers)
+    tables.write_markdown(out["answers_md"], shown.caption, shown.header, shown.rows)
 
 
 def figure1(summary_human: list[dict[str, str]], png: str, svg: str) -> None:

@@ -2,9 +2,11 @@
 for every per-summary metric (the built-in ROUGE / BLEU / chrF / SERA scores and the metrics of
 score files alike).
 
-Which dimensions: ``factuality.dimensions`` names the judgment dimensions to analyse (default:
-FRANK's ``Factuality``, QAGS's and Rank19's ``fact``, SummEval's ``consistency``); a data set with
-none of them is analysed on its coverage dimensions. Each protocol applies where the data fits
+Which dimensions: the dimensions the data set declares factual (dataset.yaml ``role: factual``, or a
+binary, proportion or preference kind; :attr:`metaeval.data.contract.Dimension.is_factual`), but the
+ablations; of them, those ``factuality.dimensions`` names when it names any (default: FRANK's
+``Factuality``, QAGS's and Rank19's ``fact``, SummEval's ``consistency``). A data set without a
+factual dimension gets no protocol: one note, header-only tables, and no section in the report. Each protocol applies where the data fits
 and otherwise writes a note (notes.tsv):
 
 1. Partial correlation controlling for the system (FRANK; :mod:`metaeval.stats.partial`), with
@@ -42,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from .. import tables
+from ..data.contract import Dimension
 from ..data.datasets import DatasetError, read_dataset
 from ..figures import pyplot, save
 from ..options import FactualityOptions
@@ -83,6 +86,25 @@ class FactualityInputs:
 DATA_KEYS = ("dataset", "summaries", "judgments", "annotations")
 
 
+# The note that says the protocols do not apply (the report leaves the section out and says so).
+NOT_APPLICABLE = ("not applicable: the data set declares no factual dimension (dataset.yaml role: factual, or a binary, "
+                  "proportion or preference kind), so the factual-consistency protocols do not apply")
+
+
+def factual_dimensions(dimensions: Mapping[str, Dimension], o: FactualityOptions, ablations: Sequence[str]) -> list[str]:
+    """The dimensions the protocols run on: the factual ones (:attr:`Dimension.is_factual`) but the
+    ablations; of them, those ``factuality.dimensions`` names (in its order) when it names any."""
+    factual = [d for d, dim in dimensions.items() if dim.is_factual and d not in ablations]
+    named = [d for d in o.dimensions if d in factual]
+    return named or factual
+
+
+def applies(notes_tsv: str) -> str | None:
+    """None when the protocols ran; else the reason they did not apply (from notes.tsv)."""
+    f = tables.read_tsv(notes_tsv)
+    return NOT_APPLICABLE if (f["note"] == NOT_APPLICABLE).any() else None
+
+
 def load(inputs: Mapping[str, str], o: FactualityOptions) -> FactualityInputs:
     """The validated data set's judged system summaries with their dimensions, splits and subsets,
     and every per-summary metric of the analysis inputs (:mod:`metaeval.stages.analysis_inputs`)."""
@@ -113,11 +135,12 @@ def load(inputs: Mapping[str, str], o: FactualityOptions) -> FactualityInputs:
     dims = {d: np.array([ds.judgments[s.key].get(d, np.nan) for s in judged], dtype=float) for d in ds.dimensions}
     kinds = {d: dim.kind for d, dim in ds.dimensions.items()}
     ablations = [d for d in ds.dimensions if o.ablation_prefix and d.startswith(o.ablation_prefix)]
-    analysed = [d for d in o.dimensions if d in ds.dimensions]
+    analysed = factual_dimensions(ds.dimensions, o, ablations)
     if not analysed:
-        analysed = [d for d in ds.human.get("coverage", []) if d in ds.dimensions] or [next(iter(ds.dimensions))]
-        notes.append(("inputs", "", f"none of factuality.dimensions ({', '.join(o.dimensions)}) is a dimension of "
-                                    f"this data set; analysing its coverage dimension(s) {', '.join(analysed)}"))
+        notes.append(("inputs", "", NOT_APPLICABLE))
+    elif not any(d in o.dimensions for d in analysed):
+        notes.append(("inputs", "", f"none of factuality.dimensions ({', '.join(o.dimensions)}) is a factual dimension "
+                                    f"of this data set; analysing every factual one ({', '.join(analysed)})"))
     inp = FactualityInputs(ds.name, np.array([s.topic for s in judged], dtype=object),
                            np.array([s.summarizer for s in judged], dtype=object),
                            np.array([s.split or "" for s in judged], dtype=object),
@@ -495,8 +518,9 @@ def methods(config: Mapping) -> list[str]:
     f = config.get("factuality", {})
     conf, seed, b = f.get("confidence"), f.get("seed"), f.get("bootstrap_samples")
     return [
-        f"Factual consistency (issue 23): dimensions {', '.join(f.get('dimensions', []))} where the data set has "
-        "them (else its coverage dimensions); every per-summary metric (built-in and from score files"
+        "Factual consistency: the dimensions the data set declares factual (dataset.yaml role: factual, or a binary, "
+        f"proportion or preference kind; of them {', '.join(f.get('dimensions', []))} when it has any of these); "
+        "a data set with none gets no protocol; every per-summary metric (built-in and from score files"
         + (f", restricted to {', '.join(f['metrics'])}" if f.get("metrics") else "") + f"); seed {seed}, {b} "
         f"bootstrap samples, percentile intervals at {conf}.",
         "Partial correlation controlling for the system (FRANK, Pagnoni et al. 2021, as their evaluate.py): metric "

@@ -18,6 +18,17 @@ Combinations (Graham's gold standard is the arithmetic mean):
 =====================  ==========================================
 
 A combination that needs a component the data set does not have is skipped, with the reason.
+
+**Targets.** What every analysis correlates the metrics with is a *target*: Graham's combinations
+above (where the data set declares their components), then every declared dimension under its own
+name and on its own scale (the data set's judgment: its annotators aggregated by its rule,
+:mod:`metaeval.stats.aggregation`), then the composites the config entry declares
+(``overall: mean(coherence, fluency)``: the mean, geometric or harmonic mean of the rescaled
+dimensions, per summary). A dimension that *is* a combination (the simulated data set's coverage:
+the one coverage dimension, on [0, 1]) is that one target (its definition says so). ``targets.tsv`` lists every target with
+its kind, its definition, whether it is factual (:attr:`metaeval.data.contract.Dimension.is_factual`)
+and which one is primary: the one the entry marks, else the main combination
+(:func:`metaeval.stages.correlation_tables.main_combination`).
 System score = mean over the summarizer's judged summaries that have a value; ``order`` chooses
 whether each summary is combined first and then averaged (``combine_then_average``, the paper's
 order and the default) or each component is averaged first and the means combined
@@ -36,7 +47,9 @@ import pandas as pd
 from .. import tables
 from ..data import pyramid
 from ..data.datasets import Dataset
+from ..data.contract import HUMAN_COMPONENTS, DatasetError
 from ..options import HumanOptions
+from ..stats.aggregation import Aggregation
 
 COMBINATIONS = ("arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality", "pyramid",
                 "modified_pyramid")
@@ -135,7 +148,12 @@ class SystemHuman:
     judged: np.ndarray  # judged summaries per summarizer
 
 
-def system_human_scores(sh: SummaryHuman, order: str = "combine_then_average") -> SystemHuman:
+def system_human_scores(sh: SummaryHuman, order: str = "combine_then_average",
+                        composite_parts: Mapping[str, tuple[str, Sequence[np.ndarray]]] = {}) -> SystemHuman:
+    """Per summarizer, the mean of each target over its summaries that have a value; with
+    ``average_then_combine``, a combination (and a composite: ``composite_parts`` gives its function
+    and its rescaled dimensions per summary) combines the means of its parts instead. A dimension
+    and a pyramid score combine nothing, so either order is their plain mean."""
     if order not in ORDERS:
         raise ValueError(f"unknown order {order!r}; expected one of {ORDERS}")
     summarizers = sorted({s for _, s in sh.keys})
@@ -146,8 +164,16 @@ def system_human_scores(sh: SummaryHuman, order: str = "combine_then_average") -
         vals = np.full(len(summarizers), np.nan)
         cnt = np.zeros(len(summarizers), dtype=int)
         for j, s in enumerate(summarizers):
-            # the pyramid scores combine nothing, so either order is their plain mean
-            if order == "combine_then_average" or name in PYRAMID_SCORES:
+            if name in composite_parts and order != "combine_then_average":
+                func, parts = composite_parts[name]
+                means = []
+                for part in parts:
+                    x = part[idx[s]]
+                    x = x[~np.isnan(x)]
+                    means.append(np.array([math.fsum(x) / len(x) if len(x) else np.nan]))
+                cnt[j] = max(int((~np.isnan(part[idx[s]])).sum()) for part in parts)
+                vals[j] = float(composite(func, means)[0])
+            elif order == "combine_then_average" or name in PYRAMID_SCORES or name not in COMBINATIONS:
                 x = per_summary[idx[s]]
                 x = x[~np.isnan(x)]
                 cnt[j] = len(x)
@@ -168,34 +194,221 @@ def system_human_scores(sh: SummaryHuman, order: str = "combine_then_average") -
     return SystemHuman(summarizers, [kind_of[s] for s in summarizers], scores, counts, judged)
 
 
+# ----------------------------------------------------------------------------- targets
+
+COMPOSITE_FUNCTIONS = ("mean", "geometric", "harmonic")
+# Columns of summary_human.tsv a target may not be named as.
+RESERVED_TARGETS = ("topic", "summarizer", "kind")
+
+
+class Target(NamedTuple):
+    """One thing the analyses correlate metrics with (see the module docstring)."""
+
+    name: str
+    kind: str            # combination | dimension | composite
+    definition: str
+    factual: bool = False
+    expression: str = ""  # a composite's declaration (``mean(coherence, fluency)``)
+
+
+def parse_composite(name: str, expression: str, dimensions: Sequence[str]) -> tuple[str, list[str]]:
+    """``mean(coherence, fluency)`` -> ("mean", ["coherence", "fluency"]); an error names the entry."""
+    text = expression.strip()
+    head, _, rest = text.partition("(")
+    func, args = head.strip(), rest.removesuffix(")").split(",") if rest.endswith(")") else None
+    where = f"config key datasets.<name>.targets.composites.{name}"
+    if func not in COMPOSITE_FUNCTIONS or args is None:
+        raise DatasetError(f"{where}: {expression!r}; expected one of {', '.join(f + '(a, b, ...)' for f in COMPOSITE_FUNCTIONS)} "
+                           "over declared dimensions")
+    dims = [a.strip() for a in args]
+    for d in dims:
+        if d not in dimensions:
+            raise DatasetError(f"{where}: {d!r} is not a dimension of the data set (declared: {', '.join(dimensions)})")
+    if len(set(dims)) != len(dims) or not dims:
+        raise DatasetError(f"{where}: {expression!r}; expected distinct dimensions")
+    return func, dims
+
+
+def composite(func: str, parts: Sequence[np.ndarray]) -> np.ndarray:
+    """The composite of rescaled dimensions, element-wise: the mean of those present (as Graham's
+    components are formed), or the geometric or harmonic mean of all of them (NaN if one is missing;
+    a harmonic mean with a 0 part is 0)."""
+    x = np.vstack(parts)
+    if func == "mean":
+        present = ~np.isnan(x)
+        n = present.sum(axis=0)
+        with np.errstate(invalid="ignore"):
+            return np.where(n > 0, np.nansum(x, axis=0) / np.maximum(n, 1), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if func == "geometric":
+            return np.prod(x, axis=0) ** (1 / len(parts))
+        h = len(parts) / np.sum(1 / x, axis=0)
+    return np.where(np.any(x == 0, axis=0) & ~np.any(np.isnan(x), axis=0), 0.0, h)
+
+
+def dimension_targets(ds: Dataset, options: HumanOptions, combinations: Sequence[str]) -> tuple[list[Target], dict[str, str]]:
+    """The dimension targets (every declared dimension, or the entry's list), and the combinations
+    that are also a dimension (what their definition adds)."""
+    if not options.dimensions:
+        return [], {}
+    wanted = list(options.target_dimensions) if options.target_dimensions else list(ds.dimensions)
+    out, same = [], {}
+    for name in wanted:
+        if name not in ds.dimensions:
+            raise DatasetError(f"config key datasets.<name>.targets.dimensions: {name!r} is not a dimension of the "
+                               f"data set (declared: {', '.join(ds.dimensions)})")
+        d = ds.dimensions[name]
+        if name in RESERVED_TARGETS:
+            raise DatasetError(f"dimension {name!r}: the name is a column of human/summary_human.tsv; rename the "
+                               "dimension to make it a target")
+        if name in combinations:
+            parts = {p: ds.human.get(p, []) for p in NEEDS[name]}
+            if name in HUMAN_COMPONENTS and parts == {name: [name]} and (d.min, d.max) == (0.0, 1.0):
+                same[name] = f" (and the dimension {name}: its only dimension, already on [0, 1])"
+                continue
+            raise DatasetError(f"dimension {name!r}: Graham's combination of that name is also a target; rename "
+                               "the dimension, or leave the combination out of human_scores.combinations")
+        scale = f"{d.min:g}-{d.max:g}" if d.kind == "graded" else d.kind
+        how = (Aggregation(ds.aggregation.rule, ds.aggregation.trim, d.annotation_group or ds.aggregation.group)
+               .describe() + ("" if (d.annotations_of or name) == name else f"' {d.annotations_of} scores")
+               if name in ds.aggregated or d.annotations_of or d.annotation_group else "as judgments.tsv gives it")
+        out.append(Target(name, "dimension", f"{name} ({scale}; {how})", d.is_factual))
+    return out, same
+
+
+
+def targets(ds: Dataset, options: HumanOptions) -> tuple[list[Target], dict[str, str], dict[str, tuple[str, list[str]]]]:
+    """Every target in order (combinations, dimensions, composites), the left-out ones with the
+    reason, and the composites' definitions."""
+    ok, skipped = available_combinations(components(ds), options.combinations)
+    factual_dims = {d for d, dim in ds.dimensions.items() if dim.is_factual}
+    dims, same = dimension_targets(ds, options, ok)
+    out = [Target(c, "combination", COMBINATION_DEFINITIONS[c] + same.get(c, ""),
+                  c in HUMAN_COMPONENTS and bool(ds.human.get(c)) and set(ds.human[c]) <= factual_dims)
+           for c in ok]
+    out += dims
+    composites = {}
+    for name, expression in options.composites:
+        if name in {t.name for t in out} or name in RESERVED_TARGETS:
+            raise DatasetError(f"config key datasets.<name>.targets.composites.{name}: the name is already a target "
+                               "(or a column of human/summary_human.tsv); choose another")
+        composites[name] = parse_composite(name, expression, list(ds.dimensions))
+        out.append(Target(name, "composite", f"{expression} of the dimensions rescaled to [0, 1]",
+                          all(d in factual_dims for d in composites[name][1]), expression))
+    return out, skipped, composites
+
+
+COMBINATION_DEFINITIONS = {
+    "arithmetic": "(C + L) / 2 of coverage C and linguistic quality L (Graham 2015)",
+    "geometric": "sqrt(C L) (Graham 2015)", "harmonic": "2 C L / (C + L) (Graham 2015)",
+    "coverage": "C: the mean of the coverage dimensions rescaled to [0, 1]",
+    "linguistic_quality": "L: the mean of the linguistic quality dimensions rescaled to [0, 1]",
+    "pyramid": "the pyramid score of the summary's SCUs", "modified_pyramid": "the modified pyramid score (Cohan & Goharian 2016)",
+}
+
+
+def primary_target(names: Sequence[str], marked: str | None) -> str | None:
+    """The primary target: the one the entry marks, else the main combination (arithmetic when present,
+    else the first target)."""
+    if not names:
+        return None
+    if marked:
+        if marked not in names:
+            raise DatasetError(f"config key datasets.<name>.targets.primary: {marked!r} is not a target of the data "
+                               f"set (its targets: {', '.join(names)})")
+        return marked
+    return "arithmetic" if "arithmetic" in names else names[0]
+
+
+def resolve_targets(configured: Sequence[str], available: Sequence[str], primary: str | None = None
+                    ) -> dict[str, str]:
+    """A stage's configured target names -> the data set's targets, for those it has: ``main`` is
+    the primary target (:func:`primary_target`), ``all`` every target (in the data set's order)."""
+    main = primary_target(list(available), primary if primary in available else None) if available else None
+    out: dict[str, str] = {}
+    for c in configured:
+        if c == "all":
+            out.update({t: t for t in available if t not in out.values()})
+        elif (main if c == "main" else c) in available:
+            out[c] = main if c == "main" else c
+    return out
+
+
 # ----------------------------------------------------------------------------- the stage
 
 class HumanScores(NamedTuple):
     summaries: SummaryHuman
     systems: SystemHuman
-    combinations: list[str]          # the computed ones, in the configured order
-    skipped: dict[str, str]          # combination -> why it was skipped
+    combinations: list[str]          # every computed target, in order (Graham's combinations first)
+    skipped: dict[str, str]          # combination (or dimension) -> why it is not a target
+    targets: list[Target] = []
+    primary: str | None = None
 
 
 def compute(ds: Dataset, options: HumanOptions) -> HumanScores:
-    ok, skipped = available_combinations(components(ds), options.combinations)
+    """Every target per judged summary and per summarizer (module docstring)."""
+    found, skipped, composites = targets(ds, options)
+    ok = [t.name for t in found if t.kind == "combination"]
     sh = summary_human_scores(ds, ok)
-    return HumanScores(sh, system_human_scores(sh, options.order), ok, skipped)
+    judged = [ds.judgments[k] for k in sh.keys]
+    for t in found:
+        if t.kind == "dimension":
+            sh.combinations[t.name] = np.array([row[t.name] for row in judged], dtype=float)
+        elif t.kind == "composite":
+            func, dims = composites[t.name]
+            sh.combinations[t.name] = composite(func, [np.array([ds.dimensions[d].rescale(row[d]) for row in judged],
+                                                                dtype=float) for d in dims])
+    names = [t.name for t in found]
+    parts = {name: (func, [np.array([ds.dimensions[d].rescale(row[d]) for row in judged], dtype=float) for d in dims])
+             for name, (func, dims) in composites.items()}
+    sy = system_human_scores(sh, options.order, parts)
+    return HumanScores(sh, sy, names, skipped, found, primary_target(names, options.primary))
 
 
 def write(result: HumanScores, out: Mapping[str, str]) -> None:
     """summary_human.tsv (per judged summary), system_human.tsv (per summarizer and combination)
     and skipped.tsv."""
     sh, sy, ok = result.summaries, result.systems, result.combinations
-    rows = [(t, s, sh.kinds[i], sh.coverage[i], sh.linguistic_quality[i], *(sh.combinations[c][i] for c in ok))
+    # the components C and L, then every target but the combinations of the same names (the same values)
+    shown = [c for c in ok if c not in HUMAN_COMPONENTS]
+    rows = [(t, s, sh.kinds[i], sh.coverage[i], sh.linguistic_quality[i], *(sh.combinations[c][i] for c in shown))
             for i, (t, s) in enumerate(sh.keys)]
-    tables.write_tsv(tables.frame(rows, ["topic", "summarizer", "kind", "coverage", "linguistic_quality", *ok]),
-                     out["summaries"])
+    tables.write_tsv(tables.frame(rows, ["topic", "summarizer", "kind", *HUMAN_COMPONENTS, *shown]), out["summaries"])
     rows = [(s, sy.kinds[j], c, sy.scores[c][j], sy.counts[c][j], sy.judged[j])
             for c in ok for j, s in enumerate(sy.summarizers)]
     tables.write_tsv(tables.frame(rows, ["summarizer", "kind", "combination", "score", "n_scored", "n_judged"]),
                      out["systems"])
     tables.write_tsv(tables.frame(list(result.skipped.items()), ["combination", "reason"]), out["skipped"])
+    rows = [(t.name, t.kind, t.definition, "yes" if t.factual else "no", "yes" if t.name == result.primary else "no",
+             t.expression) for t in result.targets]
+    tables.write_tsv(tables.frame(rows, TARGET_COLUMNS), out["targets"])
+
+
+# expression: a composite's declaration as the entry gives it (empty for the others)
+TARGET_COLUMNS = ("target", "kind", "definition", "factual", "primary", "expression")
+
+
+def read_composites(path: str | None, dimensions: Sequence[str]) -> dict[str, tuple[str, list[str]]]:
+    """The composite targets of targets.tsv: name -> (function, dimensions) (:func:`parse_composite`)."""
+    if not path:
+        return {}
+    t = read_targets(path)
+    return {name: parse_composite(name, expression, list(dimensions))
+            for name, kind, expression in zip(t["target"], t["kind"], t["expression"]) if kind == "composite"}
+
+
+def read_targets(path: str) -> pd.DataFrame:
+    """human/targets.tsv: every target with its kind, definition, factual flag and primary flag."""
+    return tables.read_tsv(path)
+
+
+def primary_of(path: str | None) -> str | None:
+    """The primary target named in targets.tsv (None without the file or a target)."""
+    if not path:
+        return None
+    t = read_targets(path)
+    marked = t.loc[t["primary"] == "yes", "target"]
+    return str(marked.iloc[0]) if len(marked) else None
 
 
 def read_system_human(path: str) -> pd.DataFrame:

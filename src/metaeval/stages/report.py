@@ -18,7 +18,9 @@ from ..pages import figure_html, markdown_html, page, table_html, tsv_html
 from ..provenance import reported_versions
 from ..stats.rouge_bootstrap import percent
 from ..stats.verdicts import METHOD as AGREEMENT_METHOD
-from .correlation_tables import answer, main_of, matrix_p, summary_answer
+from ..data.dataset_yaml import parse_aggregation
+from .correlation_tables import answer, answers_table, main_of, matrix_p, read_williams, summary_answer
+from .human import primary_of
 
 def _exceptions(rouge: Mapping) -> str:
     """rouge.stemmer_exceptions in words (the config as archived, so a missing key is the default)."""
@@ -37,7 +39,10 @@ SCORE_ONLY = ("No text metrics: the data set gives no summary texts (dataset.yam
               "metrics from score files.")
 
 
-def methods(config: Mapping, texts: bool = True) -> str:
+def methods(config: Mapping, texts: bool = True, used: Mapping[str, str] = {}) -> str:
+    """The methods as a list; ``used``: what the jobs actually used where the config names only a
+    preference (``rerank``: the target of the re-ranking, from rerank/summary.tsv; ``targets``: the
+    data set's targets; ``aggregation``: its rule for the annotators)."""
     r, c, a, rr, h = (config.get(k, {}) for k in ("rouge", "correlation", "agreement", "rerank", "human_scores"))
     se, sw, iv, ch = (config.get(k, {}) for k in ("sera", "sweeps", "intervals", "chrf"))
     limit = (f"the first {r['word_limit']} words" if r.get("word_limit") else
@@ -58,7 +63,9 @@ def methods(config: Mapping, texts: bool = True) -> str:
          "statistics of the best-matching reference of every summary, sentence chrF per summary."
          if ch.get("enabled") else "chrF: disabled."),
         f"Human scores: dimensions rescaled to [0, 1]; coverage and linguistic quality are means of their dimensions; "
-        f"combinations {', '.join(h.get('combinations', []))}; order {h.get('order')}.",
+        f"combinations {', '.join(h.get('combinations', []))}; order {h.get('order')}."
+        + (f" Targets (every analysis correlates the metrics with each): {used['targets']}." if used.get("targets") else "")
+        + (f" Annotators' scores aggregated into a judgment by {used['aggregation']}." if used.get("aggregation") else ""),
         "Pyramid scores (when the data set has pyramids.jsonl): P = sum of the expressed SCUs' weights over the best "
         "score of a summary with as many SCUs (original) or with the models' average number of SCUs (modified).",
         (f"SERA (Cohan & Goharian 2016): every summary's query ({', '.join(se.get('queries', []))}) retrieves from "
@@ -83,7 +90,10 @@ def methods(config: Mapping, texts: bool = True) -> str:
         "Optimal variants: not significantly outperformed by any other; clusters as mt-metrics-eval's AssignRanks.",
         f"Agreement of verdicts: {AGREEMENT_METHOD} (alpha = {a.get('alpha')}, at least {a.get('min_topics')} topics); "
         f"accuracy with Clopper-Pearson 95% intervals; two-proportion z-tests against {a.get('baseline')}.",
-        f"Re-ranking: best variant {rr.get('best')} for {rr.get('combination')} vs the original {rr.get('original')}; "
+        f"Re-ranking: best variant {rr.get('best')} for {used.get('rerank') or rr.get('combination')} vs the original "
+        f"{rr.get('original')}"
+        + (f" ({rr.get('combination')}, as configured, is not a target of this data set)"
+           if used.get("rerank") and used["rerank"] != rr.get("combination") else "") + "; "
         f"Shapiro-Wilk, then paired t-tests or Wilcoxon signed-rank tests (alpha = {rr.get('alpha')}).",
     ]
     if not texts:
@@ -197,6 +207,49 @@ def answer_html(a, summary, figure: str | None, label: str | None = None, both: 
     return f'<p class="answer">{text}</p>{fig}'
 
 
+def inapplicable_stages(inputs: Mapping[str, str]) -> dict[str, str]:
+    """The stages that ran but do not apply to the data set, with the reason (their ``inapplicable``
+    hook on their notes file): their sections are left out of the report."""
+    out = {}
+    for stage in registry.STAGES:
+        notes = inputs.get(outputs.input_key(outputs.ReportItem(stage.name, "notes")))
+        if stage.inapplicable and notes and Path(notes).exists():
+            why = registry.hook(stage.inapplicable)(notes)
+            if why:
+                out[stage.name] = why
+    return out
+
+
+def used_in(inputs: Mapping[str, str], meta: Mapping) -> dict[str, str]:
+    """What the jobs used where the config states a preference (see :func:`methods`)."""
+    used: dict[str, str] = {}
+    rerank = inputs.get(outputs.input_key(outputs.ReportItem("rerank", "summary")))
+    if rerank and Path(rerank).exists():
+        items = dict(tables.read_tsv(rerank).itertuples(index=False, name=None))
+        used["rerank"] = items.get("combination", "")
+    targets = inputs.get(outputs.input_key(outputs.ReportItem("human", "targets")))
+    if targets and Path(targets).exists():
+        used["targets"] = ", ".join(tables.read_tsv(targets)["target"])
+    if meta.get("aggregation"):
+        used["aggregation"] = parse_aggregation(meta["aggregation"], "dataset.yaml").describe()
+    return used
+
+
+def answers_html(answers_tsv: str | None, primary: str) -> str:
+    """The opening table: one row per target and level (answers.tsv, as
+    :func:`metaeval.stages.correlation_tables.answers_table` shows it: 3 decimals, sorted by r within
+    each level), then the sentence about the primary target follows. Nothing without the file."""
+    if not answers_tsv or not Path(answers_tsv).exists():
+        return ""
+    rows = tables.read_tsv(answers_tsv).to_dict("records")
+    if not rows:
+        return ""
+    shown = answers_table(rows)
+    return (f'<p class="caption">The answer per target (the sentence below is about the primary target, '
+            f'{html.escape(primary)}): {html.escape(shown.caption.removeprefix("The answer per target: "))}</p>'
+            f'<div class="answers">{table_html(shown.header, shown.rows)}</div>')
+
+
 def dataset_html(summary_tsv: str) -> str:
     """The data set's counts as one row and its judgment dimensions as one row each."""
     stats = dict(tables.read_tsv(summary_tsv).itertuples(index=False, name=None))
@@ -219,9 +272,9 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
     path = lambda stage, key: inputs[outputs.input_key(outputs.ReportItem(stage, key))]  # noqa: E731
     meta = yaml.safe_load(Path(path("data", "dataset")).read_text(encoding="utf-8"))
     corr = tables.read_tsv(path("correlation", "correlations")).to_dict("records")
-    comb = main_of(corr)
-    will = inputs.get(f"williams__{comb}")
-    williams = tables.read_tsv(will) if will else None
+    comb = main_of(corr, primary_of(inputs.get(outputs.input_key(outputs.ReportItem("human", "targets")))))
+    williams = read_williams({k[len("williams__"):]: v for k, v in inputs.items() if k.startswith("williams__")},
+                             inputs.get(outputs.input_key(outputs.ReportItem("correlation", "targets_williams"))), comb)
     baseline = config.get("agreement", {}).get("baseline", "R2_ST1_RS0_A_R")
     alpha = config.get("correlation", {}).get("alpha", 0.05)
     verdict = answer(corr, williams, comb, baseline, alpha)
@@ -238,17 +291,23 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
                 paragraphs.append(f'<p class="answer">{text}</p>')
             elif verdict.best is not None:
                 sentences += text
-    lead = [answer_html(verdict, summary, path("correlation_tables", "top_png"), label=combination_label(comb, meta),
+    answers = inputs.get(outputs.input_key(outputs.ReportItem("correlation_tables", "answers_tsv")))
+    left_out = inapplicable_stages(inputs)
+    lead = [answers_html(answers, comb),
+            answer_html(verdict, summary, path("correlation_tables", "top_png"), label=combination_label(comb, meta),
                         both=meta.get("texts", True) is False, sentences=sentences),
             *paragraphs,
+            *(f'<p class="notes">Left out: {html.escape(stage)}: {html.escape(why)}.</p>' for stage, why in left_out.items()),
             f"<p>{html.escape(str(meta.get('description', '')))}</p>",
             f"<p><b>Source:</b> {html.escape(str(meta.get('source', '')))}<br><b>Licence:</b> "
             f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>"]
     sections = [("The data set", dataset_html(path("summary", "summary"))),
-                ("Methods", methods(config, texts=meta.get("texts", True) is not False))]
+                ("Methods", methods(config, texts=meta.get("texts", True) is not False, used=used_in(inputs, meta)))]
     for section in registry.report_sections():
         if not any(inputs.get(outputs.input_key(i)) for i in section.items):
             continue                      # a switched-off stage's section (statistics.enabled: false)
+        if all(i.stage in left_out for i in section.items):
+            continue                      # a stage that does not apply to this data set: one line below
         parts = []
         for item in section.items:
             file = inputs.get(outputs.input_key(item))

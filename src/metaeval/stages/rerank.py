@@ -70,9 +70,13 @@ def load(inputs: Mapping[str, str], options: RerankOptions) -> tuple[AnalysisInp
     return analysis_inputs.load_named(inputs, options.summarizers), tables.read_tsv(inputs["correlations"]).to_dict("records")
 
 
-def compute(inp: AnalysisInputs, correlations: list[dict[str, str]], options: RerankOptions) -> Reranking:
+def compute(inp: AnalysisInputs, correlations: list[dict[str, str]], options: RerankOptions,
+            target: str | None = None) -> Reranking:
+    """The re-ranking for ``target`` (default: ``rerank.combination`` when the data set has it, else
+    the primary target)."""
     available = list(dict.fromkeys(r["combination"] for r in correlations))
-    comb = options.combination if options.combination in available else main_combination(available)
+    comb = target or (options.combination if options.combination in available
+                      else main_combination(available, inp.primary))
     col = {v: i for i, v in enumerate(inp.variant_ids)}
     original = options.original
     if original not in col and inp.variant_ids:
@@ -93,6 +97,24 @@ def compute(inp: AnalysisInputs, correlations: list[dict[str, str]], options: Re
     tests, beats = pw.pairwise_tests(inp.summarizers, per, chosen.statistic == "A", options.alpha)
     return Reranking(comb, variant, how, original, inp.summarizers, sb, so, tau, normal_p, tests, beats,
                      pw.top_group(inp.summarizers, beats), options.alpha)
+
+
+BY_TARGET_COLUMNS = ("target", "best_variant", "chosen", "original_variant", "kendall_tau_b", "top_group", "alpha")
+
+
+def by_target(inp: AnalysisInputs, correlations: list[dict[str, str]], options: RerankOptions) -> list[dict[str, object]]:
+    """The re-ranking of every target (one row each, :data:`BY_TARGET_COLUMNS`): its best variant,
+    Kendall tau-b against the original ranking and the top group under the best variant."""
+    rows = []
+    for target in dict.fromkeys(r["combination"] for r in correlations):
+        r = compute(inp, correlations, options, target)
+        rows.append({"target": target, "best_variant": r.best, "chosen": r.how, "original_variant": r.original,
+                     "kendall_tau_b": r.tau, "top_group": ",".join(r.top_group), "alpha": r.alpha})
+    return rows
+
+
+def write_by_target(rows: Sequence[Mapping[str, object]], path: str) -> None:
+    tables.write_tsv(tables.frame(list(rows), BY_TARGET_COLUMNS), path)
 
 
 def write(r: Reranking, out: Mapping[str, str]) -> None:

@@ -44,7 +44,7 @@ from ..variants import Variant
 from . import analysis_inputs
 from .analysis_inputs import AnalysisInputs
 from .correlation import constancy_notes
-from .correlation_tables import main_combination
+from .human import resolve_targets
 
 LEVEL_COLUMNS = ("variant", "combination", "level", "coefficient", "value", "n", "lo", "hi", "resampling",
                  "null_95", "null_99", "null_p")
@@ -81,13 +81,6 @@ def candidates(variants: Sequence[Variant], pearson_main: np.ndarray, options: S
     if options.accuracy_baseline in ids:
         chosen.add(ids.index(options.accuracy_baseline))
     return sorted(chosen)
-
-
-def analysed_combinations(configured: Sequence[str], available: Sequence[str]) -> dict[str, str]:
-    """configured name -> the data set's combination (``main`` resolved), for those it has."""
-    main = main_combination(list(available)) if available else None
-    resolved = {c: main if c == "main" else c for c in configured}
-    return {c: r for c, r in resolved.items() if r in available}
 
 
 # ----------------------------------------------------------------------------- system-level statistic
@@ -221,12 +214,13 @@ def compute(inp: AnalysisInputs, options: StatisticsOptions) -> StatisticsResult
     notes = list(constancy_notes(inp))
     n_sys = len(inp.summarizers)
     o = few_systems(options, n_sys) if n_sys < 3 else options
-    combos = list(dict.fromkeys(analysed_combinations(o.combinations, inp.combinations).values()))
-    perm_combos = analysed_combinations(o.permutation_combinations, inp.combinations)
+    combos = list(dict.fromkeys(resolve_targets(o.combinations, inp.combinations, inp.primary).values()))
+    perm_combos = resolve_targets(o.permutation_combinations, inp.combinations, inp.primary)
     for c in dict.fromkeys((*o.combinations, *o.permutation_combinations)):
-        if c != "main" and c not in inp.combinations:
-            notes.append(("skipped_combination", f"{c}: not computed for this data set (see human/skipped.tsv)"))
-    main = main_combination(inp.combinations) if inp.combinations else None
+        if c not in ("main", "all") and c not in inp.combinations:
+            notes.append(("skipped_combination", f"{c}: not a target of this data set (see human/skipped.tsv and "
+                                                 "human/targets.tsv)"))
+    main = inp.main
     with np.errstate(invalid="ignore", divide="ignore"):
         pear_main = (_nan(len(inp.variants)) if not main else _pooled_pearson(inp, main) if n_sys < 3 else
                      SystemScores("pearson", inp.per_summary, tuple(inp.variants), inp.system_metric.T)(

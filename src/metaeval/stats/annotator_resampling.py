@@ -6,27 +6,39 @@ group of annotations.tsv (in sorted order), the group's m annotators with replac
 ``numpy.random.default_rng([seed, 22])`` (sample by sample: the groups in order). An annotator drawn
 c times counts c times. In each sample, every dimension whose judgments come from annotations (a
 dimension with annotations of its own name, or dataset.yaml's ``annotations: {dimension, group}``)
-is, per summary, the count-weighted mean of the scores of the drawn annotators of its group (every
-group when it names none) who scored that summary; a summary that annotators scored but none of the
-drawn ones has no value for that dimension in the sample, and one no annotator scored keeps its
-judgment (judgments.tsv). The human-scores stage's definitions then apply unchanged
-(:mod:`metaeval.stages.human`): each dimension rescaled by its declared min/max, coverage and
-linguistic quality the means of their dimensions, the combination per summary and the system score
-the mean over the drawn topics (``combine_then_average``; or the components averaged first,
-``average_then_combine``). Dimensions with judgments of their own and the pyramid combinations keep
-their values. So an interval carries the noise of the annotators as well as that of the systems and
-topics: the question it answers is "how would the correlation vary with other annotators from the
-same pool" (the annotators are treated as a sample, as the topics are).
+is, per summary, the data set's aggregation rule (:mod:`metaeval.stats.aggregation`) over the
+scores of the drawn annotators of its group (its own ``annotations.group``, else the aggregation's
+``group``, else every group) who scored that summary: for the mean rule the count-weighted mean;
+for the median, majority-else-mean and trimmed-mean rules the rule applied to the drawn *multiset*
+(each drawn annotator's score repeated as often as drawn;
+:func:`metaeval.stats.rule_grids.aggregate_multisets`). A summary that annotators scored but none of
+the drawn ones has no value for that dimension in the sample, and one no annotator scored keeps its
+judgment (judgments.tsv). Where judgments.tsv gives a dimension an aggregate of its own, the samples
+still re-aggregate the drawn annotators by the rule (the annotators stage's notes.tsv says where the
+two differ). The human-scores stage's definitions then apply unchanged
+(:mod:`metaeval.stages.human`) to every target: a dimension target is the dimension on its own
+scale; for Graham's combinations each dimension is rescaled by its declared min/max, coverage and
+linguistic quality are the means of their dimensions, the combination per summary and the system
+score the mean over the drawn topics (``combine_then_average``; or the components averaged first,
+``average_then_combine``); a composite (``overall: mean(coherence, fluency)``) is its function of
+the rescaled dimensions, per summary (or of their means over the drawn topics). Dimensions with
+judgments of their own and the pyramid combinations keep their values. So an interval carries the
+noise of the annotators as well as that of the systems and topics: the question it answers is
+"how would the correlation vary with other annotators from the same pool" (the annotators are
+treated as a sample, as the topics are).
 With every annotator drawn once the human scores are exactly the human-scores stage's (tested).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import numpy as np
+
+from .aggregation import Aggregation
+from .rule_grids import aggregate_multisets
 
 COMPONENTS = ("coverage", "linguistic_quality")
 STREAM = 22          # the second word of the annotator draws' seed: a stream apart from the systems' and topics'
@@ -35,8 +47,9 @@ STREAM = 22          # the second word of the annotator draws' seed: a stream ap
 @dataclass
 class AnnotatorModel:
     """What the human scores of a data set are made of, on the (summarizer, topic) grid of the
-    analysis: per dimension of the components the annotators it averages (group, index in that
-    group, (S, T) scores) and, where no annotator of it scored a summary, the judgments (S, T)."""
+    analysis: per dimension the annotators it aggregates (group, index in that group, (S, T)
+    scores) and, where no annotator of it scored a summary, the judgments (S, T); the rule; the
+    composite targets (name -> (function, dimensions))."""
 
     summarizers: list[str]
     topics: list[str]
@@ -46,11 +59,14 @@ class AnnotatorModel:
     fixed: dict[str, np.ndarray]                                  # dimension -> (S, T)
     annotated: dict[str, list[tuple[str, int, np.ndarray]]]       # dimension -> [(group, index, (S, T))]
     pyramid: dict[str, np.ndarray]                                # pyramid combination -> (S, T)
+    aggregation: Aggregation = Aggregation()
+    composites: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
 
 
-def build(ds, summarizers: Sequence[str], topics: Sequence[str], pyramid_grids: Mapping[str, np.ndarray] = {}
-          ) -> AnnotatorModel:
-    """The model of a validated :class:`metaeval.data.datasets.Dataset` on the analysis' grid."""
+def build(ds, summarizers: Sequence[str], topics: Sequence[str], pyramid_grids: Mapping[str, np.ndarray] = {},
+          composites: Mapping[str, tuple[str, Sequence[str]]] = {}) -> AnnotatorModel:
+    """The model of a validated :class:`metaeval.data.datasets.Dataset` on the analysis' grid (every
+    declared dimension: each may be a target; ``composites``: the composite targets)."""
     s_index = {s: i for i, s in enumerate(summarizers)}
     t_index = {t: i for i, t in enumerate(topics)}
     shape = (len(summarizers), len(topics))
@@ -68,13 +84,15 @@ def build(ds, summarizers: Sequence[str], topics: Sequence[str], pyramid_grids: 
         grid = by_source.setdefault((a.dimension, a.annotator), np.full(shape, np.nan))
         grid[s, t] = a.score
     group_of = {a: g for g, members in groups.items() for a in members}
-    dims = list(dict.fromkeys(d for part in COMPONENTS for d in ds.human.get(part, [])))
+    dims = list(dict.fromkeys([*(d for part in COMPONENTS for d in ds.human.get(part, [])), *ds.dimensions]))
+    rule = getattr(ds, "aggregation", Aggregation())
     fixed, annotated = {}, {}
     for d in dims:
         dim = ds.dimensions[d]
         source = dim.annotations_of or d
         chosen = [(group_of[a], groups[group_of[a]].index(a), grid) for (dd, a), grid in sorted(by_source.items())
-                  if dd == source and (dim.annotation_group is None or group_of[a] == dim.annotation_group)]
+                  if dd == source and ((dim.annotation_group or rule.group) is None
+                                       or group_of[a] == (dim.annotation_group or rule.group))]
         if chosen:
             annotated[d] = chosen
         # the judgments: a dimension without annotations, or a summary no annotator of it scored
@@ -88,7 +106,8 @@ def build(ds, summarizers: Sequence[str], topics: Sequence[str], pyramid_grids: 
         fixed[d] = grid
     return AnnotatorModel(list(summarizers), list(topics), groups,
                           {d: (ds.dimensions[d].min, ds.dimensions[d].max) for d in dims},
-                          {p: list(ds.human.get(p, [])) for p in COMPONENTS}, fixed, annotated, dict(pyramid_grids))
+                          {p: list(ds.human.get(p, [])) for p in COMPONENTS}, fixed, annotated, dict(pyramid_grids),
+                          rule, {k: (f, list(d)) for k, (f, d) in composites.items()})
 
 
 def draw_weights(model: AnnotatorModel, samples: int, seed: int) -> dict[str, np.ndarray]:
@@ -133,24 +152,55 @@ def _topic_means(v: np.ndarray, c: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
+def _drawn(model: AnnotatorModel, d: str, weights: Mapping[str, np.ndarray]) -> np.ndarray:
+    """(B, S, T) or (1, S, T): dimension ``d`` per summary in every sample - the drawn annotators
+    aggregated by the rule where anyone scored, else the judgment (module docstring)."""
+    v = model.fixed[d][None]
+    if d in model.annotated:
+        entries = model.annotated[d]
+        if model.aggregation.rule == "mean":
+            drawn = _weighted_mean(entries, weights)
+        else:
+            counts = np.stack([weights[group][:, index] for group, index, _ in entries], axis=1)    # (B, E)
+            drawn = aggregate_multisets(np.stack([grid for _, _, grid in entries]), counts, model.aggregation)
+        v = np.where(np.isnan(drawn), v, drawn)
+    return v
+
+
+def _rescaled(model: AnnotatorModel, d: str, raw: np.ndarray, B: int) -> np.ndarray:
+    lo, hi = model.scale[d]
+    return np.broadcast_to((raw - lo) / (hi - lo), (B, *raw.shape[1:]))
+
+
+def _composite(func: str, parts: Sequence[np.ndarray]) -> np.ndarray:
+    """The human-scores stage's composite (:func:`metaeval.stages.human.composite`), element-wise
+    over arrays of any shape."""
+    from ..stages.human import composite
+
+    shape = parts[0].shape
+    return composite(func, [np.ascontiguousarray(p).ravel() for p in parts]).reshape(shape)
+
+
 def human_system_scores(model: AnnotatorModel, combinations: Sequence[str], c: np.ndarray,
                         weights: Mapping[str, np.ndarray], order: str = "combine_then_average") -> np.ndarray:
-    """Human system scores (B, S, C) of every combination in every sample: topic counts ``c``
-    (B, T) and annotator counts ``weights`` (group -> (B, m))."""
-    from ..stages.human import combine
+    """Human system scores (B, S, C) of every target in every sample (Graham's combinations, the
+    dimensions on their own scales, the composites; module docstring): topic counts ``c`` (B, T)
+    and annotator counts ``weights`` (group -> (B, m))."""
+    from ..stages.human import COMBINATIONS, combine
 
     B = c.shape[0]
-    parts: dict[str, np.ndarray | None] = {}
-    for part in COMPONENTS:
-        grids = []
-        for d in model.components[part]:
-            lo, hi = model.scale[d]
-            v = model.fixed[d][None]
-            if d in model.annotated:       # the drawn annotators where anyone scored, else the judgment
-                drawn = _weighted_mean(model.annotated[d], weights)
-                v = np.where(np.isnan(drawn), v, drawn)
-            grids.append(np.broadcast_to((v - lo) / (hi - lo), (B, *v.shape[1:])))
-        parts[part] = _mean_over(grids)
+    raw: dict[str, np.ndarray] = {}
+
+    def value(d: str) -> np.ndarray:
+        if d not in raw:
+            raw[d] = _drawn(model, d, weights)
+        return raw[d]
+
+    graham = [n for n in combinations if n in COMBINATIONS and n not in model.pyramid]
+    parts: dict[str, np.ndarray | None] = {part: None for part in COMPONENTS}
+    if graham:
+        for part in COMPONENTS:
+            parts[part] = _mean_over([_rescaled(model, d, value(d), B) for d in model.components[part]])
     nan = np.full((B, len(model.summarizers), len(model.topics)), np.nan)
     cov = parts["coverage"] if parts["coverage"] is not None else nan
     lq = parts["linguistic_quality"] if parts["linguistic_quality"] is not None else nan
@@ -158,10 +208,17 @@ def human_system_scores(model: AnnotatorModel, combinations: Sequence[str], c: n
     for k, name in enumerate(combinations):
         if name in model.pyramid:
             out[:, :, k] = _topic_means(model.pyramid[name], c)
-        elif order == "combine_then_average":
+        elif name in graham and order == "combine_then_average":
             out[:, :, k] = _topic_means(combine(name, cov, lq), c)
-        else:
+        elif name in graham:
             out[:, :, k] = combine(name, _topic_means(cov, c), _topic_means(lq, c))
+        elif name in model.composites:
+            func, dims = model.composites[name]
+            rescaled = [_rescaled(model, d, value(d), B) for d in dims]
+            out[:, :, k] = (_topic_means(_composite(func, rescaled), c) if order == "combine_then_average"
+                            else _composite(func, [_topic_means(x, c) for x in rescaled]))
+        elif name in model.scale:
+            out[:, :, k] = _topic_means(np.broadcast_to(value(name), (B, *value(name).shape[1:])), c)
     return out
 
 

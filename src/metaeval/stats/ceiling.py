@@ -7,9 +7,13 @@ annotators is *held out*: the mean of H's scores (per summary) is correlated wit
 other m - k annotators' scores - the *target* - exactly as a metric is correlated with human
 scores, and every predictor (a metric, another group's mean) is correlated with the *same* target.
 Values are averaged over the held-out sets (all of them, or ``max_sets`` drawn without repetition,
-seeded). k = 1 is leave one annotator out: "a single annotator against the mean of the others".
-k = 0 is the full group's mean as the target (no annotator held out): what the correlation tables
-report for a metric.
+seeded). "Mean" stands for the data set's aggregation rule (:mod:`metaeval.stats.aggregation`,
+applied per summary by :func:`metaeval.stats.rule_grids.aggregate_stack`): with a median,
+majority-else-mean or trimmed-mean rule, the held-out set and the target are the rule over their
+annotators, so a metric is judged against the same kind of target as the correlation tables use.
+The classical-model formula below is for the mean. k = 1 is leave one annotator out: "a single
+annotator against the mean of the others". k = 0 is the full group's mean as the target (no
+annotator held out): what the correlation tables report for a metric.
 
 Levels (the project's definitions): system level = Pearson / Spearman / Kendall tau-b over the
 summarizers of their mean score over their judged summaries (the human system score is the mean over
@@ -29,11 +33,11 @@ V / sqrt((V + s_e^2 / k)(V + s_e^2 / (m - k))), V = s_t^2 (tested on simulated d
 
 Human parity (:func:`parity`): a bootstrap over topics (items, drawn with replacement) and
 annotators (in each sample one held-out annotator drawn uniformly from the group; the target is
-the mean of the others): P(the predictor's correlation with the held-out target >= the held-out
-annotator's), and one-sided centred-bootstrap p-values (Hall & Wilson 1991) of the difference
-d = r(predictor) - r(annotator): ``p_below`` for H1 d < 0 (the predictor is worse than one
-annotator), ``p_above`` for H1 d > 0; p = (1 + #{d* - d <= d}) / (1 + B) and
-(1 + #{d* - d >= d}) / (1 + B). Systems are not resampled (they are what is ranked); the metric's
+the mean of the others, or their aggregate by the data set's rule): P(the predictor's correlation
+with the held-out target >= the held-out annotator's), and one-sided centred-bootstrap p-values
+(Hall & Wilson 1991) of the difference d = r(predictor) - r(annotator): ``p_below`` for H1 d < 0
+(the predictor is worse than one annotator), ``p_above`` for H1 d > 0; p = (1 + #{d* - d <= d}) /
+(1 + B) and (1 + #{d* - d >= d}) / (1 + B). Systems are not resampled (they are what is ranked); the metric's
 system scores are recomputed from the drawn topics, as the correlation bootstrap does.
 """
 
@@ -141,10 +145,11 @@ class CeilingRow:
 
 
 def ceiling(m: int, names: Sequence[str], grid_of: Callable[[tuple[int, ...]], np.ndarray],
-            predictors: Mapping[str, tuple[str, np.ndarray, np.ndarray | None]], max_sets: int, seed: int
-            ) -> list[CeilingRow]:
+            predictors: Mapping[str, tuple[str, np.ndarray, np.ndarray | None]], max_sets: int, seed: int,
+            rule: str = "mean") -> list[CeilingRow]:
     """The ceiling of one group and dimension (module docstring). ``grid_of(indices)`` = the (S, T)
-    per-summary score of the mean of those annotators (of ``m``, named ``names``); ``predictors``:
+    per-summary score of those annotators (of ``m``, named ``names``) aggregated by the data set's
+    rule (``rule`` names it in the held-out sets' rows: "mean of 2 held out"); ``predictors``:
     name -> (kind, (S, T) per-summary grid, (S,) own system scores or None). Rows for k = 0 (the
     predictors against the full mean), every k = 1 .. m - 1 (the held-out sets' mean and every
     predictor, averaged over the same sets) and, at k = 1, each annotator."""
@@ -174,7 +179,7 @@ def ceiling(m: int, names: Sequence[str], grid_of: Callable[[tuple[int, ...]], n
         targets = np.stack([grid_of(tuple(a for a in everyone if a not in h)) for h in sets])
         corr = correlate(held, targets)
         diag = {lv: np.stack([getattr(corr, lv)[:, q, q] for q in range(len(sets))], axis=1) for lv in LEVELS}
-        add(k, m - k, f"mean of {k} held out" if k > 1 else "single annotator", "annotators", diag)
+        add(k, m - k, f"{rule} of {k} held out" if k > 1 else "single annotator", "annotators", diag)
         if k == 1:
             for q, (a,) in enumerate(sets):
                 add(1, m - 1, names[a], "annotator", {lv: diag[lv][:, q:q + 1] for lv in LEVELS})
