@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .contract import REFERENCE_NAME, Dataset, DatasetError, Dimension, Summary, check_name
+from .contract import REFERENCE_NAME, Dataset, DatasetError, Dimension, Summary, check_name, check_text
 from .dataset_yaml import dimension_spec
-from .safe_pickle import load_data_pickle
+from .safe_pickle import brief, load_data_pickle
 
 SENTENCE_END = (".", "!", "?")
 
@@ -113,25 +113,135 @@ def split_tokenised(text: str) -> tuple[str, ...]:
 
 
 def _text(path: Path, where: str, value: Any, field: str) -> str:
+    """A text: a string of proper Unicode (a pickle stores strings as UTF-8 with surrogates let
+    through, so a cut-off emoji loads, and would fail only when written out:
+    :func:`~metaeval.data.contract.check_text`)."""
     if not isinstance(value, str):
         raise DatasetError(f"{path}: {where}, field '{field}': expected a string, got {type(value).__name__}")
-    return value
+    return check_text(path, where, field, value)
+
+
+def _name(path: Path, where: str, key: Any, field: str) -> str:
+    """A doc_id or system name (a dict key) as text: a string or an integer (of at most 64 bits),
+    proper Unicode, without tabs, line breaks or control characters (the canonical copy could not
+    hold them: :func:`~metaeval.data.contract.check_name`)."""
+    if isinstance(key, bool) or not isinstance(key, (str, int)) or (isinstance(key, int) and key.bit_length() > 64):
+        raise DatasetError(f"{path}: {where}, field '{field}': {brief(key)}; expected a string or an integer name")
+    return check_text(path, where, field, str(key))
 
 
 def _score(path: Path, where: str, value: Any, name: str, spec: tuple[float, float, str, str]) -> float:
+    """A human score: a finite float (an integer is converted; one too large for a float is refused)."""
     lo, hi, kind, _ = spec
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise DatasetError(f"{path}: {where}, field 'scores.{name}': {value!r} is not a number")
+    field = f"{path}: {where}, field 'scores.{name}': {brief(value)}"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DatasetError(f"{field} is not a number")
+    if isinstance(value, int) and value.bit_length() > 1000:     # float() would overflow
+        raise DatasetError(f"{field} is not a finite number (too large for a float)")
+    if not math.isfinite(value):
+        raise DatasetError(f"{field} is not a finite number")
     if not lo <= value <= hi:
-        raise DatasetError(f"{path}: {where}, field 'scores.{name}': {value!r} is outside [{lo:g}, {hi:g}]")
+        raise DatasetError(f"{field} is outside [{lo:g}, {hi:g}]")
     if kind == "preference" and value not in (0, 1):
-        raise DatasetError(f"{path}: {where}, field 'scores.{name}': {value!r}; expected the label 0 or 1")
+        raise DatasetError(f"{field}; expected the label 0 or 1")
     return float(value)
+
+
+def _read_records(path: Path, data: dict, release: str):
+    """The summaries, judgments and documents of every record. The records are plain data of any
+    shape (:func:`~metaeval.data.safe_pickle.load_data_pickle` bounds their size and depth), and each
+    check names record and field; should one still fail unforeseen, it is reported naming the file."""
+    out: tuple[list[Summary], dict[tuple[str, str], dict[str, float]], dict[str, list[str]]] = ([], {}, {})
+    try:
+        for doc_id, rec in data.items():
+            _read_record(path, release, doc_id, rec, out)
+    except DatasetError:
+        raise
+    except Exception as e:  # noqa: BLE001 - the safety net the module's contract promises: no other exception
+        raise DatasetError(f"{path}: a record the importer cannot read ({type(e).__name__}: {e})") from None
+    return out
+
+
+def _read_record(path: Path, release: str, doc_id: Any, rec: Any, out: tuple) -> None:
+    profile = RELEASES[release]
+    summaries, judgments, documents = out
+    where = f"record {brief(doc_id)}"
+    topic = _name(path, where, doc_id, "doc_id")
+    check_name(path, where, "doc_id", topic)
+    if not isinstance(rec, dict):
+        raise DatasetError(f"{path}: {where}: expected a mapping with src, ref_summ and sys_summs")
+    if topic in documents:
+        raise DatasetError(f"{path}: {where}: a second record of topic {brief(topic)}")
+    documents[topic] = [_text(path, where, rec.get("src"), "src")]
+    refs = rec.get("ref_summs") if profile.multi_reference else [rec.get("ref_summ")]
+    if not isinstance(refs, list) or not refs:
+        raise DatasetError(f"{path}: {where}, field 'ref_summs': expected a non-empty list of references")
+    for i, ref in enumerate(refs):
+        field = f"ref_summs[{i}]" if profile.multi_reference else "ref_summ"
+        summaries.append(Summary(topic, f"ref{i}", "human", split_tokenised(_text(path, where, ref, field))))
+    systems = rec.get("sys_summs")
+    if not isinstance(systems, dict) or not systems:
+        raise DatasetError(f"{path}: {where}, field 'sys_summs': missing or empty; expected {{system: "
+                           "{sys_summ, scores}}")
+    for system, entry in systems.items():
+        at = f"{where}, system {brief(system)}"
+        summarizer = _name(path, at, system, "sys_summs").removesuffix(".txt")
+        # names the canonical copy could not hold, or that it gives the references, are refused here,
+        # naming the release (not the copy written from it)
+        check_name(path, at, "sys_summs", summarizer)
+        if REFERENCE_NAME.fullmatch(summarizer):
+            raise DatasetError(f"{path}: {at}, field 'sys_summs': {brief(summarizer)} is the name the importer gives "
+                               "a reference summary; expected another name for a system")
+        _read_summary(path, release, (topic, summarizer), at, entry, out)
+    if profile.systems is not None:
+        _check_pair(path, release, topic, where, out[1], systems)
+
+
+def _read_summary(path: Path, release: str, key: tuple[str, str], at: str, entry: Any, out: tuple) -> None:
+    profile = RELEASES[release]
+    summaries, judgments, _ = out
+    if profile.systems is not None and key[1] not in profile.systems:
+        raise DatasetError(f"{path}: {at}, field 'sys_summs': unknown system for {release}; expected "
+                           f"{' or '.join(profile.systems)}")
+    if key in judgments:
+        raise DatasetError(f"{path}: {at}: a second summary by {brief(key[1])}")
+    if not isinstance(entry, dict):
+        raise DatasetError(f"{path}: {at}: expected a mapping with sys_summ and scores")
+    text = _text(path, at, entry.get("sys_summ"), "sys_summ")
+    scores = entry.get("scores")
+    if not isinstance(scores, dict):
+        raise DatasetError(f"{path}: {at}, field 'scores': missing; expected {{human metric: value}}")
+    row = {}
+    for dim, spec in profile.dimensions.items():
+        if dim not in scores:
+            raise DatasetError(f"{path}: {at}, field 'scores.{dim}': missing ({release} judges "
+                               f"{', '.join(profile.dimensions)})")
+        row[dim] = _score(path, at, scores[dim], dim, spec)
+    summaries.append(Summary(*key, "system", split_tokenised(text)))
+    judgments[key] = row
+
+
+def _check_pair(path: Path, release: str, topic: str, where: str, judgments: dict, systems: dict) -> None:
+    """A preference release (Rank19): exactly one summary labelled 1 and one labelled 0 per record."""
+    profile = RELEASES[release]
+    labels = sorted(judgments[(topic, s)][d] for s in profile.systems if (topic, s) in judgments
+                    for d, spec in profile.dimensions.items() if spec[2] == "preference")
+    if len(systems) != len(profile.systems) or labels != [0.0, 1.0]:
+        raise DatasetError(f"{path}: {where}, field 'sys_summs': expected exactly one 'correct' (label 1) "
+                           f"and one 'incorrect' (label 0) summary, got {_few(sorted(map(str, systems)))} with "
+                           f"labels {_few(labels)}")
+
+
+def _few(values: list) -> str:
+    """A list for a message, cut after its first 4 items."""
+    shown = ", ".join(brief(v) for v in values[:4])
+    return f"[{shown}]" if len(values) <= 4 else f"[{shown}, ... {len(values)} in all]"
 
 
 def import_bartscore_pkl(path: Path | str, name: str, release: str | None = None) -> Dataset:
     """Read one of BARTScore's unified files; ``release`` (default: the file's folder name) picks
-    its profile in :data:`RELEASES`. Errors name the file, the record (doc_id, system) and the field."""
+    its profile in :data:`RELEASES`. Errors name the file, the record (doc_id, system) and the field;
+    any other failure on a hostile file is reported the same way (:func:`_read_records`)."""
     path = Path(path)
     release = release or path.parent.name
     if release not in RELEASES:
@@ -141,62 +251,7 @@ def import_bartscore_pkl(path: Path | str, name: str, release: str | None = None
     data = load_data_pickle(path)
     if not isinstance(data, dict) or not data:
         raise DatasetError(f"{path}: expected a non-empty mapping {{doc_id: record}}, got {type(data).__name__}")
-    summaries: list[Summary] = []
-    judgments: dict[tuple[str, str], dict[str, float]] = {}
-    documents: dict[str, list[str]] = {}
-    for doc_id, rec in data.items():
-        topic, where = str(doc_id), f"record {doc_id!r}"
-        check_name(path, where, "doc_id", topic)
-        if not isinstance(rec, dict):
-            raise DatasetError(f"{path}: {where}: expected a mapping with src, ref_summ and sys_summs")
-        if topic in documents:
-            raise DatasetError(f"{path}: {where}: a second record of topic {topic!r}")
-        documents[topic] = [_text(path, where, rec.get("src"), "src")]
-        refs = rec.get("ref_summs") if profile.multi_reference else [rec.get("ref_summ")]
-        if not isinstance(refs, list) or not refs:
-            raise DatasetError(f"{path}: {where}, field 'ref_summs': expected a non-empty list of references")
-        for i, ref in enumerate(refs):
-            field = f"ref_summs[{i}]" if profile.multi_reference else "ref_summ"
-            summaries.append(Summary(topic, f"ref{i}", "human", split_tokenised(_text(path, where, ref, field))))
-        systems = rec.get("sys_summs")
-        if not isinstance(systems, dict) or not systems:
-            raise DatasetError(f"{path}: {where}, field 'sys_summs': missing or empty; expected {{system: "
-                               "{sys_summ, scores}}")
-        for system, entry in systems.items():
-            summarizer = str(system).removesuffix(".txt")
-            at = f"record {doc_id!r}, system {system!r}"
-            # names the canonical copy could not hold, or that it gives the references, are refused here,
-            # naming the release (not the copy written from it)
-            check_name(path, at, "sys_summs", summarizer)
-            if REFERENCE_NAME.fullmatch(summarizer):
-                raise DatasetError(f"{path}: {at}, field 'sys_summs': {summarizer!r} is the name the importer gives "
-                                   "a reference summary; expected another name for a system")
-            if profile.systems is not None and summarizer not in profile.systems:
-                raise DatasetError(f"{path}: {at}, field 'sys_summs': unknown system for {release}; expected "
-                                   f"{' or '.join(profile.systems)}")
-            if (topic, summarizer) in judgments:
-                raise DatasetError(f"{path}: {at}: a second summary by {summarizer!r}")
-            if not isinstance(entry, dict):
-                raise DatasetError(f"{path}: {at}: expected a mapping with sys_summ and scores")
-            text = _text(path, at, entry.get("sys_summ"), "sys_summ")
-            scores = entry.get("scores")
-            if not isinstance(scores, dict):
-                raise DatasetError(f"{path}: {at}, field 'scores': missing; expected {{human metric: value}}")
-            row = {}
-            for dim, spec in profile.dimensions.items():
-                if dim not in scores:
-                    raise DatasetError(f"{path}: {at}, field 'scores.{dim}': missing ({release} judges "
-                                       f"{', '.join(profile.dimensions)})")
-                row[dim] = _score(path, at, scores[dim], dim, spec)
-            summaries.append(Summary(topic, summarizer, "system", split_tokenised(text)))
-            judgments[(topic, summarizer)] = row
-        if profile.systems is not None:
-            labels = sorted(judgments[(topic, s)][d] for s in profile.systems if (topic, s) in judgments
-                            for d, spec in profile.dimensions.items() if spec[2] == "preference")
-            if len(systems) != len(profile.systems) or labels != [0.0, 1.0]:
-                raise DatasetError(f"{path}: {where}, field 'sys_summs': expected exactly one 'correct' (label 1) "
-                                   f"and one 'incorrect' (label 0) summary, got {sorted(map(str, systems))} with "
-                                   f"labels {labels}")
+    summaries, judgments, documents = _read_records(path, data, release)
     dims = {d: Dimension(d, float(lo), float(hi), desc, kind, role="factual" if d in profile.factual else None)
             for d, (lo, hi, kind, desc) in profile.dimensions.items()}
     human = {"coverage": list(profile.coverage), "linguistic_quality": list(profile.linguistic_quality)}

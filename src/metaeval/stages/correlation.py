@@ -20,7 +20,7 @@ from .. import tables
 from ..options import CorrelateOptions
 from ..stats.annotator_resampling import HumanResampler
 from ..stats.bootstrap import bootstrap_pearson
-from ..stats.core import Plan
+from ..stats.core import Plan, corrcoef
 from ..stats.correlation import point_correlations, pooled, summary_level, summary_level_intervals, within_topic
 from ..stats.williams import adjust, assign_clusters, optimal, williams_matrix
 from . import analysis_inputs
@@ -164,7 +164,7 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
             ok = ~np.isnan(inp.system_human[:, c])
             m = inp.system_metric[ok]
             with np.errstate(invalid="ignore", divide="ignore"):
-                mm = np.corrcoef(m, rowvar=False) if m.shape[0] > 1 else np.full((V, V), np.nan)
+                mm = corrcoef(m, rowvar=False) if m.shape[0] > 1 else np.full((V, V), np.nan)
             mm = np.atleast_2d(mm)
             p = adjust(williams_matrix(pear[:, c], np.clip(mm, -1, 1), int(ok.sum())), options.correction)
             williams[comb] = p

@@ -15,7 +15,8 @@ from scipy import stats
 from ..options import FactualityOptions
 from ..stats.binary import auc, balanced_accuracy, best_threshold, bootstrap_auc, bootstrap_balanced_accuracy, \
     delong_test
-from ..stats.core import pearson, percentile_interval
+from ..stats.core import corrcoef, pearson, percentile_interval
+from ..stats.stable import ordinary
 from ..stats.partial import group_codes, partial_correlation, residualise, williams_partial
 from ..stats.ranking import mcnemar_exact, ranking_accuracy
 from ..stats.williams import williams_test
@@ -46,6 +47,7 @@ def pearson_interval(x: np.ndarray, y: np.ndarray, samples: int, seed: int, conf
     if x.size < 3 or samples < 1:
         return (np.nan, np.nan)
     idx = np.random.default_rng(seed).integers(0, x.size, size=(samples, x.size))
+    x, y = ordinary(x), ordinary(y)            # the tolerance is for values of order 1
     lo, hi = percentile_interval(pearson(x[idx], y[idx], tolerance=1e-12), confidence)
     return float(lo), float(hi)
 
@@ -82,11 +84,11 @@ def williams_tests(d: str, sub: str, sp: str, m: np.ndarray, inp: FactualityInpu
     n = int(m.sum())
     if full and n >= 4:
         codes = group_codes(inp.systems[m])
-        rh = residualise(h[m], codes)
-        R = np.vstack([residualise(inp.metrics[k][m], codes) for k in full])
+        rh = residualise(ordinary(h[m]), codes)   # ordinary: the tolerance is for values of order 1
+        R = np.vstack([residualise(ordinary(inp.metrics[k][m]), codes) for k in full])
         r_h = pearson(R, rh[None, :], tolerance=1e-12)
         with np.errstate(invalid="ignore", divide="ignore"):
-            r_mm = np.corrcoef(R)
+            r_mm = corrcoef(R)
         r_mm = np.atleast_2d(r_mm)
         for i, a in enumerate(full):
             for j, b in enumerate(full):

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
@@ -40,6 +39,7 @@ from ..metrics.rouge import Measure, Task, encode, parse_measure, plan, referenc
 from ..metrics.tokenize import ALPHABETICAL, NO_EXCEPTIONS, Setting, Tokenized, exceptions_label, tokenize_summary
 from ..options import RougeOptions, ScoreJob
 from ..outputs import part_key
+from ..stats.stable import mean_of, median_of
 from ..variants import PRF, STATISTICS, Variant, setting_tag
 
 PART_COLUMNS = ("topic", "summarizer", "measure", "P", "R", "F")
@@ -379,7 +379,7 @@ def system_scores_frame(parts: Mapping[tuple[str, int, int], Sequence[tuple[str,
             for stat in STATISTICS:
                 for k, prf in enumerate(PRF):
                     xs = [t[k] for t in triples]
-                    v = math.fsum(xs) / len(xs) if stat == "A" else statistics.median(xs)
+                    v = mean_of(xs) if stat == "A" else median_of(xs)
                     values.setdefault(s, []).append((str(Variant.rouge(measure, stem, stop, stat, prf)), v))
     corpus = [*((str(Variant.bleu(stem, stop)), rows) for (stem, stop), rows in bleu_system.items()),
               *corpus_system.items()]
@@ -393,8 +393,8 @@ def system_scores_frame(parts: Mapping[tuple[str, int, int], Sequence[tuple[str,
                 by_metric.setdefault(metric, {}).setdefault(s, []).append(v)
         for metric, per in by_metric.items():
             for s, xs in per.items():
-                values.setdefault(s, []).append((str(Variant.metric(metric, "A")), math.fsum(xs) / len(xs)))
-                values.setdefault(s, []).append((str(Variant.metric(metric, "M")), statistics.median(xs)))
+                values.setdefault(s, []).append((str(Variant.metric(metric, "A")), mean_of(xs)))
+                values.setdefault(s, []).append((str(Variant.metric(metric, "M")), median_of(xs)))
     rows = [(s, variant, v) for s in sorted(values) for variant, v in values[s]]
     return tables.frame(rows, ("summarizer", "variant", "score"))
 

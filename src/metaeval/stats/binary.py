@@ -113,6 +113,20 @@ def balanced_accuracy(scores, labels, threshold: float) -> float:
     return float(((pred & pos).sum() / pos.sum() + (~pred & neg).sum() / neg.sum()) / 2)
 
 
+def _midpoints(u: np.ndarray) -> np.ndarray:
+    """(u[i] + u[i+1]) / 2; where that sum overflows (scores near the largest double), u[i]/2 +
+    u[i+1]/2, the same number computed without overflow (halving is exact)."""
+    with np.errstate(over="ignore"):
+        mid = (u[:-1] + u[1:]) / 2
+    return mid if np.isfinite(mid).all() else u[:-1] / 2 + u[1:] / 2
+
+
+def _beyond(v: float, step: float) -> float:
+    """v + step, or the next double beyond v where v is so large that the step is lost."""
+    out = v + step
+    return out if out != v else float(np.nextafter(v, step * np.inf))
+
+
 def best_threshold(scores, labels) -> tuple[float, float]:
     """(threshold, its balanced accuracy) maximising the balanced accuracy on these summaries
     (candidates: midpoints of the sorted distinct scores, and one below / above them all; the
@@ -121,7 +135,7 @@ def best_threshold(scores, labels) -> tuple[float, float]:
     u = np.unique(s)
     if u.size == 0:
         return (np.nan, np.nan)
-    cands = np.concatenate([[u[0] - 1.0], (u[:-1] + u[1:]) / 2, [u[-1] + 1.0]])
+    cands = np.concatenate([[_beyond(u[0], -1.0)], _midpoints(u), [_beyond(u[-1], 1.0)]])
     pos, neg = y == 1, y == 0
     if not pos.any() or not neg.any():
         return (np.nan, np.nan)

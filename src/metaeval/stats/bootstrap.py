@@ -36,6 +36,7 @@ from ..metrics.families import REGISTRY
 from ..variants import Variant
 from . import core
 from .core import Plan, counts, draws, percentile_interval
+from .stable import binary_scale
 
 
 
@@ -60,18 +61,22 @@ class PerSummary:
 
 def resampled_means(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Means of every row of x (R, T; NaN = no value) over the drawn topics of every sample
-    (c: (B, T) counts): (R, B), NaN where no drawn topic has a value."""
+    (c: (B, T) counts): (R, B), NaN where no drawn topic has a value; for any finite values (a row
+    of extreme magnitude is summed scaled by a power of two: :func:`metaeval.stats.stable.binary_scale`)."""
     valid = ~np.isnan(x)
+    x, e = binary_scale(x, axis=1)         # extreme rows summed scaled by a power of two (exact)
     sums = np.where(valid, x, 0.0) @ c.T
     n = valid.astype(np.float64) @ c.T
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, sums / np.where(n > 0, n, 1.0), np.nan)
+        means = np.where(n > 0, sums / np.where(n > 0, n, 1.0), np.nan)
+    return np.ldexp(means, e) if e.any() else means
 
 
 def resampled_medians(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Medians (numpy's: the mean of the two middle values for an even count) of every row of x
     (R, T; NaN = no value) over the drawn topics of every sample (c: (B, T) counts): (R, B)."""
     valid = ~np.isnan(x)
+    x, e = binary_scale(x, axis=1)         # extreme rows: the middle values' mean scaled (exact)
     order = np.argsort(np.where(valid, x, np.inf), axis=1, kind="stable")
     values = np.take_along_axis(x, order, axis=1)
     total = np.rint(valid.astype(np.float64) @ c.T).astype(np.int64)
@@ -79,7 +84,7 @@ def resampled_medians(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     from .kernels import resampled_medians as kernel   # compiled; imported where needed only
 
     kernel(values, order, valid.sum(axis=1), np.rint(c).astype(np.int64), total, out)
-    return out
+    return np.ldexp(out, e) if e.any() else out
 
 
 def resampled_corpus_bleu(stats: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -153,11 +158,17 @@ def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     the drawn rows. NaN with fewer than 3 such rows or when either side's values are all equal.
     The definition of :func:`metaeval.stats.core.pearson` with its own order of floating-point
     operations (squared deviations weighted as w (xc^2), not (w xc) xc; an einsum without missing
-    values): kept so that the correlation stage's written intervals stay bit for bit the same."""
+    values): kept so that the correlation stage's written intervals stay bit for bit the same.
+    A side of extreme magnitude is scaled by a power of two over the systems
+    (:func:`metaeval.stats.stable.binary_scale`: exact; ordinary scores are used as they are), so no
+    finite scores overflow."""
     if not np.isnan(x).any() and not np.isnan(y).any():
         return _weighted_pearson_complete(x, y, w)
     weights = w[:, :, None] * (~np.isnan(x) & ~np.isnan(y)[:, :, None])          # (B, S, V)
     x0, y0 = np.nan_to_num(x), np.nan_to_num(y)[:, :, None]
+    constant_x, constant_y = _constant(x0, weights), _constant(np.broadcast_to(y0, x0.shape), weights)
+    # extreme scores scaled over the items that count (one of weight 0 could be far larger; unused)
+    x0, y0 = binary_scale(x0, axis=1, used=weights > 0)[0], binary_scale(y0, axis=1, used=weights > 0)[0]
     n = weights.sum(axis=1)                                                       # (B, V)
     with np.errstate(invalid="ignore", divide="ignore"):
         mx = (weights * x0).sum(axis=1) / n
@@ -165,16 +176,24 @@ def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
         xc, yc = x0 - mx[:, None, :], y0 - my[:, None, :]
         cov = (weights * xc * yc).sum(axis=1)
         r = np.clip(cov / np.sqrt((weights * xc ** 2).sum(axis=1) * (weights * yc ** 2).sum(axis=1)), -1, 1)
-    used = weights > 0
-    constant_x = np.where(used, x0, -np.inf).max(axis=1) == np.where(used, x0, np.inf).min(axis=1)
-    yb = np.broadcast_to(y0, x0.shape)
-    constant_y = np.where(used, yb, -np.inf).max(axis=1) == np.where(used, yb, np.inf).min(axis=1)
     r[constant_x | constant_y | (n < 3)] = np.nan
     return r
 
 
+def _constant(x: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Whether the values of x (B, S, V) with positive weight are all equal, per (sample, variant)."""
+    used = weights > 0
+    return np.where(used, x, -np.inf).max(axis=1) == np.where(used, x, np.inf).min(axis=1)
+
+
 def _weighted_pearson_complete(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """:func:`weighted_pearson` when no value is missing (every system keeps its draw count)."""
+    drawn = (w > 0)[:, :, None]
+    constant_x = np.where(drawn, x, -np.inf).max(axis=1) == np.where(drawn, x, np.inf).min(axis=1)
+    y_drawn = np.where(w > 0, y, np.nan)
+    constant_y = np.nanmax(y_drawn, axis=1) == np.nanmin(y_drawn, axis=1)
+    # extreme scores scaled over the drawn systems (an undrawn one could be far larger; unused)
+    x, y = binary_scale(x, axis=1, used=drawn)[0], binary_scale(y, axis=1, used=w > 0)[0]
     n = w.sum(axis=1)                                                             # (B,)
     mx = np.einsum("bs,bsv->bv", w, x) / n[:, None]
     my = np.einsum("bs,bs->b", w, y) / n
@@ -184,10 +203,6 @@ def _weighted_pearson_complete(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> n
         r = np.einsum("bsv,bs->bv", xc, wyc) / np.sqrt(np.einsum("bsv,bs->bv", xc * xc, w)
                                                         * np.einsum("bs,bs->b", wyc, y - my[:, None])[:, None])
     r = np.clip(r, -1, 1)
-    drawn = (w > 0)[:, :, None]
-    constant_x = np.where(drawn, x, -np.inf).max(axis=1) == np.where(drawn, x, np.inf).min(axis=1)
-    y_drawn = np.where(w > 0, y, np.nan)
-    constant_y = np.nanmax(y_drawn, axis=1) == np.nanmin(y_drawn, axis=1)
     r[constant_x | constant_y[:, None] | (n < 3)[:, None]] = np.nan
     return r
 

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
@@ -53,6 +52,7 @@ import numpy as np
 
 from .bootstrap import resampled_means
 from .core import counts, pearson, ranks
+from .stable import nanmean as stable_nanmean
 from .correlation import column_correlations
 
 COEFFICIENTS = ("pearson", "spearman", "kendall")
@@ -60,10 +60,9 @@ LEVELS = ("system", "summary")
 
 
 def nanmean(x: np.ndarray, axis: int) -> np.ndarray:
-    """numpy's nanmean without the warning of an all-NaN slice (NaN there)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.nanmean(x, axis=axis)
+    """numpy's nanmean without the warning of an all-NaN slice (NaN there), for any finite values
+    (:func:`metaeval.stats.stable.nanmean`)."""
+    return stable_nanmean(x, axis)
 
 
 def system_scores(grids: np.ndarray) -> np.ndarray:

@@ -30,11 +30,21 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from .stable import binary_scale
+
 MIN_ITEMS = 3
 RESAMPLING = ("systems", "topics", "both")
 
 
 # ----------------------------------------------------------------------------- correlation
+
+def corrcoef(*arrays, rowvar: bool = True):
+    """``np.corrcoef`` of the variables of ``arrays`` (as numpy takes them), an extreme variable first
+    scaled by a power of two (:func:`binary_scale`): numpy's own numbers on ordinary data, and right
+    where numpy's would overflow (its covariance sums products of the centred values)."""
+    scaled = [binary_scale(a, axis=-1 if rowvar or np.ndim(a) == 1 else 0)[0] for a in arrays]
+    return np.corrcoef(*scaled, rowvar=rowvar)
+
 
 def _constant(x, w, axis):
     """Whether the items with positive weight all have the same value of x along ``axis``."""
@@ -48,35 +58,46 @@ def pearson(x, y, w=None, axis: int = -1, tolerance: float = 0.0):
     means and sums of Deutsch, Dror & Roth 2021, nlpstats' correlation of a resampled grid). Items
     where x or y is NaN are left out. Undefined (NaN), the project's rule: fewer than 3 items or a
     constant side (scipy returns +-1 for 2 items); with ``tolerance`` > 0 also where the denominator
-    is at most tolerance * max(1, denominator) (residuals that are zero up to rounding, FRANK's
-    partial correlation).
+    (of the unscaled values) is at most tolerance * max(1, denominator) (residuals that are zero up
+    to rounding, FRANK's partial correlation).
 
     Without weights or missing values the means are those of x and y themselves (numpy's mean
     along the axis), with them the weighted sums of the valid items; both give the same numbers
-    where both apply (w = 1 multiplies exactly)."""
+    where both apply (w = 1 multiplies exactly). A side of extreme magnitude is first scaled by a
+    power of two (:func:`binary_scale`: exact; ordinary data are untouched), so r is right for any
+    finite values (1e300 with -1e300 included)."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if w is None and not (np.isnan(x).any() or np.isnan(y).any()):
         n = np.broadcast_shapes(x.shape, y.shape)[axis]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            xc, yc = x - x.mean(axis=axis, keepdims=True), y - y.mean(axis=axis, keepdims=True)
-            den = np.sqrt((xc * xc).sum(axis=axis) * (yc * yc).sum(axis=axis))
-            r = np.clip((xc * yc).sum(axis=axis) / den, -1, 1)
         undefined = ((n < MIN_ITEMS) | (x.max(axis=axis) == x.min(axis=axis))
                      | (y.max(axis=axis) == y.min(axis=axis)))
+        (xs, ex), (ys, ey) = binary_scale(x, axis), binary_scale(y, axis)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            xc, yc = xs - xs.mean(axis=axis, keepdims=True), ys - ys.mean(axis=axis, keepdims=True)
+            den = np.sqrt((xc * xc).sum(axis=axis) * (yc * yc).sum(axis=axis))
+            r = np.clip((xc * yc).sum(axis=axis) / den, -1, 1)
     else:
         ok = ~np.isnan(x) & ~np.isnan(y)
         w = np.where(ok, 1.0 if w is None else w, 0.0)
         x, y = np.where(w > 0, x, 0.0), np.where(w > 0, y, 0.0)
         n = w.sum(axis=axis)
+        undefined = (n < MIN_ITEMS) | _constant(x, w, axis) | _constant(y, w, axis)
+        (xs, ex), (ys, ey) = binary_scale(x, axis), binary_scale(y, axis)
         with np.errstate(invalid="ignore", divide="ignore"):
-            xc = x - (w * x).sum(axis=axis, keepdims=True) / np.expand_dims(n, axis)
-            yc = y - (w * y).sum(axis=axis, keepdims=True) / np.expand_dims(n, axis)
+            xc = xs - (w * xs).sum(axis=axis, keepdims=True) / np.expand_dims(n, axis)
+            yc = ys - (w * ys).sum(axis=axis, keepdims=True) / np.expand_dims(n, axis)
             den = np.sqrt((w * xc * xc).sum(axis=axis) * (w * yc * yc).sum(axis=axis))
             r = np.clip((w * xc * yc).sum(axis=axis) / den, -1, 1)
-        undefined = (n < MIN_ITEMS) | _constant(x, w, axis) | _constant(y, w, axis)
     if tolerance > 0:
-        undefined = undefined | ~(den > tolerance * np.maximum(1.0, np.abs(den)))
+        undefined = undefined | _within_rounding(den, np.squeeze(ex + ey, axis=axis), tolerance)
     return np.where(undefined, np.nan, r)
+
+
+def _within_rounding(den, shift, tolerance: float):
+    """Whether the denominator of the unscaled values (den 2^shift; infinite when it overflows: then
+    it is far from zero) is at most tolerance * max(1, itself)."""
+    true = np.ldexp(den, shift)
+    return ~((true > tolerance * np.maximum(1.0, np.abs(true))) | np.isinf(true))
 
 
 # ----------------------------------------------------------------------------- ranks

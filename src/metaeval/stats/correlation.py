@@ -27,7 +27,7 @@ from typing import Mapping, Sequence
 import numpy as np
 from scipy import stats
 
-from .core import counts, draws, paired_bootstrap_p, pearson, percentile_interval, ranks
+from .core import corrcoef, counts, draws, paired_bootstrap_p, pearson, percentile_interval, ranks
 
 
 def point_correlations(metric: np.ndarray, human: np.ndarray) -> tuple[float, float, float, int]:
@@ -37,7 +37,7 @@ def point_correlations(metric: np.ndarray, human: np.ndarray) -> tuple[float, fl
     n = int(ok.sum())
     if n < 3 or np.ptp(m) == 0 or np.ptp(h) == 0:
         return np.nan, np.nan, np.nan, n
-    return (float(np.clip(np.corrcoef(m, h)[0, 1], -1, 1)), float(stats.spearmanr(m, h)[0]),
+    return (float(np.clip(corrcoef(m, h)[0, 1], -1, 1)), float(stats.spearmanr(m, h)[0]),
             float(stats.kendalltau(m, h, variant="b")[0]), n)
 
 

@@ -32,6 +32,7 @@ from typing import Callable
 import numpy as np
 
 from .core import MIN_ITEMS, pearson, ranks
+from .stable import binary_scale
 
 COEFFICIENTS = ("pearson", "spearman", "kendall")
 LEVELS = ("system", "input", "global")
@@ -98,13 +99,16 @@ COEFFICIENT = {"pearson": pearson, "spearman": spearman, "kendall": kendall}
 
 
 def weighted_means(x, w=None):
-    """Mean over the last axis, NaN ignored, item i counted w[i] times; NaN without any value."""
+    """Mean over the last axis, NaN ignored, item i counted w[i] times; NaN without any value. For
+    any finite values (:func:`metaeval.stats.stable.binary_scale`)."""
     valid = ~np.isnan(x)
+    x, e = binary_scale(x, axis=-1)        # an extreme vector summed scaled by a power of two (exact)
     w = np.ones(x.shape[-1]) if w is None else np.asarray(w, dtype=float)
     num = np.matmul(np.where(valid, x, 0.0), w[..., :, None])[..., 0]
     den = np.matmul(valid.astype(float), w[..., :, None])[..., 0]
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / den, np.nan)
+        means = np.where(den > 0, num / den, np.nan)
+    return np.ldexp(means, e[..., 0]) if e.any() else means
 
 
 def correlate(x, z, level: str, coefficient, sys_w=None, top_w=None):

@@ -18,6 +18,7 @@ import numpy as np
 from scipy import stats
 
 from . import core
+from .stable import binary_scale
 
 
 def ranks(scores: np.ndarray) -> np.ndarray:
@@ -50,7 +51,12 @@ def normality(per_summary: np.ndarray, alpha: float) -> tuple[np.ndarray, np.nda
 def pairwise_tests(systems: Sequence[str], per_summary: np.ndarray, mean_based: bool, alpha: float
                    ) -> tuple[list[PairTest], np.ndarray]:
     """Every unordered pair of systems under the best variant; returns the tests and
-    ``beats[i, j]`` = system i significantly better than system j."""
+    ``beats[i, j]`` = system i significantly better than system j. Scores of extreme magnitude are
+    first scaled, all by one power of two (exact; every test here is scale-free), so differences
+    and variances cannot overflow (:func:`metaeval.stats.stable.binary_scale`)."""
+    flat, e = binary_scale(per_summary.reshape(1, -1))
+    if e.any():
+        per_summary = flat.reshape(per_summary.shape)
     _, normal = normality(per_summary, alpha)
     beats = np.zeros((len(systems), len(systems)), dtype=bool)
     out = []

@@ -34,6 +34,7 @@ import numpy as np
 from scipy import stats
 
 from .core import pearson, percentile_interval, ranks
+from .stable import binary_scale, ordinary
 from .williams import williams_test
 
 # residuals that are zero up to rounding (a metric constant within every system) have no correlation
@@ -69,14 +70,17 @@ def group_codes(groups) -> np.ndarray:
 
 def residualise(values: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """``values`` minus its group's mean, along the last axis (the residuals of an OLS fit on one-hot
-    group indicators with an intercept, as FRANK's LinearRegression on OneHotEncoder)."""
-    values = np.asarray(values, dtype=float)
+    group indicators with an intercept, as FRANK's LinearRegression on OneHotEncoder). Computed on
+    the values scaled by a power of two (:func:`metaeval.stats.stable.binary_scale`) and scaled back:
+    exact, so the same numbers bit for bit, and no group sum overflows."""
+    values, e = binary_scale(values, axis=-1)         # exact: no sum overflows (1e300 + 1e300)
     g = int(codes.max()) + 1 if codes.size else 0
     onehot = np.zeros((codes.size, g))
     onehot[np.arange(codes.size), codes] = 1.0
     counts = onehot.sum(axis=0)
     means = (values @ onehot) / counts
-    return values - means[..., codes]
+    residuals = values - means[..., codes]
+    return np.ldexp(residuals, e) if e.any() else residuals
 
 
 def _t_p(r: float, df: int) -> float:
@@ -95,7 +99,7 @@ def partial_correlation(metric, human, systems) -> Partial:
     system, or a constant residual."""
     x, y = np.asarray(metric, dtype=float), np.asarray(human, dtype=float)
     ok = np.isfinite(x) & np.isfinite(y)
-    x, y = x[ok], y[ok]
+    x, y = ordinary(x[ok]), ordinary(y[ok])
     codes = group_codes(np.asarray(systems)[ok])
     n, g = x.size, (int(codes.max()) + 1 if x.size else 0)
     if g < 2 or n - g < 2:
@@ -127,7 +131,7 @@ def bootstrap_partial(metric, human, systems, samples: int, seed: int, confidenc
     ``default_rng(seed)``."""
     x, y = np.asarray(metric, dtype=float), np.asarray(human, dtype=float)
     ok = np.isfinite(x) & np.isfinite(y)
-    x, y = x[ok], y[ok]
+    x, y = ordinary(x[ok]), ordinary(y[ok])
     codes = group_codes(np.asarray(systems)[ok])
     if x.size == 0 or codes.max() < 1 or samples < 1:
         return (np.nan,) * 4
@@ -143,7 +147,7 @@ def bootstrap_partial_many(metrics: np.ndarray, human, systems, samples: int, se
     """:func:`bootstrap_partial` of every row of ``metrics`` (M, n), all defined where ``human`` is:
     the same resamples (they depend only on the systems and the seed), so the same intervals, with
     the human side residualised and ranked once. Returns (M, 4)."""
-    x, y = np.asarray(metrics, dtype=float), np.asarray(human, dtype=float)
+    x, y = ordinary(np.asarray(metrics, dtype=float)), ordinary(np.asarray(human, dtype=float))
     codes = group_codes(np.asarray(systems))
     out = np.full((x.shape[0], 4), np.nan)
     if y.size == 0 or codes.max() < 1 or samples < 1 or not x.shape[0]:
@@ -176,7 +180,7 @@ def williams_partial(a, b, human, systems) -> WilliamsPair:
     n = int(ok.sum())
     if n < 4 or codes.max() < 1:
         return WilliamsPair(n, np.nan, np.nan, np.nan, np.nan)
-    ra, rb, rh = (residualise(v[ok], codes) for v in (a, b, h))
+    ra, rb, rh = (residualise(ordinary(v[ok]), codes) for v in (a, b, h))
     r_a, r_b, r_ab = (float(_residual_pearson(u, v)) for u, v in ((ra, rh), (rb, rh), (ra, rb)))
     if not all(np.isfinite((r_a, r_b, r_ab))):
         return WilliamsPair(n, r_a, r_b, r_ab, np.nan)

@@ -41,6 +41,7 @@ import numpy as np
 from . import core
 from .core import counts, draws, percentile_interval
 from .levels import weighted_means
+from .stable import binary_scale
 
 PERMUTATION = ("systems", "inputs", "both")
 _BUDGET = 4_000_000   # elements of a chunk's resampled grids
@@ -98,7 +99,12 @@ def permutation_masks(seed: int, samples: int, n_sys: int, n_top: int, method: s
 
 
 def standardise(x: np.ndarray) -> np.ndarray:
-    """(x - mean) / sd over each grid's summaries (last two axes; NaN ignored; ddof 0)."""
+    """(x - mean) / sd over each grid's summaries (last two axes; NaN ignored; ddof 0). A grid of
+    extreme magnitude is first scaled by a power of two (:func:`metaeval.stats.stable.binary_scale`:
+    exact, and the standardised values do not depend on it), so its squares cannot overflow."""
+    flat, e = binary_scale(x.reshape(*x.shape[:-2], -1), axis=-1)
+    if e.any():
+        x = flat.reshape(x.shape)
     mean = np.nanmean(x, axis=(-2, -1), keepdims=True)
     return (x - mean) / np.nanstd(x, axis=(-2, -1), keepdims=True)
 

@@ -40,6 +40,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .stable import binary_scale
+
 EXACT_MAX_N = 50          # scipy: exact distribution up to 50 differences without zeros or ties
 PERMUTATION_MAX_N = 13    # scipy: 2^13 sign flips < its 9999 resamples, so the permutation test is exact
 METHOD = ("paired two-sided Wilcoxon signed-rank test over the topics both summarized; each pair's p-value is "
@@ -92,8 +94,14 @@ class Verdicts:
 
 def paired_verdicts(a: np.ndarray, b: np.ndarray, alpha: float, min_topics: int) -> Verdicts:
     """Wilcoxon verdicts for pairs given as rows: ``a`` and ``b`` are (P, T) per-topic scores of
-    summarizer A and B of each pair, NaN where a summarizer has no summary for a topic."""
-    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    summarizer A and B of each pair, NaN where a summarizer has no summary for a topic. A pair of
+    extreme magnitude is compared scaled by one power of two (exact; the test is scale-free), so
+    its differences cannot overflow; its mean and median differences are scaled back."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    both, e = binary_scale(np.concatenate([a, b], axis=-1), axis=-1)
+    if e.any():
+        a, b = both[..., :a.shape[-1]], both[..., a.shape[-1]:]
+    d = a - b
     n_pairs = d.shape[0]
     ok = ~np.isnan(d)
     n = ok.sum(axis=1)
@@ -116,6 +124,9 @@ def paired_verdicts(a: np.ndarray, b: np.ndarray, alpha: float, min_topics: int)
     direction = np.sign(np.where(median != 0, median, mean))
     verdict = np.where(p < alpha, direction, 0.0)
     verdict[~testable] = np.nan
+    if e.any():
+        with np.errstate(over="ignore"):
+            mean, median = np.ldexp(mean, e[:, 0]), np.ldexp(median, e[:, 0])
     return Verdicts(p, mean, median, n, verdict)
 
 
