@@ -47,12 +47,13 @@ document.documentElement.dataset.ready = 'yes';
 LONG_TABLE = 25     # rows beyond which a table is collapsed (HTML details) and scrolls
 
 
-def table_html(header: Sequence[str], rows: Sequence[Sequence[str]], scroll: bool = False) -> str:
-    """A sortable table (click a column header); a long one is collapsed and scrolls."""
+def table_html(header: Sequence[str], rows: Sequence[Sequence[str]], scroll: bool = False, collapse: bool = True) -> str:
+    """A sortable table (click a column header); a long one is collapsed and scrolls (unless
+    ``collapse`` is False: the report's opening table is always shown whole)."""
     head = "".join(f'<th class="sortable">{html.escape(str(h))}</th>' for h in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows)
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-    if len(rows) > LONG_TABLE:
+    if collapse and len(rows) > LONG_TABLE:
         return (f"<details><summary>show all {len(rows)} rows</summary>"
                 f'<div class="scroll">{table}</div></details>')
     return f'<div class="scroll">{table}</div>' if scroll else table

@@ -245,9 +245,11 @@ def answers_html(answers_tsv: str | None, primary: str) -> str:
     if not rows:
         return ""
     shown = answers_table(rows)
-    return (f'<p class="caption">The answer per target (the sentence below is about the primary target, '
-            f'{html.escape(primary)}): {html.escape(shown.caption.removeprefix("The answer per target: "))}</p>'
-            f'<div class="answers">{table_html(shown.header, shown.rows)}</div>')
+    return (f'<p class="caption">The answer per target and level: the best metric, its Pearson r with the 95% '
+            "bootstrap interval, how many of the other metrics are not significantly worse (system level: Williams "
+            "tests; summary level: paired bootstrap over topics) and the rank of the common baseline; sorted by r. The "
+            f'sentence below is about the primary target, {html.escape(primary)}.</p>'
+            f'<div class="answers">{table_html(shown.header, shown.rows, collapse=False)}</div>')
 
 
 def dataset_html(summary_tsv: str) -> str:
@@ -293,21 +295,53 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
                 sentences += text
     answers = inputs.get(outputs.input_key(outputs.ReportItem("correlation_tables", "answers_tsv")))
     left_out = inapplicable_stages(inputs)
+    empty = [s.title for s in registry.report_sections() if s.items[0].stage not in left_out and empty_section(inputs, s)]
     lead = [answers_html(answers, comb),
             answer_html(verdict, summary, path("correlation_tables", "top_png"), label=combination_label(comb, meta),
                         both=meta.get("texts", True) is False, sentences=sentences),
             *paragraphs,
             *(f'<p class="notes">Left out: {html.escape(stage)}: {html.escape(why)}.</p>' for stage, why in left_out.items()),
+            *(f'<p class="notes">Left out: {html.escape(title)}: it does not apply to this data set (its tables are '
+              "empty; the stage's notes say why).</p>" for title in empty),
             f"<p>{html.escape(str(meta.get('description', '')))}</p>",
             f"<p><b>Source:</b> {html.escape(str(meta.get('source', '')))}<br><b>Licence:</b> "
             f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>"]
     sections = [("The data set", dataset_html(path("summary", "summary"))),
                 ("Methods", methods(config, texts=meta.get("texts", True) is not False, used=used_in(inputs, meta)))]
+    sections += report_sections(inputs, left_out, empty)
+    repro = ["<p>Scoring signatures:</p>",
+             f"<pre>{html.escape(Path(path('scores', 'signature')).read_text(encoding='utf-8'))}</pre>",
+             "<p>Configuration used:</p>",
+             f"<pre>{html.escape(yaml.safe_dump(json.loads(json.dumps(dict(config))), sort_keys=True))}</pre>",
+             "<p>Software:</p>" + table_html(["package", "version"], reported_versions()),
+             "<p>Machine-readable tables: results/{dataset}/scores/, analysis/, agreement/, rerank/, intervals/, "
+             "sweeps/ (see the repository README for their columns).</p>"]
+    sections.append(("Reproducibility", "".join(repro)))
+    name = html.escape(meta["name"])
+    return page(f"metaeval report: {meta['name']}", f"Which metric to trust on <em>{name}</em>?", lead, sections)
+
+
+def _tables_of(inputs: Mapping[str, str], section) -> list[str]:
+    files = [inputs.get(outputs.input_key(i)) for i in section.items]
+    return [f for f in files if f and f.endswith((".md", ".tsv")) and Path(f).exists()]
+
+
+def empty_section(inputs: Mapping[str, str], section) -> bool:
+    """Whether every table of a section is empty (a protocol that does not apply: header-only tables)."""
+    found = _tables_of(inputs, section)
+    return bool(found) and all(not (tables.read_markdown(f)[2] if f.endswith(".md") else len(tables.read_tsv(f)))
+                               for f in found)
+
+
+def report_sections(inputs: Mapping[str, str], left_out: Mapping[str, str], empty: list[str]) -> list[tuple[str, str]]:
+    """Every section of the registry with its tables and figures (each with its caption), but a
+    switched-off stage's, a stage's that does not apply (``left_out``) and the ``empty`` ones."""
+    sections = []
     for section in registry.report_sections():
         if not any(inputs.get(outputs.input_key(i)) for i in section.items):
             continue                      # a switched-off stage's section (statistics.enabled: false)
-        if all(i.stage in left_out for i in section.items):
-            continue                      # a stage that does not apply to this data set: one line below
+        if all(i.stage in left_out for i in section.items) or section.title in empty:
+            continue                      # does not apply to this data set: one line in the answer's notes
         parts = []
         for item in section.items:
             file = inputs.get(outputs.input_key(item))
@@ -322,16 +356,7 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
                 parts.append(f'<p class="caption">{html.escape(item.caption or Path(file).name)}</p>'
                              f'{tsv_html(file, scroll=False)}')
         sections.append((section.title, "".join(parts)))
-    repro = ["<p>Scoring signatures:</p>",
-             f"<pre>{html.escape(Path(path('scores', 'signature')).read_text(encoding='utf-8'))}</pre>",
-             "<p>Configuration used:</p>",
-             f"<pre>{html.escape(yaml.safe_dump(json.loads(json.dumps(dict(config))), sort_keys=True))}</pre>",
-             "<p>Software:</p>" + table_html(["package", "version"], reported_versions()),
-             "<p>Machine-readable tables: results/{dataset}/scores/, analysis/, agreement/, rerank/, intervals/, "
-             "sweeps/ (see the repository README for their columns).</p>"]
-    sections.append(("Reproducibility", "".join(repro)))
-    name = html.escape(meta["name"])
-    return page(f"metaeval report: {meta['name']}", f"Which metric to trust on <em>{name}</em>?", lead, sections)
+    return sections
 
 
 def write(report: str, out: Mapping[str, str]) -> None:
