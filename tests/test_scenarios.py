@@ -99,7 +99,8 @@ def test_degenerate_but_legal_data_gives_results_with_one_note_naming_the_cause(
     flat = [n for n in notes("flat") if n[0] == "constant_human"]
     assert flat == [("constant_human", f"{c}: the same human score for every summarizer, so every correlation with it "
                                        "is undefined (NA)") for c in ("arithmetic", "geometric", "harmonic",
-                                                                       "coverage", "linguistic_quality")]
+                                                                       "coverage", "linguistic_quality",
+                                                                       "relevance", "fluency")]   # the dimensions too
     greek_notes = [n for n in notes("greek") if n[0].startswith("constant")]
     # chrF reads the Greek characters themselves: it may vary where all 192 ROUGE + 4 BLEU variants cannot
     assert greek_notes[0][1].startswith("all 196 ROUGE and BLEU variants give every summarizer the same score")
