@@ -316,3 +316,35 @@ def test_duc_tac_numbers_by_the_contracts_rules(tmp_path):
     (root / "D3\t0001.M.100.T.12").write_text("x .\n")
     with pytest.raises(DatasetError, match=r"D3\t0001.M.100.T.12, field 'file name \(topic\)': 'D3\\t0001' contains U\+0009"):
         import_duc_tac(DucTacOptions(str(root), manual_peer=str(mp)), "tac")
+
+
+# =========================================================================== found by the fuzz suite
+# (tests/test_fuzz.py): each class of problem, pinned
+
+# --------------------------------------------------------------------------- YAML: characters it does not allow
+
+@pytest.mark.parametrize("char,name", [("\x00", "a control character"), ("\x07", "a control character"),
+                                       ("\ufffe", "a noncharacter"), ("\x1b", "a control character")])
+def test_a_character_yaml_does_not_allow_is_an_error_naming_the_file_and_line(tmp_path, char, name):
+    """PyYAML refuses NUL, other control characters and U+FFFE/U+FFFF before reading anything, with
+    a ReaderError (a traceback from the validation job, and from the Snakefile for a config file);
+    now the project's error names the file, the line and the column."""
+    folder = write_tiny(tmp_path / "d", yaml_text=TINY_YAML.replace("a tiny test", f"a tiny{char} test"))
+    with pytest.raises(DatasetError) as e:
+        load_dataset(folder)
+    assert str(e.value).startswith(f"{folder / 'dataset.yaml'}, line 2: the character U+{ord(char):04X} ({name}) at "
+                                   "column 20, which YAML does not allow; expected printable text"), str(e.value)
+    config = tmp_path / "config.yaml"
+    config.write_text(f"datasets:\n  tiny: {{format: canonical, path: in{char}put/tiny}}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as e:
+        check_config_files([config])
+    assert str(e.value).startswith(f"config file {config}, line 2: the character U+{ord(char):04X} ({name}) at column "
+                                   "37, which YAML does not allow"), str(e.value)
+
+
+def test_an_escaped_control_character_in_yaml_is_text(tmp_path):
+    """The same character written as an escape is legal YAML text (a description may hold it)."""
+    folder = write_tiny(tmp_path / "d", yaml_text=TINY_YAML.replace("description: a tiny test data set",
+                                                                     'description: "a tiny \\x00 test data set"'))
+    assert load_dataset(folder).meta["description"] == "a tiny \x00 test data set"
+
