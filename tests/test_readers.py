@@ -23,7 +23,8 @@ from metaeval.data.contract import DatasetError, check_text, fail, parse_number
 from metaeval.data.datasets import load_dataset
 from metaeval.data.dataset_yaml import parse_dataset_yaml
 from metaeval.data.frank import import_frank
-from metaeval.data.importers import DucTacOptions, import_duc_tac, import_summeval_jsonl, read_manual_peer
+from metaeval.data.importers import (DucTacOptions, import_duc_tac, import_summeval_jsonl, read_manual_peer,
+                                     read_see_table)
 from metaeval.options import ConfigError, check_config_files
 
 BOMB = REPO / ".test/bad/dataset_yaml_alias_bomb/input/tiny/dataset.yaml"
@@ -348,3 +349,21 @@ def test_an_escaped_control_character_in_yaml_is_text(tmp_path):
                                                                      'description: "a tiny \\x00 test data set"'))
     assert load_dataset(folder).meta["description"] == "a tiny \x00 test data set"
 
+
+def test_a_first_table_row_with_a_cell_too_few_is_an_error_not_a_header(tmp_path):
+    """A DUC/TAC table's lines before its first row are skipped as headers; a first row that had
+    lost a cell was skipped too, and its summary lost its judgments without a word (the fuzz suite
+    found a TAC pyramid score read as missing). A line with a number where a row has one is a row."""
+    mp = tmp_path / "manual.peer"
+    mp.write_text("topic peer pyramid scus reps modified lq resp\nD30001 12 0.50 5 0.45 3 4\nD30001 7 0.20 2 1 0.18 2 2\n")
+    with pytest.raises(DatasetError, match=r"manual.peer, line 2: 7 columns; expected at least 8 \(manual.peer row\)"):
+        read_manual_peer(mp)
+    mp.write_text("topic peer pyramid scus reps modified lq resp\nD30001 12 0.50 5 0 0.45 3 4\n")
+    assert read_manual_peer(mp)[("D30001", "12")]["pyramid"] == 0.5                    # the header is still skipped
+    see = tmp_path / "see.table"
+    row = "D30001 x x x x x x 12 A B C D E A B x 10 5 x 8 0.5"
+    see.write_text("Docset Q_Type Peer_Type ... (a header)\n" + row.replace(" 10 ", " ") + "\n" + row + "\n")
+    with pytest.raises(DatasetError, match=r"see.table, line 2: 20 columns; expected a SEE table row with at least 21"):
+        read_see_table(see)
+    see.write_text("Docset Q_Type Peer_Type ... (a header)\n" + row + "\n")
+    assert read_see_table(see)[("D30001", "12")]["mean_coverage"] == 0.5

@@ -194,7 +194,8 @@ def read_see_table(path: Path, grade_direction: str = "A_best") -> dict[tuple[st
             continue
         is_data = len(cells) >= 21 and _looks_numeric(cells[16]) and _looks_numeric(cells[20])
         if not is_data:
-            if started:
+            # a header has no number where a row has its unit counts; a row cut short (a cell lost) does
+            if started or _row_like(cells, (16, 20)):
                 raise fail(path, line_no, None, f"{len(cells)} columns; expected a SEE table row with at least 21 "
                            "(0 topic, 7 summarizer, 8-14 quality grades, 16/17/19 unit counts, 20 mean coverage)")
             continue  # header
@@ -222,6 +223,12 @@ def read_see_table(path: Path, grade_direction: str = "A_best") -> dict[tuple[st
     return out
 
 
+def _row_like(cells: list[str], columns: Iterable[int]) -> bool:
+    """Whether a line before a table's first row is a row (a number in one of ``columns``), not a
+    header: a row with a cell too few is an error naming its line, not skipped as a header."""
+    return any(c < len(cells) and _looks_numeric(cells[c]) for c in columns)
+
+
 def _looks_numeric(cell: str) -> bool:
     try:
         float(cell)
@@ -247,7 +254,8 @@ def read_manual_peer(path: Path, columns: Mapping[str, int] | None = None
         if not cells or cells[0].startswith("#"):
             continue
         if len(cells) < need or not _looks_numeric(cells[cols["pyramid"]]):
-            if not out:
+            # a header has no number where a row has its pyramid score; a row cut short (a cell lost) does
+            if not out and not _row_like(cells, (cols["pyramid"],)):
                 continue  # header
             raise fail(path, line_no, None, f"{len(cells)} columns; expected at least {need} (manual.peer row)")
         key = (cells[cols["topic"]], cells[cols["summarizer"]])
