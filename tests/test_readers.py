@@ -367,3 +367,20 @@ def test_a_first_table_row_with_a_cell_too_few_is_an_error_not_a_header(tmp_path
         read_see_table(see)
     see.write_text("Docset Q_Type Peer_Type ... (a header)\n" + row + "\n")
     assert read_see_table(see)[("D30001", "12")]["mean_coverage"] == 0.5
+
+
+@pytest.mark.parametrize("text,problem", [
+    ("a: 1\nb: !!timestamp x\n", "f.yaml, line 2: 'x' cannot be read as a timestamp; expected a value of that type"),
+    ("a: !!bool maybe\n", "f.yaml, line 1: 'maybe' cannot be read as a bool; expected"),
+    ("a: 1\nb: 2001-13-45\n", "f.yaml, line 2: '2001-13-45' cannot be read as a timestamp (month must be in 1..12)"),
+    ("a: [1, {b: !!timestamp 2001-01-01 99:99:99}]\n", "f.yaml, line 1: '2001-01-01 99:99:99' cannot be read as a "
+                                                        "timestamp (hour must be in 0..23)"),
+])
+def test_a_value_its_tag_cannot_be_is_refused_with_the_line(text, problem):
+    """PyYAML's safe constructor raises AttributeError, KeyError or ValueError (not a YAMLError) for
+    a value its tag, explicit or implicit, cannot be: a traceback from the validation job, or from
+    the Snakefile for a config file (found by the fuzz suite: ``!!timestamp datasets:``)."""
+    with pytest.raises(DatasetError) as e:
+        _yaml(text)
+    assert str(e.value).startswith(problem), str(e.value)
+    assert _yaml("a: 2001-01-01\n") == {"a": __import__("datetime").date(2001, 1, 1)}     # a real date still is one

@@ -103,6 +103,19 @@ def _text(node: Any, value: str) -> str:
 class _Constructor(SafeConstructor):
     """The safe constructor with the contract's numbers, unique keys and proper Unicode text."""
 
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        """PyYAML's construction, whose errors on a value its tag cannot be (``!!timestamp x``,
+        ``!!bool maybe``, a date ``2001-13-45``) are a ValueError, KeyError or AttributeError rather
+        than a YAMLError: each is refused with the value's line."""
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError, IndexError) as e:
+            value = node.value if isinstance(node, yaml.ScalarNode) else f"a {node.id}"
+            tag = node.tag.removeprefix("tag:yaml.org,2002:")
+            detail = f" ({e})" if type(e) is ValueError else ""      # datetime's "month must be in 1..12"
+            raise Refused(_line(node.start_mark), f"{value!r} cannot be read as a {tag}{detail}; expected a value of "
+                          "that type, or text in quotes") from None
+
     def construct_yaml_int(self, node: Any) -> int:
         text = self.construct_scalar(node)
         if not _INT.match(text):
