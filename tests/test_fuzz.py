@@ -126,6 +126,9 @@ PICKLE_FINDINGS = {
     "bytearray8_length": (lambda: b"\x80\x05\x96" + b"\xff" * 8 + b"."),
     # a 400-digit integer as a score: float() overflows in the importer
     "huge_integer_score": (lambda: pickle.dumps(_realsumm(10**400))),
+    # a score nested in 100,000 lists: the importer's message (its repr) exceeds the recursion limit
+    "deep_score": (lambda: (lambda d, i: d[:i] + b"(" * 100_000 + d[i:i + 9] + b"l" * 100_000 + d[i + 9:])(
+        pickle.dumps(_realsumm(0.5), protocol=2), pickle.dumps(_realsumm(0.5), protocol=2).index(b"G"))),
 }
 
 
