@@ -384,3 +384,50 @@ def test_a_value_its_tag_cannot_be_is_refused_with_the_line(text, problem):
         _yaml(text)
     assert str(e.value).startswith(problem), str(e.value)
     assert _yaml("a: 2001-01-01\n") == {"a": __import__("datetime").date(2001, 1, 1)}     # a real date still is one
+
+
+def test_importers_refuse_what_the_canonical_copy_would_naming_the_release(tmp_path):
+    """An importer accepted summaries the canonical form refuses (an empty name, "M1" beside "M1 ",
+    a sentence of more than 5,000 words); the validation of the copy it wrote then failed naming
+    that copy, not the user's file (the fuzz suite found an empty SummEval model_id). Each is now
+    refused where the summary is made, naming the release file, the record and the field."""
+    long = " ".join(["w"] * 5001)
+    f = _summeval(_mkdir(tmp_path / "a"), {}, {"model_id": ""})
+    with pytest.raises(DatasetError, match=rf"^{f}, line 2, field 'model_id': empty; expected a non-empty name"):
+        import_summeval_jsonl([f])
+    f = _summeval(_mkdir(tmp_path / "b"), {}, {"model_id": "M2", "decoded": long})
+    with pytest.raises(DatasetError, match=rf"^{f}, line 2, field 'decoded': 5001 words; expected at most 5000"):
+        import_summeval_jsonl([f])
+    f = _summeval(_mkdir(tmp_path / "c"), {"references": ["r .", long]})
+    with pytest.raises(DatasetError, match=rf"^{f}, line 1, field 'references\[1\]': 5001 words"):
+        import_summeval_jsonl([f])
+
+    def pickled(systems):
+        path = tmp_path / "REALSumm" / "data.pkl"
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(pickle.dumps({"d1": {"src": "a .", "ref_summ": "a .", "sys_summs": {
+            name: {"sys_summ": text, "scores": {"litepyramid_recall": 0.5}} for name, text in systems.items()}}}))
+        return path
+
+    path = pickled({"": "a ."})
+    with pytest.raises(DatasetError, match=rf"^{path}: record 'd1', system '', field 'sys_summs': empty"):
+        import_bartscore_pkl(path, "r")
+    path = pickled({"M1": "a .", "M1 ": "b ."})
+    with pytest.raises(DatasetError, match=rf"^{path}: record 'd1', system 'M1 ', field 'sys_summs': 'M1 ' differs from "
+                                           "'M1'"):
+        import_bartscore_pkl(path, "r")
+    path = pickled({"M1": long})
+    with pytest.raises(DatasetError, match=rf"^{path}: record 'd1', system 'M1', field 'sys_summ': 5001 words"):
+        import_bartscore_pkl(path, "r")
+    root = tmp_path / "duc"
+    root.mkdir()
+    (root / "D30001.M.100.T.12").write_text(long + "\n")
+    mp = tmp_path / "manual.peer"
+    mp.write_text("D30001 12 0.50 5 0 0.45 3 4\n")
+    with pytest.raises(DatasetError, match=rf"^{root / 'D30001.M.100.T.12'}, field 'sentence 0': 5001 words"):
+        import_duc_tac(DucTacOptions(str(root), manual_peer=str(mp)), "tac")
+
+
+def _mkdir(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    return folder

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .contract import REFERENCE_NAME, Dataset, DatasetError, Dimension, Summary, check_name
+from .canonical_files import check_imported
+from .contract import REFERENCE_NAME, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name
 from .dataset_yaml import dimension_spec
 from .safe_pickle import load_data_pickle
 
@@ -197,6 +198,12 @@ def import_bartscore_pkl(path: Path | str, name: str, release: str | None = None
                 raise DatasetError(f"{path}: {where}, field 'sys_summs': expected exactly one 'correct' (label 1) "
                                    f"and one 'incorrect' (label 0) summary, got {sorted(map(str, systems))} with "
                                    f"labels {labels}")
+    # what the canonical copy would refuse (an empty name, "M1" beside "M1 ", a sentence too long) is
+    # refused here, naming the pickle and the record
+    twins = NameTwins()
+    for s in summaries:
+        check_imported(path, f"record {s.topic!r}, system {s.summarizer!r}", s,
+                       "sys_summ" if s.kind == "system" else "ref_summ", twins, fields=("doc_id", "sys_summs"))
     dims = {d: Dimension(d, float(lo), float(hi), desc, kind, role="factual" if d in profile.factual else None)
             for d, (lo, hi, kind, desc) in profile.dimensions.items()}
     human = {"coverage": list(profile.coverage), "linguistic_quality": list(profile.linguistic_quality)}

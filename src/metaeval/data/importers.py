@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from .canonical_files import annotation_means
+from .canonical_files import annotation_means, check_imported, check_sentences
 from .contract import (REFERENCE_NAME, Annotation, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name,
                        check_text, fail, json_objects, parse_number)
 from .dataset_yaml import dimension_spec
@@ -91,10 +91,14 @@ def import_summeval_jsonl(paths: Iterable[Path | str], name: str = "summeval") -
                                f"differ from the references of the same id in {first_path}, line {first_line}")
             else:
                 refs[topic] = (path, line_no, references)
+                for i, ref in enumerate(references):      # once per topic: the others must be the same
+                    check_sentences(path, line_no, f"references[{i}]", split_sentences(ref))
             if isinstance(rec.get("text"), str) and topic not in documents:
                 documents[topic] = [rec["text"]]
             summaries[(topic, system)] = Summary(topic, system, "system",
                                                  tuple(split_sentences(rec["decoded"])), line_no)
+            # what the canonical copy would refuse is refused here, naming the release's line
+            check_imported(path, line_no, summaries[(topic, system)], "decoded", fields=("id", "model_id"))
             annotations.extend(_annotations(path, line_no, rec, topic, system))
     if not summaries:
         raise DatasetError(f"{', '.join(map(str, paths))}: no SummEval records found")
@@ -313,6 +317,7 @@ def import_duc_tac(options: DucTacOptions, name: str) -> Dataset:
         except ValueError:
             raise DatasetError(f"{path}: summarizer {m['summarizer']!r} is neither letters (human) nor digits (system)") from None
         summaries[key] = Summary(key[0], key[1], kind, read_duc_summary(path, options.one_sentence_per_line))
+        check_imported(path, None, summaries[key], "sentence {i}", fields=("file name (topic)", "file name (summarizer)"))
     if not summaries:
         raise DatasetError(f"{root}: no summary files named <TOPIC>.M.<LEN>.<X>.<SUMMARIZER>")
     judgments: dict[tuple[str, str], dict[str, float]] = {}
