@@ -75,7 +75,7 @@ ODD_CHARS = [
     "{", "}", "[", "]", ":", "#", "&", "*", "!", "|", ">", "%", "@", "`", ",", "-", ".", "/",
 ]
 NAMES = ["ref0", "ref1", "ref12", "topic", "summarizer", "T1", "T2", "1", "2", "A", "B", "relevance", "fluency",
-         "coherence", "M8", "bart", "pgn", "all", "x", ""]
+         "coherence", "M8", "bart", "pgn", "all", "x", "", " ", "M8 ", "w " * 5001]   # the last: a sentence too long
 
 numbers = st.one_of(
     st.sampled_from([1e308, -1e308, 1e-320, 5e-324, 0, 0.0, -0.0, 2**53 + 1, 2**63, -2**63 - 1, 2**64, 10**400,
@@ -507,6 +507,29 @@ def _same(got: float, cell: str, where: str) -> None:
         raise Finding(f"wrong number: {where} read as {got!r}, the file says {cell!r}")
 
 
+def same_after_copy(folder: Path, ds) -> None:
+    """What the validation and import jobs do next: write the normalised canonical copy (outside
+    the user's folder) and read it back. It must be written, and read back with the same summaries,
+    judgments and annotations."""
+    from metaeval.data.datasets import folder_paths, write_dataset
+
+    copy_folder = folder.parent / (folder.name + "-copy")
+    shutil.rmtree(copy_folder, ignore_errors=True)
+    write_dataset(ds, folder_paths(copy_folder))
+    again = load_folder(copy_folder)
+    if {s.key: s.sentences for s in again.summaries} != {s.key: s.sentences for s in ds.summaries}:
+        raise Finding("the normalised copy's summaries differ from the data set's")
+    if set(again.judgments) != set(ds.judgments):
+        raise Finding("the normalised copy judges other summaries")
+    for key, row in ds.judgments.items():
+        for d, v in row.items():
+            w = again.judgments[key][d]
+            if not (v == w or (math.isnan(v) and math.isnan(w))):
+                raise Finding(f"the normalised copy's {d} of {key} is {w!r}, the data set's {v!r}")
+    if len(again.annotations) != len(ds.annotations):
+        raise Finding("the normalised copy has other annotations")
+
+
 def verify_judgments(folder: Path, ds) -> None:
     header, rows = _tsv_rows(folder / "judgments.tsv")
     for cells in rows:
@@ -861,26 +884,34 @@ def no_check(folder: Path, result: Any) -> None:
 
 # ---------------------------------------------------------------------------- the registry
 
+def _and_copy(verify: Callable[[Path, Any], None], dataset: Callable[[Any], Any] = lambda result: result):
+    """``verify``, then :func:`same_after_copy` on the data set of the result."""
+    def both(folder: Path, result: Any) -> None:
+        verify(folder, result)
+        same_after_copy(folder, dataset(result))
+    return both
+
+
 READERS: dict[str, Reader] = {r.name: r for r in (
     Reader("dataset_yaml", canonical_base, _one_file("dataset.yaml", lambda b: mutated_yaml(_yaml_value(b))),
-           load_folder, verify_judgments),
+           load_folder, _and_copy(verify_judgments)),
     Reader("summaries_jsonl", canonical_base, _one_file("summaries.jsonl", lambda b: mutated_jsonl(_records(b))),
-           load_folder, verify_summaries),
+           load_folder, _and_copy(verify_summaries)),
     Reader("judgments_tsv", canonical_base, _one_file("judgments.tsv", lambda b: mutated_tsv(b.decode())),
-           load_folder, verify_judgments),
+           load_folder, _and_copy(verify_judgments)),
     Reader("annotations_tsv", canonical_base, _one_file("annotations.tsv", lambda b: mutated_tsv(b.decode())),
-           load_folder, verify_annotations),
+           load_folder, _and_copy(verify_annotations)),
     Reader("documents_jsonl", canonical_base, _one_file("documents.jsonl", lambda b: mutated_jsonl(_records(b))),
-           load_folder, verify_documents),
+           load_folder, _and_copy(verify_documents)),
     Reader("pyramids_jsonl", canonical_base, _one_file("pyramids.jsonl", lambda b: mutated_jsonl(_records(b))),
-           load_folder, verify_pyramids),
+           load_folder, _and_copy(verify_pyramids)),
     Reader("metric_scores_tsv", canonical_base, _one_file("metric_scores.tsv", lambda b: mutated_tsv(b.decode())),
            call_scores, verify_scores),
     Reader("summeval_jsonl", summeval_base,
-           _one_file("M_outputs_annotations.jsonl", lambda b: mutated_jsonl(_records(b))), call_summeval, verify_summeval),
-    Reader("bartscore_pkl", bartscore_base, bartscore_mutations, call_bartscore, verify_bartscore),
-    Reader("frank", frank_base, frank_mutations, call_frank, verify_frank),
-    Reader("duc_tac", duc_base, duc_mutations, call_duc, verify_duc),
+           _one_file("M_outputs_annotations.jsonl", lambda b: mutated_jsonl(_records(b))), call_summeval, _and_copy(verify_summeval)),
+    Reader("bartscore_pkl", bartscore_base, bartscore_mutations, call_bartscore, _and_copy(verify_bartscore)),
+    Reader("frank", frank_base, frank_mutations, call_frank, _and_copy(verify_frank, lambda result: result[0])),
+    Reader("duc_tac", duc_base, duc_mutations, call_duc, _and_copy(verify_duc)),
     Reader("config", config_base, config_mutations, call_config, no_check, errors=("ConfigError",)),
 )}
 
@@ -929,7 +960,9 @@ def check_example(reader: Reader, folder: Path) -> tuple[str, str | None]:
         except Finding as e:
             return "finding", str(e)
         except Exception as e:      # the result lacks what the file has (or the check cannot read it)
-            return "finding", f"the result does not hold what the file says ({type(e).__name__}: {str(e)[:200]})"
+            return "finding", (f"checking the result, or writing and reading its canonical copy, failed ({type(e).__name__} "
+                               f"at {Path(traceback.extract_tb(e.__traceback__)[-1].filename).name}:"
+                               f"{traceback.extract_tb(e.__traceback__)[-1].lineno}: {str(e)[:200]})")
         return "read", None
     except Timeout:
         return "finding", f"took more than {EXAMPLE_SECONDS:g} s"
@@ -1033,9 +1066,10 @@ def main(reader_name: str, examples: int, out: Path) -> None:
     if "METAEVAL_FUZZ_SEED" in os.environ:
         test = seed(int(os.environ["METAEVAL_FUZZ_SEED"]))(test)
     test()
-    usage = resource.getrusage(resource.RUSAGE_SELF)
+    usage, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     report = {"reader": reader_name, "examples": count[0], "seconds": round(time.perf_counter() - start, 2),
-              "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "outcomes": outcomes, "findings": list(findings.values())}
+              "peak_rss_mb": round(max(usage.ru_maxrss, children.ru_maxrss) / 1024, 1), "outcomes": outcomes,
+              "findings": list(findings.values())}
     (out / "report.json").write_text(json.dumps(report, indent=1))
 
 
