@@ -431,3 +431,18 @@ def test_importers_refuse_what_the_canonical_copy_would_naming_the_release(tmp_p
 def _mkdir(folder: Path) -> Path:
     folder.mkdir(parents=True)
     return folder
+
+
+def test_a_config_path_the_file_system_cannot_look_up_is_the_keys_error(tmp_path, monkeypatch):
+    """A path longer than a file name may be (or in a folder that cannot be read) made
+    Path.exists raise OSError from the config check: a traceback from the Snakefile. It is the
+    config key's error (found while fuzzing the config)."""
+    from metaeval.options import Options
+
+    monkeypatch.chdir(tmp_path)
+    long = "x" * 300
+    with pytest.raises(ConfigError, match=rf"^config key datasets.d.path: '{'x' * 100}'... \(300 characters\) cannot be "
+                                          r"looked up \(File name too long\); expected a path the file system can read"):
+        Options.from_config({"datasets": {"d": {"format": "canonical", "path": long}}})
+    with pytest.raises(ConfigError, match=r"^config key sera.corpus: .* cannot be looked up \(File name too long\)"):
+        Options.from_config({"datasets": {"d": {"format": "simulated"}}, "sera": {"corpus": f"a/{long}"}})
