@@ -75,7 +75,8 @@ ODD_CHARS = [
     "{", "}", "[", "]", ":", "#", "&", "*", "!", "|", ">", "%", "@", "`", ",", "-", ".", "/",
 ]
 NAMES = ["ref0", "ref1", "ref12", "topic", "summarizer", "T1", "T2", "1", "2", "A", "B", "relevance", "fluency",
-         "coherence", "M8", "bart", "pgn", "all", "x", "", " ", "M8 ", "w " * 5001]   # the last: a sentence too long
+         "coherence", "M8", "bart", "pgn", "all", "x", "", " ", "M8 ",
+         "n" * 300, "w " * 5001]   # the last two: a name longer than a file name may be, a sentence too long
 
 numbers = st.one_of(
     st.sampled_from([1e308, -1e308, 1e-320, 5e-324, 0, 0.0, -0.0, 2**53 + 1, 2**63, -2**63 - 1, 2**64, 10**400,
