@@ -445,4 +445,4 @@ def test_a_config_path_the_file_system_cannot_look_up_is_the_keys_error(tmp_path
                                           r"looked up \(File name too long\); expected a path the file system can read"):
         Options.from_config({"datasets": {"d": {"format": "canonical", "path": long}}})
     with pytest.raises(ConfigError, match=r"^config key sera.corpus: .* cannot be looked up \(File name too long\)"):
-        Options.from_config({"datasets": {"d": {"format": "simulated"}}, "sera": {"corpus": f"a/{long}"}})
+        Options.from_config({"datasets": {"d": {"format": "simulated"}}, "sera": {"corpus": long}})
