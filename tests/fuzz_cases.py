@@ -971,45 +971,68 @@ def check_example(reader: Reader, folder: Path) -> tuple[str, str | None]:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def forked_example(reader: Reader, folder: Path) -> tuple[str, str | None]:
-    """:func:`check_example` in a forked child with its own limits (address space, CPU time), so
-    that a crash or a limit is one finding and the fuzzing goes on; the parent kills a child that
-    outlives the example's time by its pid."""
-    import select
+class Worker:
+    """A forked child of the fuzzing process that runs one example after another (the reader's
+    modules imported once, in the parent), so that a crash or a limit is one finding and the
+    fuzzing goes on in a new child. The parent says "go" when an example's input is in ``folder``
+    and reads the outcome; a child that outlives the example's time is killed by its pid."""
 
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:   # the child: run the example, report through the pipe, never return
-        try:
-            os.close(read_end)
-            cpu = int(EXAMPLE_SECONDS) + 1
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-            os.write(write_end, json.dumps(check_example(reader, folder)).encode())
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    chunks = []
-    deadline = time.monotonic() + EXAMPLE_SECONDS + 5
-    while True:
-        ready, _, _ = select.select([read_end], [], [], max(0.0, deadline - time.monotonic()))
-        if not ready:
-            os.kill(pid, signal.SIGKILL)
-            chunks = None
-            break
-        chunk = os.read(read_end, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(read_end)
-    _, status = os.waitpid(pid, 0)
-    if chunks is None:
-        return "finding", f"took more than {EXAMPLE_SECONDS + 5:g} s (killed)"
-    if os.WIFSIGNALED(status):
-        return "finding", f"the reader's process was killed by {signal.Signals(os.WTERMSIG(status)).name}"
-    if not chunks:
-        return "finding", f"the reader's process exited with status {os.WEXITSTATUS(status)} without a result"
-    outcome, finding = json.loads(b"".join(chunks))
-    return outcome, finding
+    def __init__(self, reader: Reader, folder: Path) -> None:
+        self.reader, self.folder = reader, folder
+        self.pid: int | None = None
+
+    def _start(self) -> None:
+        go_read, self.go = os.pipe()
+        self.results, done_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:   # the child: an example per "go", its outcome as a line; never returns
+            try:
+                os.close(self.go)
+                os.close(self.results)
+                while os.read(go_read, 1) == b"g":
+                    os.write(done_write, json.dumps(check_example(self.reader, self.folder)).encode() + b"\n")
+            finally:
+                os._exit(0)
+        os.close(go_read)
+        os.close(done_write)
+        self.pid = pid
+
+    def _end(self, kill: bool = False) -> int:
+        if kill:
+            os.kill(self.pid, signal.SIGKILL)
+        os.close(self.go)
+        os.close(self.results)
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = None
+        return status
+
+    def run(self) -> tuple[str, str | None]:
+        """The outcome of the example now in ``folder`` (:func:`check_example`)."""
+        import select
+
+        if self.pid is None:
+            self._start()
+        os.write(self.go, b"g")
+        line, deadline = b"", time.monotonic() + EXAMPLE_SECONDS + 5
+        while not line.endswith(b"\n"):
+            ready, _, _ = select.select([self.results], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                self._end(kill=True)
+                return "finding", f"took more than {EXAMPLE_SECONDS + 5:g} s (killed)"
+            chunk = os.read(self.results, 65536)
+            if not chunk:
+                status = self._end()
+                if os.WIFSIGNALED(status):
+                    return "finding", f"the reader's process was killed by {signal.Signals(os.WTERMSIG(status)).name}"
+                return "finding", f"the reader's process exited with status {os.WEXITSTATUS(status)} without a result"
+            line += chunk
+        outcome, finding = json.loads(line)
+        return outcome, finding
+
+    def close(self) -> None:
+        if self.pid is not None:
+            os.write(self.go, b"q")
+            self._end()
 
 
 def finding_class(finding: str) -> str:
@@ -1044,13 +1067,15 @@ def main(reader_name: str, examples: int, out: Path) -> None:
     outcomes = {"read": 0, "refused": 0, "finding": 0}
     start = time.perf_counter()
 
+    worker = Worker(reader, work)
+
     def one(files: dict[str, bytes]) -> None:
         count[0] += 1
         try:
             write_files(work, files)
         except (OSError, ValueError):   # a file name this file system cannot hold: not an input
             return
-        outcome, finding = forked_example(reader, work)
+        outcome, finding = worker.run()
         outcomes[outcome] += 1
         if finding:
             key = finding_class(finding)
@@ -1066,7 +1091,10 @@ def main(reader_name: str, examples: int, out: Path) -> None:
                     print_blob=False)(given(reader.mutations(base))(one))
     if "METAEVAL_FUZZ_SEED" in os.environ:
         test = seed(int(os.environ["METAEVAL_FUZZ_SEED"]))(test)
-    test()
+    try:
+        test()
+    finally:
+        worker.close()
     usage, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     report = {"reader": reader_name, "examples": count[0], "seconds": round(time.perf_counter() - start, 2),
               "peak_rss_mb": round(max(usage.ru_maxrss, children.ru_maxrss) / 1024, 1), "outcomes": outcomes,

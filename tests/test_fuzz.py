@@ -56,28 +56,38 @@ def test_a_reader_gives_the_right_numbers_or_its_own_error_naming_the_file(reade
     assert not report["findings"], _described(report)
 
 
-def test_a_crash_is_a_finding_with_its_input_and_the_fuzzing_goes_on(tmp_path, monkeypatch):
-    """The harness itself: a reader that kills its process, or outlives its time, is one finding
-    each, with the input that did it; the examples after it still run."""
+def test_a_crash_is_a_finding_and_the_fuzzing_goes_on(tmp_path, monkeypatch):
+    """The harness itself: a reader that kills its process, raises another exception, names no
+    file of the user's or outlives its time is one finding each; the examples after it still run
+    (in a new child)."""
     folder = tmp_path / "work"
     fuzz_cases.write_files(folder, {"a.txt": b"x"})
-    crash = fuzz_cases.Reader("crash", dict, None, lambda f: os.kill(os.getpid(), 11), fuzz_cases.no_check)
-    assert fuzz_cases.forked_example(crash, folder) == ("finding", "the reader's process was killed by SIGSEGV")
-    wrong = fuzz_cases.Reader("wrong", dict, None, lambda f: 1 / 0, fuzz_cases.no_check)
-    assert fuzz_cases.forked_example(wrong, folder)[1].startswith("ZeroDivisionError (not the project's error)")
-
-    def refuse(message):
-        raise DatasetError(message)
-
-    unnamed = fuzz_cases.Reader("unnamed", dict, None, lambda f: refuse("x: bad"), fuzz_cases.no_check)
-    assert fuzz_cases.forked_example(unnamed, folder) == ("finding", "DatasetError naming no file of the user's: x: bad")
-    named = fuzz_cases.Reader("named", dict, None, lambda f: refuse(f"{f / 'a.txt'}: bad"), fuzz_cases.no_check)
-    assert fuzz_cases.forked_example(named, folder) == ("refused", None)
-    fine = fuzz_cases.Reader("fine", dict, None, lambda f: None, fuzz_cases.no_check)
-    assert fuzz_cases.forked_example(fine, folder) == ("read", None)
     monkeypatch.setattr(fuzz_cases, "EXAMPLE_SECONDS", 0.5)
-    slow = fuzz_cases.Reader("slow", dict, None, lambda f: __import__("time").sleep(60), fuzz_cases.no_check)
-    assert fuzz_cases.forked_example(slow, folder) == ("finding", "took more than 0.5 s")
+
+    def call(f):
+        what = (f / "a.txt").read_text()
+        if what == "crash":
+            os.kill(os.getpid(), 11)
+        if what == "divide":
+            return 1 / 0
+        if what in ("unnamed", "named"):
+            raise DatasetError(f"{f / 'a.txt' if what == 'named' else 'x'}: bad")
+        if what == "slow":
+            __import__("time").sleep(60)
+
+    worker = fuzz_cases.Worker(fuzz_cases.Reader("r", dict, None, call, fuzz_cases.no_check), folder)
+    expected = [("ok", ("read", None)), ("crash", ("finding", "the reader's process was killed by SIGSEGV")),
+                ("ok", ("read", None)), ("named", ("refused", None)),
+                ("unnamed", ("finding", "DatasetError naming no file of the user's: x: bad")),
+                ("slow", ("finding", "took more than 0.5 s")), ("ok", ("read", None))]
+    try:
+        for what, outcome in expected:
+            (folder / "a.txt").write_text(what)
+            assert worker.run() == outcome, what
+        (folder / "a.txt").write_text("divide")
+        assert worker.run()[1].startswith("ZeroDivisionError (not the project's error) at test_fuzz.py")
+    finally:
+        worker.close()
 
 
 # =========================================================================== what the fuzzer found
