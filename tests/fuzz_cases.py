@@ -18,9 +18,12 @@ segmentation fault, the memory limit :data:`MEMORY_BYTES`).
 
 Run as a script (``python tests/fuzz_cases.py READER EXAMPLES OUT``) it is one reader's fuzzing
 process: limits set on itself (address space, CPU time), hypothesis seeded (``derandomize``; or
-METAEVAL_FUZZ_SEED), every example's input written to ``OUT/work`` before the reader runs (so if the
-process dies, that folder is the input that killed it), each class of finding saved once as
-``OUT/finding-<n>``, and a JSON report at ``OUT/report.json``. :func:`run` starts it and reads it.
+METAEVAL_FUZZ_SEED), every example's input written to ``OUT/work`` and read by a forked
+:class:`Worker` (a crash, a limit or a timeout ends only the worker: the fuzzing goes on in a new
+one), the input of each class of finding kept as ``OUT/finding-<n>``, and a JSON report at
+``OUT/report.json`` (examples, outcomes, seconds, peak memory, findings). :func:`run` starts it in
+a process of its own and reads its report; a process that dies all the same is a finding whose
+input is ``OUT/crash-input``.
 """
 from __future__ import annotations
 
@@ -793,7 +796,7 @@ def duc_mutations(base: dict[str, bytes]) -> st.SearchStrategy[dict[str, bytes]]
             i = draw(st.integers(0, len(name)))
             odd = draw(odd_text).replace("/", "_").replace("\0", "_")
             new = (name[:i] + odd + name[i:]) if draw(st.booleans()) else name.replace("D3000", odd, 1)
-            if new not in ("", ".", "..") and len(new.encode("utf-8", "surrogateescape") if _escapable(new) else b"") < 200:
+            if new not in ("", ".", "..") and _escapable(new) and len(os.fsencode(new)) < 250:
                 files[f"summaries/{new}"] = files.pop(k)
         return files
     return one()

@@ -3,9 +3,9 @@
 with the project's own error naming the user's file; never another exception, a crash, more than
 1.5 GB of address space or 10 s for one input.
 
-Each reader is fuzzed in a process of its own with those limits, each example in a forked child of
-it (a crash is one finding, and the fuzzing goes on). Seeded and bounded: 200 examples per reader
-(about 1 min for the whole suite on 2 cores); more with METAEVAL_FUZZ_EXAMPLES=5000, another seed
+Each reader is fuzzed in a process of its own with those limits, the examples read by a forked
+worker of it (a crash is one finding, and the fuzzing goes on in a new worker). Seeded and bounded: 200 examples per reader
+(about 40 s for the whole suite on 2 cores); more with METAEVAL_FUZZ_EXAMPLES=5000, another seed
 with METAEVAL_FUZZ_SEED=<n>, the inputs of the findings kept in METAEVAL_FUZZ_OUT=<folder> (else in
 pytest's temporary folder; the failure message names it).
 
