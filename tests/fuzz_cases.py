@@ -1110,7 +1110,8 @@ def run(reader: str, examples: int, out: Path) -> dict[str, Any]:
     process that dies (a signal, a limit) is a finding whose input is the folder ``out/crash-input``."""
     out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")]))
+               # the repository's src last: a PYTHONPATH given (another checkout's src) comes first
+               PYTHONPATH=os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), str(REPO / "src")) if p))
     start = time.perf_counter()
     try:
         proc = subprocess.run([sys.executable, __file__, reader, str(examples), str(out)], capture_output=True,
