@@ -23,7 +23,8 @@ from metaeval.data.contract import DatasetError, check_text, fail, parse_number
 from metaeval.data.datasets import load_dataset
 from metaeval.data.dataset_yaml import parse_dataset_yaml
 from metaeval.data.frank import import_frank
-from metaeval.data.importers import DucTacOptions, import_duc_tac, import_summeval_jsonl, read_manual_peer
+from metaeval.data.importers import (DucTacOptions, import_duc_tac, import_summeval_jsonl, read_manual_peer,
+                                     read_see_table)
 from metaeval.options import ConfigError, check_config_files
 
 BOMB = REPO / ".test/bad/dataset_yaml_alias_bomb/input/tiny/dataset.yaml"
@@ -316,3 +317,132 @@ def test_duc_tac_numbers_by_the_contracts_rules(tmp_path):
     (root / "D3\t0001.M.100.T.12").write_text("x .\n")
     with pytest.raises(DatasetError, match=r"D3\t0001.M.100.T.12, field 'file name \(topic\)': 'D3\\t0001' contains U\+0009"):
         import_duc_tac(DucTacOptions(str(root), manual_peer=str(mp)), "tac")
+
+
+# =========================================================================== found by the fuzz suite
+# (tests/test_fuzz.py): each class of problem, pinned
+
+# --------------------------------------------------------------------------- YAML: characters it does not allow
+
+@pytest.mark.parametrize("char,name", [("\x00", "a control character"), ("\x07", "a control character"),
+                                       ("\ufffe", "a noncharacter"), ("\x1b", "a control character")])
+def test_a_character_yaml_does_not_allow_is_an_error_naming_the_file_and_line(tmp_path, char, name):
+    """PyYAML refuses NUL, other control characters and U+FFFE/U+FFFF before reading anything, with
+    a ReaderError (a traceback from the validation job, and from the Snakefile for a config file);
+    now the project's error names the file, the line and the column."""
+    folder = write_tiny(tmp_path / "d", yaml_text=TINY_YAML.replace("a tiny test", f"a tiny{char} test"))
+    with pytest.raises(DatasetError) as e:
+        load_dataset(folder)
+    assert str(e.value).startswith(f"{folder / 'dataset.yaml'}, line 2: the character U+{ord(char):04X} ({name}) at "
+                                   "column 20, which YAML does not allow; expected printable text"), str(e.value)
+    config = tmp_path / "config.yaml"
+    config.write_text(f"datasets:\n  tiny: {{format: canonical, path: in{char}put/tiny}}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as e:
+        check_config_files([config])
+    assert str(e.value).startswith(f"config file {config}, line 2: the character U+{ord(char):04X} ({name}) at column "
+                                   "37, which YAML does not allow"), str(e.value)
+
+
+def test_an_escaped_control_character_in_yaml_is_text(tmp_path):
+    """The same character written as an escape is legal YAML text (a description may hold it)."""
+    folder = write_tiny(tmp_path / "d", yaml_text=TINY_YAML.replace("description: a tiny test data set",
+                                                                     'description: "a tiny \\x00 test data set"'))
+    assert load_dataset(folder).meta["description"] == "a tiny \x00 test data set"
+
+
+def test_a_first_table_row_with_a_cell_too_few_is_an_error_not_a_header(tmp_path):
+    """A DUC/TAC table's lines before its first row are skipped as headers; a first row that had
+    lost a cell was skipped too, and its summary lost its judgments without a word (the fuzz suite
+    found a TAC pyramid score read as missing). A line with a number where a row has one is a row."""
+    mp = tmp_path / "manual.peer"
+    mp.write_text("topic peer pyramid scus reps modified lq resp\nD30001 12 0.50 5 0.45 3 4\nD30001 7 0.20 2 1 0.18 2 2\n")
+    with pytest.raises(DatasetError, match=r"manual.peer, line 2: 7 columns; expected at least 8 \(manual.peer row\)"):
+        read_manual_peer(mp)
+    mp.write_text("topic peer pyramid scus reps modified lq resp\nD30001 12 0.50 5 0 0.45 3 4\n")
+    assert read_manual_peer(mp)[("D30001", "12")]["pyramid"] == 0.5                    # the header is still skipped
+    see = tmp_path / "see.table"
+    row = "D30001 x x x x x x 12 A B C D E A B x 10 5 x 8 0.5"
+    see.write_text("Docset Q_Type Peer_Type ... (a header)\n" + row.replace(" 10 ", " ") + "\n" + row + "\n")
+    with pytest.raises(DatasetError, match=r"see.table, line 2: 20 columns; expected a SEE table row with at least 21"):
+        read_see_table(see)
+    see.write_text("Docset Q_Type Peer_Type ... (a header)\n" + row + "\n")
+    assert read_see_table(see)[("D30001", "12")]["mean_coverage"] == 0.5
+
+
+@pytest.mark.parametrize("text,problem", [
+    ("a: 1\nb: !!timestamp x\n", "f.yaml, line 2: 'x' cannot be read as a timestamp; expected a value of that type"),
+    ("a: !!bool maybe\n", "f.yaml, line 1: 'maybe' cannot be read as a bool; expected"),
+    ("a: 1\nb: 2001-13-45\n", "f.yaml, line 2: '2001-13-45' cannot be read as a timestamp (month must be in 1..12)"),
+    ("a: [1, {b: !!timestamp 2001-01-01 99:99:99}]\n", "f.yaml, line 1: '2001-01-01 99:99:99' cannot be read as a "
+                                                        "timestamp (hour must be in 0..23)"),
+])
+def test_a_value_its_tag_cannot_be_is_refused_with_the_line(text, problem):
+    """PyYAML's safe constructor raises AttributeError, KeyError or ValueError (not a YAMLError) for
+    a value its tag, explicit or implicit, cannot be: a traceback from the validation job, or from
+    the Snakefile for a config file (found by the fuzz suite: ``!!timestamp datasets:``)."""
+    with pytest.raises(DatasetError) as e:
+        _yaml(text)
+    assert str(e.value).startswith(problem), str(e.value)
+    assert _yaml("a: 2001-01-01\n") == {"a": __import__("datetime").date(2001, 1, 1)}     # a real date still is one
+
+
+def test_importers_refuse_what_the_canonical_copy_would_naming_the_release(tmp_path):
+    """An importer accepted summaries the canonical form refuses (an empty name, "M1" beside "M1 ",
+    a sentence of more than 5,000 words); the validation of the copy it wrote then failed naming
+    that copy, not the user's file (the fuzz suite found an empty SummEval model_id). Each is now
+    refused where the summary is made, naming the release file, the record and the field."""
+    long = " ".join(["w"] * 5001)
+    f = _summeval(_mkdir(tmp_path / "a"), {}, {"model_id": ""})
+    with pytest.raises(DatasetError, match=rf"^{f}, line 2, field 'model_id': empty; expected a non-empty name"):
+        import_summeval_jsonl([f])
+    f = _summeval(_mkdir(tmp_path / "b"), {}, {"model_id": "M2", "decoded": long})
+    with pytest.raises(DatasetError, match=rf"^{f}, line 2, field 'decoded': 5001 words; expected at most 5000"):
+        import_summeval_jsonl([f])
+    f = _summeval(_mkdir(tmp_path / "c"), {"references": ["r .", long]})
+    with pytest.raises(DatasetError, match=rf"^{f}, line 1, field 'references\[1\]': 5001 words"):
+        import_summeval_jsonl([f])
+
+    def pickled(systems):
+        path = tmp_path / "REALSumm" / "data.pkl"
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(pickle.dumps({"d1": {"src": "a .", "ref_summ": "a .", "sys_summs": {
+            name: {"sys_summ": text, "scores": {"litepyramid_recall": 0.5}} for name, text in systems.items()}}}))
+        return path
+
+    path = pickled({"": "a ."})
+    with pytest.raises(DatasetError, match=rf"^{path}: record 'd1', system '', field 'sys_summs': empty"):
+        import_bartscore_pkl(path, "r")
+    path = pickled({"M1": "a .", "M1 ": "b ."})
+    with pytest.raises(DatasetError, match=rf"^{path}: record 'd1', system 'M1 ', field 'sys_summs': 'M1 ' differs from "
+                                           "'M1'"):
+        import_bartscore_pkl(path, "r")
+    path = pickled({"M1": long})
+    with pytest.raises(DatasetError, match=rf"^{path}: record 'd1', system 'M1', field 'sys_summ': 5001 words"):
+        import_bartscore_pkl(path, "r")
+    root = tmp_path / "duc"
+    root.mkdir()
+    (root / "D30001.M.100.T.12").write_text(long + "\n")
+    mp = tmp_path / "manual.peer"
+    mp.write_text("D30001 12 0.50 5 0 0.45 3 4\n")
+    with pytest.raises(DatasetError, match=rf"^{root / 'D30001.M.100.T.12'}, field 'sentence 0': 5001 words"):
+        import_duc_tac(DucTacOptions(str(root), manual_peer=str(mp)), "tac")
+
+
+def _mkdir(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    return folder
+
+
+def test_a_config_path_the_file_system_cannot_look_up_is_the_keys_error(tmp_path, monkeypatch):
+    """A path longer than a file name may be (or in a folder that cannot be read) made
+    Path.exists raise OSError from the config check: a traceback from the Snakefile. It is the
+    config key's error (found while fuzzing the config)."""
+    from metaeval.options import Options
+
+    monkeypatch.chdir(tmp_path)
+    long = "x" * 300
+    with pytest.raises(ConfigError, match=rf"^config key datasets.d.path: '{'x' * 100}'... \(300 characters\) cannot be "
+                                          r"looked up \(File name too long\); expected a path the file system can read"):
+        Options.from_config({"datasets": {"d": {"format": "canonical", "path": long}}})
+    with pytest.raises(ConfigError, match=r"^config key sera.corpus: .* cannot be looked up \(File name too long\)"):
+        Options.from_config({"datasets": {"d": {"format": "simulated"}}, "sera": {"corpus": long}})

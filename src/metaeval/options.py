@@ -20,7 +20,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from .data.formats import FORMATS, SCORES, simulation_params
 from .data.simulate import SimulationParams
@@ -144,7 +144,7 @@ def check(config: Mapping[str, Any]) -> None:
         fmt = FORMATS[entry["format"]]
         paths = fmt.paths(entry) + [(f"metric_scores[{i}]", p) for i, p in enumerate(entry.get("metric_scores", []))]
         for k, p in paths:
-            if not Path(p).exists():
+            if not _looked_up(f"{key}.{k}", p, Path.exists):
                 raise ConfigError(f"config key {key}.{k}: {p!r} does not exist (relative paths are "
                                   "relative to the working directory)")
             if k.startswith("metric_scores") and not Path(p).is_file():
@@ -171,7 +171,7 @@ def check(config: Mapping[str, Any]) -> None:
         raise ConfigError("config keys rouge.word_limit and rouge.byte_limit: give one or the other, not both "
                           "(as ROUGE-1.5.5's -l and -b)")
     corpus = config["sera"]["corpus"]
-    if corpus is not None and not Path(corpus).is_file():
+    if corpus is not None and not _looked_up("sera.corpus", corpus, Path.is_file):
         raise ConfigError(f"config key sera.corpus: {corpus!r} is not a file (expected a file in the "
                           "documents.jsonl form; relative paths are relative to the working directory)")
     for key, ids in (("correlation.baselines", config["correlation"]["baselines"]),
@@ -221,6 +221,18 @@ def check(config: Mapping[str, Any]) -> None:
             except ValueError as e:
                 raise ConfigError(f"config key annotators.variants[{i}]: {e}; or one of "
                                   f"{', '.join(ANNOTATOR_SELECTORS)}") from None
+
+
+def _looked_up(key: str, path: str, test: Callable[[Path], bool]) -> bool:
+    """``test`` (``Path.exists``, ``Path.is_file``) of the path a config key gives; a path the file
+    system cannot look up (a name too long, a folder it may not read) is that key's error, not an
+    OSError."""
+    try:
+        return test(Path(path))
+    except OSError as e:
+        shown = repr(path) if len(path) <= 100 else f"{path[:100]!r}... ({len(path)} characters)"
+        raise ConfigError(f"config key {key}: {shown} cannot be looked up ({e.strerror}); expected a path the file "
+                          "system can read (relative paths are relative to the working directory)") from None
 
 
 def require_computed(variant: Variant, key: str, config: Mapping[str, Any], alternative: str = "") -> None:

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .contract import REFERENCE_NAME, Dataset, DatasetError, Dimension, Summary, check_name, check_text
+from .canonical_files import check_imported
+from .contract import REFERENCE_NAME, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name, check_text
 from .dataset_yaml import dimension_spec
 from .safe_pickle import brief, load_data_pickle
 
@@ -252,6 +253,12 @@ def import_bartscore_pkl(path: Path | str, name: str, release: str | None = None
     if not isinstance(data, dict) or not data:
         raise DatasetError(f"{path}: expected a non-empty mapping {{doc_id: record}}, got {type(data).__name__}")
     summaries, judgments, documents = _read_records(path, data, release)
+    # what the canonical copy would refuse (an empty name, "M1" beside "M1 ", a sentence too long) is
+    # refused here, naming the pickle and the record
+    twins = NameTwins()
+    for s in summaries:
+        check_imported(path, f"record {s.topic!r}, system {s.summarizer!r}", s,
+                       "sys_summ" if s.kind == "system" else "ref_summ", twins, fields=("doc_id", "sys_summs"))
     dims = {d: Dimension(d, float(lo), float(hi), desc, kind, role="factual" if d in profile.factual else None)
             for d, (lo, hi, kind, desc) in profile.dimensions.items()}
     human = {"coverage": list(profile.coverage), "linguistic_quality": list(profile.linguistic_quality)}

@@ -71,14 +71,37 @@ def parse_summary_record(path: Path, line_no: int, rec: Mapping[str, Any], texts
         if not isinstance(rec["text"], str):
             raise fail(path, line_no, "text", f"expected a string, got {type(rec['text']).__name__}")
         sentences = split_text(rec["text"])
+    check_sentences(path, line_no, "sentences[{i}]" if has_sent else "text", sentences)
+    return Summary(rec["topic"], rec["summarizer"], rec["kind"], sentences, line_no, **labels)
+
+
+def check_sentences(path: Path | str, line: int | str | None, field_name: str, sentences: Sequence[str]) -> None:
+    """No sentence has more than :data:`MAX_SENTENCE_WORDS` words; ``field_name`` may hold
+    ``{i}``, the sentence's index."""
     for i, sentence in enumerate(sentences):
         # a sentence of n characters has at most n words: only long ones are split and counted
         words = len(sentence.split()) if len(sentence) > MAX_SENTENCE_WORDS else 0
         if words > MAX_SENTENCE_WORDS:
-            where = f"sentences[{i}]" if has_sent else "text"
-            raise fail(path, line_no, where, f"{words} words; expected at most {MAX_SENTENCE_WORDS} words per sentence "
-                       "(ROUGE-L/W's memory grows with the square of the longest sentence; split it into sentences)")
-    return Summary(rec["topic"], rec["summarizer"], rec["kind"], sentences, line_no, **labels)
+            raise fail(path, line, field_name.format(i=i), f"{words} words; expected at most {MAX_SENTENCE_WORDS} words "
+                       "per sentence (ROUGE-L/W's memory grows with the square of the longest sentence; split it into "
+                       "sentences)")
+
+
+def check_imported(path: Path | str, where: int | str | None, summary: Summary, text_field: str,
+                   twins: NameTwins | None = None, fields: tuple[str, str] = ("topic", "summarizer")) -> None:
+    """What the canonical form requires of a summary (the rules of :func:`parse_summary_record`
+    and :func:`read_summaries`), checked by an importer where it makes one: an error then names the
+    release file and its record, never the canonical copy written from it (whose reader would
+    refuse it later). Non-empty names that survive the tables, one spelling of each name
+    (``twins``), sentences of at most :data:`MAX_SENTENCE_WORDS` words (``text_field`` names them);
+    ``fields``: the release's names of the topic and summarizer fields."""
+    for field_name, name in zip(fields, (summary.topic, summary.summarizer)):
+        if not name:
+            raise fail(path, where, field_name, "empty; expected a non-empty name")
+        check_name(path, where, field_name, name)
+        if twins is not None:
+            twins.check(path, where, field_name, name)
+    check_sentences(path, where, text_field, summary.sentences)
 
 
 def read_summaries(path: Path, texts: bool = True) -> list[Summary]:

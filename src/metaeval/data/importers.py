@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from .canonical_files import annotation_means
+from .canonical_files import annotation_means, check_imported, check_sentences
 from .contract import (REFERENCE_NAME, Annotation, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name,
                        check_text, fail, json_objects, parse_number)
 from .dataset_yaml import dimension_spec
@@ -91,10 +91,14 @@ def import_summeval_jsonl(paths: Iterable[Path | str], name: str = "summeval") -
                                f"differ from the references of the same id in {first_path}, line {first_line}")
             else:
                 refs[topic] = (path, line_no, references)
+                for i, ref in enumerate(references):      # once per topic: the others must be the same
+                    check_sentences(path, line_no, f"references[{i}]", split_sentences(ref))
             if isinstance(rec.get("text"), str) and topic not in documents:
                 documents[topic] = [rec["text"]]
             summaries[(topic, system)] = Summary(topic, system, "system",
                                                  tuple(split_sentences(rec["decoded"])), line_no)
+            # what the canonical copy would refuse is refused here, naming the release's line
+            check_imported(path, line_no, summaries[(topic, system)], "decoded", fields=("id", "model_id"))
             annotations.extend(_annotations(path, line_no, rec, topic, system))
     if not summaries:
         raise DatasetError(f"{', '.join(map(str, paths))}: no SummEval records found")
@@ -194,7 +198,8 @@ def read_see_table(path: Path, grade_direction: str = "A_best") -> dict[tuple[st
             continue
         is_data = len(cells) >= 21 and _looks_numeric(cells[16]) and _looks_numeric(cells[20])
         if not is_data:
-            if started:
+            # a header has no number where a row has its unit counts; a row cut short (a cell lost) does
+            if started or _row_like(cells, (16, 20)):
                 raise fail(path, line_no, None, f"{len(cells)} columns; expected a SEE table row with at least 21 "
                            "(0 topic, 7 summarizer, 8-14 quality grades, 16/17/19 unit counts, 20 mean coverage)")
             continue  # header
@@ -222,6 +227,12 @@ def read_see_table(path: Path, grade_direction: str = "A_best") -> dict[tuple[st
     return out
 
 
+def _row_like(cells: list[str], columns: Iterable[int]) -> bool:
+    """Whether a line before a table's first row is a row (a number in one of ``columns``), not a
+    header: a row with a cell too few is an error naming its line, not skipped as a header."""
+    return any(c < len(cells) and _looks_numeric(cells[c]) for c in columns)
+
+
 def _looks_numeric(cell: str) -> bool:
     try:
         float(cell)
@@ -247,7 +258,8 @@ def read_manual_peer(path: Path, columns: Mapping[str, int] | None = None
         if not cells or cells[0].startswith("#"):
             continue
         if len(cells) < need or not _looks_numeric(cells[cols["pyramid"]]):
-            if not out:
+            # a header has no number where a row has its pyramid score; a row cut short (a cell lost) does
+            if not out and not _row_like(cells, (cols["pyramid"],)):
                 continue  # header
             raise fail(path, line_no, None, f"{len(cells)} columns; expected at least {need} (manual.peer row)")
         key = (cells[cols["topic"]], cells[cols["summarizer"]])
@@ -305,6 +317,7 @@ def import_duc_tac(options: DucTacOptions, name: str) -> Dataset:
         except ValueError:
             raise DatasetError(f"{path}: summarizer {m['summarizer']!r} is neither letters (human) nor digits (system)") from None
         summaries[key] = Summary(key[0], key[1], kind, read_duc_summary(path, options.one_sentence_per_line))
+        check_imported(path, None, summaries[key], "sentence {i}", fields=("file name (topic)", "file name (summarizer)"))
     if not summaries:
         raise DatasetError(f"{root}: no summary files named <TOPIC>.M.<LEN>.<X>.<SUMMARIZER>")
     judgments: dict[tuple[str, str], dict[str, float]] = {}

@@ -20,6 +20,7 @@ is refused. :class:`Dumper` writes with the same rules, so what it writes reads 
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any, Callable
 
@@ -101,6 +102,19 @@ def _text(node: Any, value: str) -> str:
 
 class _Constructor(SafeConstructor):
     """The safe constructor with the contract's numbers, unique keys and proper Unicode text."""
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        """PyYAML's construction, whose errors on a value its tag cannot be (``!!timestamp x``,
+        ``!!bool maybe``, a date ``2001-13-45``) are a ValueError, KeyError or AttributeError rather
+        than a YAMLError: each is refused with the value's line."""
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError, IndexError) as e:
+            value = node.value if isinstance(node, yaml.ScalarNode) else f"a {node.id}"
+            tag = node.tag.removeprefix("tag:yaml.org,2002:")
+            detail = f" ({e})" if type(e) is ValueError else ""      # datetime's "month must be in 1..12"
+            raise Refused(_line(node.start_mark), f"{value!r} cannot be read as a {tag}{detail}; expected a value of "
+                          "that type, or text in quotes") from None
 
     def construct_yaml_int(self, node: Any) -> int:
         text = self.construct_scalar(node)
@@ -217,13 +231,28 @@ def expanded_size(node: Any, limit: int) -> int:
     return size(node)
 
 
+def _unprintable(text: str, e: yaml.reader.ReaderError) -> tuple[int, str]:
+    """(line, problem) of a character YAML does not allow (NUL and other control characters,
+    U+FFFE, U+FFFF): PyYAML refuses the whole text before reading it."""
+    line = text.count("\n", 0, e.position) + 1
+    column = e.position - (text.rfind("\n", 0, e.position) + 1) + 1
+    char = chr(e.character) if isinstance(e.character, int) else str(e.character)
+    label = unicodedata.name(char, "") or ("a noncharacter" if ord(char) in (0xFFFE, 0xFFFF) else "a control character")
+    return line, (f"the character U+{ord(char):04X} ({label}) at column {column}, which YAML does not allow; "
+                  "expected printable text (write such a character as an escape, e.g. \"\\x00\", inside double "
+                  "quotes)")
+
+
 def load(text: str, path: Path | str, error: ErrorFactory, aliases: bool = False
          ) -> tuple[Any, dict[tuple[str, ...], int]]:
     """(the document's value, the line of every key path) of YAML ``text`` read from ``path``. A
     problem raises ``error(path, line, problem)``; a malformed document's problem starts with
     "malformed YAML". With ``aliases`` (the config files, which other tools write) anchors and
     aliases are allowed as long as the document written out has at most :data:`MAX_EXPANDED` nodes."""
-    loader = Loader(text)
+    try:
+        loader = Loader(text)
+    except yaml.reader.ReaderError as e:      # raised before any token: a character YAML does not allow
+        raise error(str(path), *_unprintable(text, e)) from None
     loader.aliases = aliases
     try:
         node = loader.get_single_node()
