@@ -51,6 +51,9 @@ STAGES = [  # (stage, log-name prefixes), old and new job names
     ("agreement", ("agreement",)),
     ("re-ranking", ("rerank",)),
     ("sweeps", ("reference_sweep", "length_sweep", "sweeps")),
+    ("statistics", ("statistics",)),
+    ("annotators", ("annotators",)),
+    ("factuality", ("factuality",)),
     ("report", ("report",)),
 ]
 DONE = re.compile(r"done in ([0-9.]+) s, peak memory ([0-9]+) MB")
@@ -60,6 +63,12 @@ def run(code: Path, workdir: Path, dataset: str) -> dict:
     cfg = yaml.safe_load((code / "config/config.yaml").read_text())
     entry = DATASETS[dataset]
     cfg["datasets"] = {dataset: entry or cfg["datasets"]["default"]}
+    return run_config(code, workdir, cfg, dataset)
+
+
+def run_config(code: Path, workdir: Path, cfg: dict, dataset: str) -> dict:
+    """The main job of ``code`` with config ``cfg`` in ``workdir``: wall time, jobs, and per stage
+    the sum of its jobs' own times and their largest peak memory (bench_targets.py calls it too)."""
     (workdir / "config").mkdir(parents=True, exist_ok=True)
     (workdir / "config/config.yaml").write_text(yaml.safe_dump(cfg))
     env = {**os.environ, "PYTHONPATH": str(code / "src")}

@@ -23,17 +23,15 @@ times (bench_pipeline.STAGES).
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_pipeline import DONE, STAGES, warm  # noqa: E402
+from bench_pipeline import run_config, warm  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 BEFORE = "6864522"       # issue 27 landed, the targets not started
@@ -51,27 +49,11 @@ def run(code: Path, workdir: Path, changes: dict) -> dict:
     cfg["datasets"] = {"summeval": {**entry(), **changes.get("entry", {})}}
     for section, values in changes.get("sections", {}).items():
         cfg[section] = {**cfg.get(section, {}), **values}
-    (workdir / "config").mkdir(parents=True, exist_ok=True)
-    (workdir / "config/config.yaml").write_text(yaml.safe_dump(cfg))
-    env = {**os.environ, "PYTHONPATH": str(code / "src")}
-    t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "snakemake", "-s", str(code / "Snakefile"), "-d", str(workdir), "--cores",
-                    "2", "all", "--quiet"], env=env, check=True, capture_output=True)
-    wall = time.perf_counter() - t
-    stages: dict[str, list[float]] = {}
-    jobs, peak = 0, 0.0
-    for log in (workdir / "results/summeval/logs").glob("*.log"):
-        m = DONE.search(log.read_text())
-        if not m:
-            continue
-        jobs += 1
-        peak = max(peak, float(m[2]))
-        stage = next((s for s, prefixes in STAGES if log.stem.startswith(prefixes)), log.stem)
-        seconds, mb = stages.setdefault(stage, [0.0, 0.0])
-        stages[stage] = [seconds + float(m[1]), max(mb, float(m[2]))]
+    out = run_config(code, workdir, cfg, "summeval")
+    out["peak"] = max((mb for _, mb in out["stages"].values()), default=0.0)
     targets = workdir / "results/summeval/human/targets.tsv"
-    n = len(targets.read_text().splitlines()) - 1 if targets.exists() else None
-    return {"wall": wall, "jobs": jobs, "peak": peak, "stages": stages, "targets": n}
+    out["targets"] = len(targets.read_text().splitlines()) - 1 if targets.exists() else None
+    return out
 
 
 SHOWN = ["R1_ST1_RS0_A_F", "R2_ST1_RS0_A_F", "R4_ST1_RS0_A_F", "RL_ST1_RS0_A_F", "RSU4_ST1_RS0_A_F", "RW_ST1_RS0_A_F",
