@@ -49,7 +49,6 @@ from ..data import pyramid
 from ..data.datasets import Dataset
 from ..data.contract import HUMAN_COMPONENTS, DatasetError
 from ..options import HumanOptions
-from ..stats.aggregation import Aggregation
 
 COMBINATIONS = ("arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality", "pyramid",
                 "modified_pyramid")
@@ -247,6 +246,16 @@ def composite(func: str, parts: Sequence[np.ndarray]) -> np.ndarray:
     return np.where(np.any(x == 0, axis=0) & ~np.any(np.isnan(x), axis=0), 0.0, h)
 
 
+def judgment_source(ds: Dataset, d) -> str:
+    """Where a dimension's judgments come from, in words: its annotators aggregated by the data set's
+    rule (``the mean of the expert annotators' relevance scores``), or judgments.tsv."""
+    if not (d.name in ds.aggregated or d.annotations_of or d.annotation_group):
+        return "as judgments.tsv gives it"
+    rule = ds.aggregation._replace(group=d.annotation_group or ds.aggregation.group)
+    of = d.annotations_of or d.name
+    return rule.describe() + ("" if of == d.name else f"' {of} scores")
+
+
 def dimension_targets(ds: Dataset, options: HumanOptions, combinations: Sequence[str]) -> tuple[list[Target], dict[str, str]]:
     """The dimension targets (every declared dimension, or the entry's list), and the combinations
     that are also a dimension (what their definition adds)."""
@@ -270,10 +279,7 @@ def dimension_targets(ds: Dataset, options: HumanOptions, combinations: Sequence
             raise DatasetError(f"dimension {name!r}: Graham's combination of that name is also a target; rename "
                                "the dimension, or leave the combination out of human_scores.combinations")
         scale = f"{d.min:g}-{d.max:g}" if d.kind == "graded" else d.kind
-        how = (Aggregation(ds.aggregation.rule, ds.aggregation.trim, d.annotation_group or ds.aggregation.group)
-               .describe() + ("" if (d.annotations_of or name) == name else f"' {d.annotations_of} scores")
-               if name in ds.aggregated or d.annotations_of or d.annotation_group else "as judgments.tsv gives it")
-        out.append(Target(name, "dimension", f"{name} ({scale}; {how})", d.is_factual))
+        out.append(Target(name, "dimension", f"{name} ({scale}; {judgment_source(ds, d)})", d.is_factual))
     return out, same
 
 
@@ -352,16 +358,16 @@ def compute(ds: Dataset, options: HumanOptions) -> HumanScores:
     ok = [t.name for t in found if t.kind == "combination"]
     sh = summary_human_scores(ds, ok)
     judged = [ds.judgments[k] for k in sh.keys]
+    # each composite's rescaled dimensions per summary, formed once: combined per summary here, and
+    # per system by average_then_combine
+    parts = {name: (func, [np.array([ds.dimensions[d].rescale(row[d]) for row in judged], dtype=float) for d in dims])
+             for name, (func, dims) in composites.items()}
     for t in found:
         if t.kind == "dimension":
             sh.combinations[t.name] = np.array([row[t.name] for row in judged], dtype=float)
         elif t.kind == "composite":
-            func, dims = composites[t.name]
-            sh.combinations[t.name] = composite(func, [np.array([ds.dimensions[d].rescale(row[d]) for row in judged],
-                                                                dtype=float) for d in dims])
+            sh.combinations[t.name] = composite(*parts[t.name])
     names = [t.name for t in found]
-    parts = {name: (func, [np.array([ds.dimensions[d].rescale(row[d]) for row in judged], dtype=float) for d in dims])
-             for name, (func, dims) in composites.items()}
     sy = system_human_scores(sh, options.order, parts)
     return HumanScores(sh, sy, names, skipped, found, primary_target(names, options.primary, options.entry))
 
