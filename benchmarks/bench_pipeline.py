@@ -18,6 +18,7 @@ config); ``recorded`` (the default) uses the figures measured on this machine be
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import subprocess
@@ -87,6 +88,18 @@ def run_config(code: Path, workdir: Path, cfg: dict, dataset: str) -> dict:
         seconds, mb = stages.setdefault(stage, [0.0, 0.0])
         stages[stage] = [seconds + float(m[1]), max(mb, float(m[2]))]
     return {"wall": wall, "jobs": jobs, "stages": stages}
+
+
+@contextlib.contextmanager
+def checkout(revision: str, folder: Path):
+    """A detached git worktree of ``revision`` in ``folder`` for the duration (removed after), so
+    that a benchmark runs the code before a change beside the current tree."""
+    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(folder), revision],
+                   check=True, capture_output=True)
+    try:
+        yield folder
+    finally:
+        subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(folder)], capture_output=True)
 
 
 def warm(code: Path, tmp: Path) -> None:

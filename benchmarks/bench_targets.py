@@ -23,7 +23,6 @@ times (bench_pipeline.STAGES).
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -31,7 +30,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_pipeline import run_config, warm  # noqa: E402
+from bench_pipeline import checkout, run_config, warm  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 BEFORE = "6864522"       # issue 27 landed, the targets not started
@@ -108,21 +107,15 @@ def main() -> int:
         print(f"{RAW} is absent: nothing to measure")
         return 0
     results: dict[str, dict] = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, checkout(args.before, Path(tmp) / "before") as before:
         tmp = Path(tmp)
-        before = tmp / "before"
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(before), args.before],
-                       check=True, capture_output=True)
-        try:
-            for code in (before, REPO):
-                warm(code, tmp)
-            results["before"] = run(before, tmp / "run-before", {})
-            print(f"[before {args.before}] {results['before']['wall']:.1f} s", flush=True)
-            for name, changes in RUNS.items():
-                results[name] = run(REPO, tmp / f"run-{name.replace(' ', '_')}", changes)
-                print(f"[{name}] {results[name]['wall']:.1f} s", flush=True)
-        finally:
-            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(before)], capture_output=True)
+        for code in (before, REPO):
+            warm(code, tmp)
+        results["before"] = run(before, tmp / "run-before", {})
+        print(f"[before {args.before}] {results['before']['wall']:.1f} s", flush=True)
+        for name, changes in RUNS.items():
+            results[name] = run(REPO, tmp / f"run-{name.replace(' ', '_')}", changes)
+            print(f"[{name}] {results[name]['wall']:.1f} s", flush=True)
     base = results["before"]["wall"]
     print()
     print("| run | targets | wall (s) | vs before | jobs | peak memory of any job (MB) |")
