@@ -450,7 +450,7 @@ class Options:
         ``metric_scores`` in the given order."""
         e = self.datasets[name]
         fmt = FORMATS[e["format"]]
-        imported = [output_file(fmt.stage, SCORES, name)] if fmt.writes_scores else []
+        imported = [output_file(fmt.stage, SCORES, name)] if fmt.writes_scores and fmt.has_scores(e) else []
         return fmt.score_files(e) + imported + list(e.get("metric_scores", []))
 
     def has_texts(self, name: str) -> bool:

@@ -69,6 +69,8 @@ class ReleaseFormat:
     has_texts: Callable[[Entry], bool] = _has_texts   # whether its summaries have texts
     score_files: Callable[[Entry], list[str]] = _no_score_files  # score files of the release read as they are
     writes_scores: bool = False     # its importer writes a score file (``SCORES`` among the stage's files)
+    # whether an entry's import job writes scores to read (a table entry only when it maps metric columns)
+    has_scores: Callable[[Entry], bool] = lambda e: True
     partial_coverage: bool = False  # its score files may leave a judged summary without a score (the default)
     splits: tuple[str, ...] = ()    # the splits of its summaries, known before any job runs
     title: str = ""                 # what messages call the release
@@ -172,6 +174,76 @@ def simulation_params(entry: Entry) -> SimulationParams:
     return SimulationParams(*(int(entry[f]) for f in SimulationParams._fields))
 
 
+# ----------------------------------------------------------------------------- declared tables
+
+def _table_paths(entry: Entry) -> list[tuple[str, str]]:
+    """The plain paths of a table entry that must exist (a pattern is checked by :func:`_table_problem`)."""
+    from .table import expand
+
+    out = [("path", entry["path"])]
+    out += [(f"{s}.path", entry[s]["path"]) for s in ("references", "judgments") if (entry.get(s) or {}).get("path")]
+    out += [(f"metric_files[{i}].path", m["path"]) for i, m in enumerate(entry.get("metric_files") or ())]
+    return [(k, p) for k, p in out if expand(p) == [(p, None)]]
+
+
+def _table_problem(key: str, entry: Entry) -> str | None:
+    """What the schema cannot say of a table entry: a pattern that matches no file, where the
+    references are (exactly one place), a splitter nltk cannot run offline."""
+    from .table import SYSTEM, expand, nltk_problem
+
+    patterns = [("path", entry["path"])]
+    patterns += [(f"{s}.path", entry[s]["path"]) for s in ("references", "judgments") if (entry.get(s) or {}).get("path")]
+    patterns += [(f"metric_files[{i}].path", m["path"]) for i, m in enumerate(entry.get("metric_files") or ())]
+    for k, pattern in patterns:
+        if not expand(pattern):
+            return (f"config key {key}.{k}: {pattern!r} matches no file; expected a file, or a pattern ({SYSTEM} and "
+                    "* globs) matching at least one (relative paths are relative to the working directory)")
+    refs = entry.get("references") or {}
+    given = [k for k in ("column", "path", "system") if refs.get(k) is not None]
+    if len(given) != 1:
+        return (f"config key {key}.references: {' and '.join(given) or 'none'} of column, path and system; expected "
+                "exactly one (a field of the summaries, a file of references, or the system whose summaries are the "
+                "references)")
+    if refs.get("judged") and "system" not in given:
+        return f"config key {key}.references.judged: only the summaries of a references.system can be judged"
+    if not (entry.get("columns") or {}).get("summarizer") and "{system}" not in entry["path"]:
+        return (f"config key {key}.columns.summarizer: missing; expected the column of the summarizer, or {SYSTEM} "
+                "in the path (one file per system)")
+    for what, splitter in (entry.get("sentences") or {}).items():
+        if splitter == "nltk" and nltk_problem():
+            return f"config key {key}.sentences.{what}: {nltk_problem()}"
+    from .contract import DatasetError
+    from .dataset_yaml import _parse_dimension
+
+    for name, spec in entry["dimensions"].items():
+        try:   # the dimension checks of dataset.yaml, naming the config key
+            _parse_dimension(f"config key {key}", {}, name, spec)
+        except DatasetError as e:
+            return str(e)
+    if not entry.get("human"):
+        return (f"config key {key}.human: missing; a table entry declares its human components "
+                "({coverage: [dimensions], linguistic_quality: [dimensions]})")
+    for comp, dims in entry["human"].items():
+        for d in dims or ():
+            if d not in entry["dimensions"]:
+                return (f"config key {key}.human.{comp}: {d!r} is not a dimension declared under {key}.dimensions "
+                        f"({', '.join(entry['dimensions'])})")
+    return None
+
+
+def _table_inputs(entry: Entry) -> dict[str, list[str]]:
+    """Every file the mapping reads, globs expanded, so that editing one re-runs the import."""
+    from .table import release_files
+
+    return {"tables": release_files(entry)}
+
+
+def _table_options(entry: Entry):
+    from .table import table_options
+
+    return table_options(entry)
+
+
 # ----------------------------------------------------------------------------- the registry
 
 FORMATS: dict[str, ReleaseFormat] = {f.name: f for f in (
@@ -197,6 +269,11 @@ FORMATS: dict[str, ReleaseFormat] = {f.name: f for f in (
     ReleaseFormat(name="simulated", schema="simulated", module="metaeval.data.simulate", stage="simulate",
                   script="simulate_dataset", paths=lambda e: [], inputs=lambda e: {}, problem=_simulated_problem,
                   options=simulation_params),
+    ReleaseFormat(name="table", schema="table", module="metaeval.data.table", stage="import_table",
+                  script="import_table", paths=_table_paths, inputs=_table_inputs, problem=_table_problem,
+                  options=_table_options, writes_scores=True,
+                  has_scores=lambda e: bool(e.get("metric_columns") or e.get("metric_files")),
+                  title="the declared table"),
 )}
 # The formats read by an import job (the others are read as they are by the validation job).
 IMPORTED = tuple(f for f in FORMATS.values() if f.stage is not None)

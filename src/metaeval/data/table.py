@@ -1,0 +1,718 @@
+"""``format: table``: a release no importer knows, read by declaring where its fields are.
+
+A data set's config entry maps the release's files (CSV, TSV, JSON or JSON lines) onto the
+canonical form (docs/datasets.md, "Bring any benchmark by declaring it"): which column or field holds
+the topic, the summarizer, the summary (text or a list of sentences), the document, the split and
+the subset; where the references are (a field, a file of their own, or the summaries of one system);
+how the human scores are laid out (``wide``: a column per dimension; ``long``: a dimension and a
+score column, one row per summary and dimension, with an optional annotator column; ``annotators``:
+fields holding lists of ``{dimension: score}`` objects, one list per annotator group); and which
+columns, of the same file or of other files, hold metric scores. The dimensions (min, max,
+description, kind, role, the annotations they aggregate) and the human components are declared in
+the entry, as dataset.yaml declares them.
+
+Reading: CSV and TSV through pandas with every cell as text (``dtype=str``, no missing-value
+guessing: ``NA`` stays the text ``NA``), numbers parsed only by the contract's
+:func:`~metaeval.data.contract.parse_number`. JSON and JSON lines through the contract's own reader
+(:func:`~metaeval.data.contract.json_objects`, :func:`~metaeval.data.contract.load_json`), not
+pandas': pandas' JSON reader keeps the last of a key given twice without a word, and turns
+``"007"`` or ``1e400`` into numbers of its own guessing; the contract refuses a duplicate key,
+naming the file and line.
+
+A path may hold ``{system}`` (``scores/{system}.csv``): the files it matches give the summarizer,
+taken from the path, and ``*`` globs more. Every error names the release file, its row (CSV row 1 is
+the header) or line, the field, what was expected, and the config key that declared the field
+(``datasets.<name>.columns.topic``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import io
+import math
+import re
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+from .canonical_files import annotation_means, check_imported, check_sentences, check_value, split_text
+from .contract import (Annotation, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name, check_text, fail,
+                       json_objects, load_json, read_text, parse_number)
+from .dataset_yaml import KIND_BOUNDS, aggregation_spec, dimension_spec, parse_aggregation
+from .sentences import split_sentences
+
+READERS = ("csv", "tsv", "json", "jsonl")
+SPLITTERS = ("none", "metaeval", "nltk")
+LAYOUTS = ("wide", "long", "annotators")
+# The placeholder of a path whose files give the summarizer (one file per system).
+SYSTEM = "{system}"
+PUNKT = "tokenizers/punkt_tab/english/"
+
+
+# ----------------------------------------------------------------------------- the mapping
+
+@dataclass(frozen=True)
+class Columns:
+    """Where a file's fields are (``None``: the file has no such field)."""
+    topic: str | None = None
+    summarizer: str | None = None
+    text: str | None = None
+    document: str | None = None
+    split: str | None = None
+    subset: str | None = None
+
+
+@dataclass(frozen=True)
+class References:
+    """Where the references are: a field of the summaries' file (``column``, one string or a list:
+    ``ref0``..``refN``), a file of their own (``path``: topic and text, optionally a summarizer), or
+    the summaries of one ``system`` (``judged``: whether its judgments are kept, so that it is
+    evaluated against the topic's other references)."""
+    column: str | None = None
+    path: str | None = None
+    reader: str | None = None
+    columns: Columns = Columns()
+    system: str | None = None
+    judged: bool = False
+
+
+@dataclass(frozen=True)
+class Judgments:
+    """How the human scores are laid out, in the summaries' file or (``path``) a file of their own."""
+    layout: str = "wide"
+    path: str | None = None
+    reader: str | None = None
+    columns: Columns = Columns()                  # topic/summarizer of ``path`` (default: the entry's)
+    wide: tuple[tuple[str, str], ...] = ()        # wide: (dimension, column); default the dimension's name
+    dimension: str | None = None                  # long: the dimension's column
+    score: str | None = None                      # long: the score's column
+    annotator: str | None = None                  # long: the annotator's column (then annotations.tsv)
+    group: str | None = None                      # long: the annotator group's column
+    groups: tuple[tuple[str, str], ...] = ()      # annotators: (group, field holding the group's list)
+
+
+@dataclass(frozen=True)
+class MetricFile:
+    """Metric scores in other files: one column per metric, the summary's topic/summarizer mapped
+    like the entry's (or by ``columns``); ``path`` may hold ``{system}``."""
+    path: str
+    reader: str | None = None
+    columns: Columns = Columns()
+    metrics: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    """A ``format: table`` entry, built field by field from its config section (:func:`table_options`)."""
+    path: str
+    key: str = "datasets.<name>"                   # the entry's config key (import_table names the data set)
+    reader: str | None = None
+    columns: Columns = Columns()
+    sentences: tuple[tuple[str, str], ...] = ()    # (text field: text / references / document, splitter)
+    references: References = References()
+    judgments: Judgments = Judgments()
+    dimensions: tuple[Dimension, ...] = ()
+    human: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    aggregation: Any = None
+    metric_columns: tuple[str, ...] = ()
+    metric_files: tuple[MetricFile, ...] = ()
+    description: str = ""
+    source: str = ""
+    license: str = ""
+    citation: str = ""
+
+    def splitter(self, what: str) -> str:
+        return dict(self.sentences).get(what, "none" if what == "document" else "metaeval")
+
+
+def _build(cls, raw: Mapping[str, Any] | None, **nested: Any):
+    """A mapping dataclass from its config section, field by field (unknown keys are the schema's to refuse)."""
+    raw = dict(raw or {})
+    names = {f.name for f in fields(cls)}
+    values = {k: v for k, v in raw.items() if k in names and k not in nested}
+    return cls(**values, **{k: v for k, v in nested.items() if v is not None})
+
+
+def _dimension(name: str, spec: Mapping[str, Any]) -> Dimension:
+    kind = spec.get("kind", "graded")
+    lo, hi = KIND_BOUNDS.get(kind, (None, None))
+    source = spec.get("annotations") or {}
+    return Dimension(name, float(spec.get("min", lo)), float(spec.get("max", hi)), str(spec.get("description", "")),
+                     kind, source.get("dimension"), source.get("group"), spec.get("role"))
+
+
+def table_options(entry: Mapping[str, Any], name: str = "<name>") -> TableOptions:
+    """The import job's record of a validated ``format: table`` entry (tuples only, so that its
+    ``repr`` is stable: Snakemake's params trigger compares it)."""
+    refs, judg = entry.get("references") or {}, entry.get("judgments") or {}
+    return TableOptions(
+        key=f"datasets.{name}", path=entry["path"], reader=entry.get("reader"),
+        columns=_build(Columns, entry.get("columns")),
+        sentences=tuple(sorted((entry.get("sentences") or {}).items())),
+        references=_build(References, refs, columns=_build(Columns, refs.get("columns")) if refs.get("columns") else None),
+        judgments=_build(Judgments, judg,
+                         columns=_build(Columns, judg.get("columns")) if judg.get("columns") else None,
+                         wide=tuple((judg.get("columns_of") or {}).items()) or None,
+                         groups=tuple((judg.get("groups") or {}).items()) or None),
+        dimensions=tuple(_dimension(d, spec or {}) for d, spec in (entry.get("dimensions") or {}).items()),
+        human=tuple((k, tuple(v or ())) for k, v in (entry.get("human") or {}).items()),
+        aggregation=_freeze(entry.get("aggregation")),
+        metric_columns=tuple(entry.get("metric_columns") or ()),
+        metric_files=tuple(_build(MetricFile, m, columns=_build(Columns, m.get("columns")) if m.get("columns") else None,
+                                  metrics=tuple(m.get("metrics") or ())) for m in entry.get("metric_files") or ()),
+        **{k: entry.get(k) or "" for k in ("description", "source", "license", "citation")})
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple((k, _freeze(v)) for k, v in value.items())
+    return value
+
+
+# ----------------------------------------------------------------------------- paths and files
+
+def expand(pattern: str) -> list[tuple[str, str | None]]:
+    """(file, system) of every file a path matches, sorted: ``{system}`` matches one path part and
+    gives the summarizer; ``*``, ``?`` and ``[..]`` glob. A plain path is itself (system None)."""
+    if SYSTEM not in pattern and not glob.has_magic(pattern):
+        return [(pattern, None)]
+    before, _, after = pattern.partition(SYSTEM)
+    regex = re.compile(_glob_regex(before) + (r"(?P<system>[^/]+)" + _glob_regex(after) if SYSTEM in pattern else ""))
+    out = []
+    for path in sorted(glob.glob(pattern.replace(SYSTEM, "*"))):
+        m = regex.fullmatch(path)
+        if m and Path(path).is_file():
+            out.append((path, m.groupdict().get("system")))
+    return out
+
+
+def _glob_regex(part: str) -> str:
+    return "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in part)
+
+
+def release_files(entry: Mapping[str, Any]) -> list[str]:
+    """Every file the mapping reads (globs expanded): the import job's inputs, so that editing one
+    re-runs the import."""
+    patterns = [entry["path"]]
+    for section in ("references", "judgments"):
+        if (entry.get(section) or {}).get("path"):
+            patterns.append(entry[section]["path"])
+    patterns += [m["path"] for m in entry.get("metric_files") or ()]
+    return sorted({f for p in patterns for f, _ in expand(p)})
+
+
+def reader_of(path: str, declared: str | None) -> str:
+    if declared:
+        return declared
+    suffix = Path(path).suffix.lower().lstrip(".")
+    return {"jsonl": "jsonl", "ndjson": "jsonl", "json": "json", "csv": "csv", "tsv": "tsv", "tab": "tsv"}.get(suffix, "")
+
+
+Record = dict[str, Any]
+
+
+def records(path: str, reader: str, key: str) -> Iterator[tuple[int | str, Record]]:
+    """(where, record) of every record of a release file: a CSV/TSV row (``row N``, the header
+    being row 1), a JSON-lines line (its number) or an element of a JSON list (``record N``)."""
+    if reader in ("csv", "tsv"):
+        yield from _delimited(path, "," if reader == "csv" else "\t")
+    elif reader == "jsonl":
+        yield from json_objects(path, "one JSON object per line")
+    elif reader == "json":
+        from .contract import _unique_keys   # the contract's refusal of a key given twice
+
+        data = load_json(read_text(path), path, None, "a JSON list of objects", object_pairs_hook=_unique_keys(path, None))
+        if not isinstance(data, list):
+            raise fail(path, None, None, f"a JSON {type(data).__name__}; expected a list of objects, one per record")
+        for i, rec in enumerate(data, start=1):
+            if not isinstance(rec, dict):
+                raise fail(path, f"record {i}", None, f"a JSON {type(rec).__name__}; expected an object")
+            yield f"record {i}", rec
+    else:
+        raise DatasetError(f"config key {key}.reader: {path}: cannot tell the file's format from its name; expected "
+                           f"a .csv, .tsv, .json or .jsonl file or a reader ({', '.join(READERS)})")
+
+
+def _delimited(path: str, sep: str) -> Iterator[tuple[str, Record]]:
+    """Rows of a CSV/TSV read by pandas with every cell kept as text (no number or missing-value
+    guessing); the header is read as a row so that a column named twice is an error (pandas would
+    rename the second ``a.1``)."""
+    import pandas as pd
+
+    text = read_text(path)   # UTF-8 checked and the byte-order mark dropped, as every file of the contract
+    if not text.strip():
+        raise fail(path, "row 1", None, "empty file; expected a header row naming the columns")
+    try:
+        frame = pd.read_csv(io.StringIO(text), sep=sep, header=None, dtype=str, keep_default_na=False,
+                            na_filter=False, skip_blank_lines=True)
+    except (pd.errors.ParserError, ValueError) as e:
+        raise fail(path, None, None, f"not a {'CSV' if sep == ',' else 'TSV'} table ({e}); expected a header and "
+                   "rows of as many cells") from None
+    rows = frame.values.tolist()
+    header = [str(c) for c in rows[0]]
+    for i, name in enumerate(header):
+        check_text(path, "row 1", f"column {i + 1}", name)
+        if header.index(name) != i:
+            raise fail(path, "row 1", name, f"the column appears twice (columns {header.index(name) + 1} and {i + 1}); "
+                       "expected each column once")
+    for i, cells in enumerate(rows[1:], start=2):
+        rec = dict(zip(header, cells))
+        for k, v in rec.items():
+            check_text(path, f"row {i}", k, v)
+        yield f"row {i}", rec
+
+
+def _check_columns(path: str, reader: str, first: Record | None, wanted: Mapping[str, str | None]) -> None:
+    """A CSV/TSV's header has every column the mapping names (a JSON record is checked field by field)."""
+    if reader not in ("csv", "tsv") or first is None:
+        return
+    for config_key, column in wanted.items():
+        if column is not None and column not in first:
+            raise DatasetError(f"{path}: row 1 (header), field {column!r}: no such column (config key {config_key}); "
+                               f"expected one of {', '.join(map(repr, first))}")
+
+
+# ----------------------------------------------------------------------------- fields
+
+class _Reader:
+    """What one file's records are read with: the file, its reader, the entry's config key."""
+
+    def __init__(self, path: str, reader: str, key: str) -> None:
+        self.path, self.reader, self.key = path, reader, key
+
+    def value(self, where: int | str, rec: Record, column: str, config_key: str) -> Any:
+        if column not in rec:
+            raise fail(self.path, where, column, f"missing (config key {self.key}.{config_key} names it); expected "
+                       "the field in every record")
+        return rec[column]
+
+    def name(self, where: int | str, rec: Record, column: str, config_key: str) -> str:
+        value = self.value(where, rec, column, config_key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and self.reader in ("json", "jsonl"):
+            value = str(value)   # a JSON id may be a number (REALSumm's topics): its text is the name
+        if not isinstance(value, str) or not value:
+            raise fail(self.path, where, column, f"{value!r}; expected a non-empty name (config key "
+                       f"{self.key}.{config_key})")
+        check_name(self.path, where, column, value)
+        return value
+
+    def number(self, where: int | str, column: str, value: Any) -> float:
+        # a CSV cell is text; a JSON number is a JSON number, or a string holding one (as FRANK's)
+        return parse_number(self.path, where, column, value)
+
+
+def sentences_of(value: Any, splitter: str, path: str, where: int | str, column: str, config_key: str
+                 ) -> tuple[str, ...]:
+    """A text field's sentences: a list of strings is its sentences; a string is split by
+    ``splitter`` (``none``: one sentence per line)."""
+    if isinstance(value, list):
+        if not all(isinstance(s, str) for s in value):
+            raise fail(path, where, column, f"a list holding {next(type(s).__name__ for s in value if not isinstance(s, str))}; "
+                       f"expected text or a list of sentences (config key {config_key})")
+        return tuple(value)
+    if not isinstance(value, str):
+        raise fail(path, where, column, f"{value!r}; expected text or a list of sentences (config key {config_key})")
+    if splitter == "none":
+        return split_text(value) if value else ()
+    if splitter == "nltk":
+        return tuple(_punkt()(value))
+    return tuple(split_sentences(value))
+
+
+def nltk_problem() -> str | None:
+    """Why the ``nltk`` splitter cannot run here, or None: nltk's Punkt model is data nltk
+    downloads (``punkt_tab``), not part of the package; the workflow never downloads anything."""
+    try:
+        import nltk
+    except ImportError:
+        return "nltk is not installed; install it (pip install nltk) or choose the splitter 'metaeval' or 'none'"
+    try:
+        nltk.data.find(PUNKT)
+    except LookupError:
+        return ("nltk's Punkt model (punkt_tab) is not installed and the workflow does not download it; run "
+                "python -c \"import nltk; nltk.download('punkt_tab')\" once, or choose the splitter 'metaeval' "
+                "(the importers' rules, docs/datasets.md) or 'none'")
+    return None
+
+
+def _punkt():
+    problem = nltk_problem()
+    if problem:
+        raise DatasetError(problem)
+    from nltk.tokenize import sent_tokenize
+
+    return sent_tokenize
+
+
+# ----------------------------------------------------------------------------- the importer
+
+@dataclass
+class _Collected:
+    summaries: dict[tuple[str, str], Summary] = field(default_factory=dict)
+    where: dict[tuple[str, str], tuple[str, int | str]] = field(default_factory=dict)
+    documents: dict[str, tuple[list[str], str, int | str]] = field(default_factory=dict)
+    refs: dict[str, tuple[tuple[tuple[str, ...], ...], str, int | str]] = field(default_factory=dict)
+    judgments: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
+    judgment_where: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    annotations: list[Annotation] = field(default_factory=list)
+    scores: dict[tuple[str, str, str], tuple[float, str]] = field(default_factory=dict)
+
+
+def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[str, str, str, float]]]:
+    """Read a release by its declared mapping: the canonical data set and the metric scores
+    (topic, summarizer, metric, score), sorted."""
+    o = dataclasses.replace(options, key=f"datasets.{name}")
+    key = o.key
+    dims = {d.name: d for d in o.dimensions}
+    if not dims:
+        raise DatasetError(f"config key {key}.dimensions: missing; expected the human dimensions with min and max")
+    for what, splitter in o.sentences:
+        if splitter == "nltk" and nltk_problem():
+            raise DatasetError(f"config key {key}.sentences.{what}: {nltk_problem()}")
+    c = _Collected()
+    twins = NameTwins()
+    files = _files(o.path, f"{key}.path")
+    for path, system in files:
+        _read_summaries(o, path, system, c, twins, dims)
+    if not c.summaries:
+        raise DatasetError(f"config key {key}.path: {o.path}: no records; expected one record per summary")
+    _read_references(o, c, twins)
+    if o.judgments.path:
+        for path, system in _files(o.judgments.path, f"{key}.judgments.path"):
+            reader = _Reader(path, reader_of(path, o.judgments.reader), key)
+            cols = _merged(o.columns, o.judgments.columns)
+            first = True
+            for where, rec in records(path, reader.reader, key):
+                if first:
+                    _check_columns(path, reader.reader, rec, _judgment_columns(o, cols, dims, f"{key}.judgments"))
+                    first = False
+                topic, summarizer = _key(reader, where, rec, cols, system, f"judgments.columns")
+                if (topic, summarizer) not in c.summaries:
+                    raise fail(path, where, cols.summarizer or "summarizer",
+                               f"judges ({topic!r}, {summarizer!r}), which has no summary in {o.path} (config key "
+                               f"{key}.judgments.path)")
+                _read_judgment(o, reader, where, rec, (topic, summarizer), c, dims)
+    if o.references.system and not o.references.judged:
+        # the references are not judged: their rows are the release's, not the data set's judgments
+        c.judgments = {k: v for k, v in c.judgments.items() if k[1] != o.references.system}
+        c.annotations = [a for a in c.annotations if a.summarizer != o.references.system]
+    aggregation = parse_aggregation(_thaw(o.aggregation), f"config key {key}")
+    derived = set()
+    if c.annotations:
+        means = annotation_means(dims, c.annotations, aggregation)
+        for d, values in means.items():
+            if any(d in row for row in c.judgments.values()):
+                continue
+            derived.add(d)
+            for k, v in values.items():
+                c.judgments.setdefault(k, {})[d] = v
+    for row in c.judgments.values():
+        for d in dims:
+            row.setdefault(d, math.nan)
+    for d in dims:
+        if c.judgments and all(math.isnan(row[d]) for row in c.judgments.values()):
+            raise DatasetError(f"config key {key}.dimensions.{d}: no score of this dimension in the release; expected "
+                               "at least one (or remove the dimension)")
+    for path_files in o.metric_files:
+        _read_metric_file(o, path_files, c)
+    human = {k: list(v) for k, v in o.human}
+    meta: dict[str, Any] = {
+        "name": name,
+        "description": o.description or f"imported from {o.path} by its declared mapping (format: table)",
+        "source": o.source or o.path,
+        "license": o.license,
+        "citation": o.citation,
+        "dimensions": {d.name: dimension_spec(d) for d in dims.values()},
+        "human": human,
+    }
+    if not aggregation.is_default:
+        meta["aggregation"] = aggregation_spec(aggregation)
+    documents = {t: docs for t, (docs, _, _) in c.documents.items()}
+    ds = Dataset(name=name, meta=meta, dimensions=dims, human=human, summaries=list(c.summaries.values()),
+                 judgments=c.judgments, documents=documents or None, annotations=c.annotations,
+                 aggregation=aggregation)
+    scores = sorted((t, s, m, v) for (t, s, m), (v, _) in c.scores.items())
+    return ds, scores
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return {k: _thaw(v) for k, v in value}
+    return value
+
+
+def _files(pattern: str, config_key: str) -> list[tuple[str, str | None]]:
+    found = expand(pattern)
+    if not found or not all(Path(f).is_file() for f, _ in found):
+        raise DatasetError(f"config key {config_key}: {pattern!r} matches no file; expected a file, or a pattern "
+                           f"({SYSTEM} and * globs) matching at least one (relative paths are relative to the working "
+                           "directory)")
+    return found
+
+
+def _merged(base: Columns, override: Columns) -> Columns:
+    """A file's columns: the entry's topic/summarizer unless the file's own mapping names others."""
+    return Columns(override.topic or base.topic, override.summarizer or base.summarizer)
+
+
+def _key(reader: _Reader, where: int | str, rec: Record, cols: Columns, system: str | None,
+         section: str) -> tuple[str, str]:
+    if cols.topic is None:
+        raise DatasetError(f"config key {reader.key}.{section}.topic: missing; expected the column of the topic")
+    topic = reader.name(where, rec, cols.topic, f"{section}.topic")
+    if system is not None:
+        summarizer = system
+        check_name(reader.path, where, "summarizer (from the path)", system)
+    elif cols.summarizer is not None:
+        summarizer = reader.name(where, rec, cols.summarizer, f"{section}.summarizer")
+    else:
+        raise DatasetError(f"config key {reader.key}.{section}.summarizer: missing; expected the column of the "
+                           f"summarizer, or {SYSTEM} in the path (one file per system)")
+    return topic, summarizer
+
+
+def _judgment_columns(o: TableOptions, cols: Columns, dims: Mapping[str, Dimension], section: str
+                      ) -> dict[str, str | None]:
+    j = o.judgments
+    wanted: dict[str, str | None] = {f"{section}.columns.topic" if j.path else f"{o.key}.columns.topic": cols.topic}
+    if j.layout == "wide":
+        wide = dict(j.wide)
+        wanted.update({f"{section}.columns_of.{d}": wide.get(d, d) for d in dims if _judged_directly(dims[d])})
+    elif j.layout == "long":
+        wanted.update({f"{section}.{k}": getattr(j, k) for k in ("dimension", "score", "annotator", "group")})
+    return wanted
+
+
+def _judged_directly(d: Dimension) -> bool:
+    """Whether a dimension has a column of its own (not the aggregate of another's annotations)."""
+    return d.annotations_of is None and d.annotation_group is None
+
+
+def _read_summaries(o: TableOptions, path: str, system: str | None, c: _Collected, twins: NameTwins,
+                    dims: Mapping[str, Dimension]) -> None:
+    reader = _Reader(path, reader_of(path, o.reader), o.key)
+    cols = o.columns
+    first = True
+    for where, rec in records(path, reader.reader, o.key):
+        if first:
+            wanted = {f"{o.key}.columns.{f.name}": getattr(cols, f.name) for f in fields(Columns)}
+            if o.references.column:
+                wanted[f"{o.key}.references.column"] = o.references.column
+            if not o.judgments.path:
+                wanted.update(_judgment_columns(o, cols, dims, f"{o.key}.judgments"))
+            wanted.update({f"{o.key}.metric_columns": m for m in o.metric_columns})
+            _check_columns(path, reader.reader, rec, wanted)
+            first = False
+        topic, summarizer = _key(reader, where, rec, cols, system, "columns")
+        key = (topic, summarizer)
+        for field_name, value in zip(("topic", "summarizer"), key):
+            twins.check(path, where, getattr(cols, field_name) or "summarizer (from the path)", value)
+        if cols.text is None:
+            raise DatasetError(f"config key {o.key}.columns.text: missing; expected the column of the summary's text")
+        sentences = sentences_of(reader.value(where, rec, cols.text, "columns.text"), o.splitter("text"), path, where,
+                                 cols.text, f"{o.key}.columns.text")
+        kind = "human" if o.references.system == summarizer else "system"
+        extra = {k: reader.name(where, rec, getattr(cols, k), f"columns.{k}") for k in ("split", "subset")
+                 if getattr(cols, k) is not None}
+        summary = Summary(topic, summarizer, kind, sentences, 0, **extra)
+        if key in c.summaries:
+            # a long layout repeats the summary on each of its rows: the same summary, or an error
+            if o.judgments.layout != "long" or o.judgments.path or c.summaries[key].sentences != sentences:
+                first_path, first_where = c.where[key]
+                raise fail(path, where, cols.summarizer or cols.topic,
+                           f"a second record for ({topic!r}, {summarizer!r}); the first is {first_path}, {first_where}"
+                           + (" (a long layout may repeat a summary only with the same text)"
+                              if o.judgments.layout == "long" else ""))
+        else:
+            check_imported(path, where, summary, cols.text + " sentence {i}",
+                           fields=(cols.topic, cols.summarizer or "summarizer (from the path)"))
+            c.summaries[key] = summary
+            c.where[key] = (path, where)
+        if cols.document is not None:
+            _read_document(o, reader, where, rec, topic, c)
+        if o.references.column is not None:
+            _read_reference_field(o, reader, where, rec, topic, c)
+        if not o.judgments.path:
+            _read_judgment(o, reader, where, rec, key, c, dims)
+        for metric in o.metric_columns:
+            _read_score(reader, where, rec, key, metric, metric, c, f"{o.key}.metric_columns")
+
+
+def _read_document(o: TableOptions, reader: _Reader, where: int | str, rec: Record, topic: str, c: _Collected) -> None:
+    value = reader.value(where, rec, o.columns.document, "columns.document")
+    splitter = o.splitter("document")
+    if isinstance(value, str) and splitter == "none":
+        docs = [value]        # one document, kept as the release has it
+    elif isinstance(value, list) and splitter == "none":
+        docs = list(sentences_of(value, "none", reader.path, where, o.columns.document, f"{o.key}.columns.document"))
+    else:
+        # split: one document, a sentence per line (documents.jsonl holds whole documents)
+        docs = ["\n".join(sentences_of(value, splitter, reader.path, where, o.columns.document,
+                                       f"{o.key}.columns.document"))]
+    if topic in c.documents:
+        first, first_path, first_where = c.documents[topic]
+        if first != docs:
+            raise fail(reader.path, where, o.columns.document, f"differs from the document of topic {topic!r} in "
+                       f"{first_path}, {first_where}; expected one document per topic")
+    else:
+        c.documents[topic] = (docs, reader.path, where)
+
+
+def _read_reference_field(o: TableOptions, reader: _Reader, where: int | str, rec: Record, topic: str,
+                          c: _Collected) -> None:
+    column = o.references.column
+    value = reader.value(where, rec, column, "references.column")
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not items or not all(isinstance(r, (str, list)) for r in items):
+        raise fail(reader.path, where, column, f"{value!r}; expected a reference (text) or a non-empty list of them "
+                   f"(config key {o.key}.references.column)")
+    refs = tuple(sentences_of(r, o.splitter("references"), reader.path, where, f"{column}[{i}]",
+                              f"{o.key}.references.column") for i, r in enumerate(items))
+    if topic in c.refs:
+        first, first_path, first_where = c.refs[topic]
+        if first != refs:
+            raise fail(reader.path, where, column, f"differ from the references of topic {topic!r} in {first_path}, "
+                       f"{first_where}; expected the same references on every record of a topic")
+        return
+    for i, sentences in enumerate(refs):
+        check_sentences(reader.path, where, f"{column}[{i}]", sentences)
+    c.refs[topic] = (refs, reader.path, where)
+
+
+def _read_references(o: TableOptions, c: _Collected, twins: NameTwins) -> None:
+    """The references: ``ref0``..``refN`` of a field, a file's, or one system's summaries (kind human)."""
+    r = o.references
+    given = sum(x is not None for x in (r.column, r.path, r.system))
+    if given != 1:
+        raise DatasetError(f"config key {o.key}.references: {'none' if not given else 'more than one'} of column, path "
+                           "and system; expected exactly one (where the release keeps its reference summaries)")
+    named: dict[tuple[str, str], Summary] = {}
+    for topic, (refs, path, where) in c.refs.items():
+        for i, sentences in enumerate(refs):
+            named[(topic, f"ref{i}")] = Summary(topic, f"ref{i}", "human", sentences)
+    if r.path:
+        for path, system in _files(r.path, f"{o.key}.references.path"):
+            reader = _Reader(path, reader_of(path, r.reader), o.key)
+            cols = Columns(r.columns.topic or o.columns.topic, r.columns.summarizer, r.columns.text or o.columns.text)
+            count: dict[str, int] = {}
+            first = True
+            for where, rec in records(path, reader.reader, o.key):
+                if first:
+                    _check_columns(path, reader.reader, rec, {f"{o.key}.references.columns.topic": cols.topic,
+                                                              f"{o.key}.references.columns.text": cols.text,
+                                                              f"{o.key}.references.columns.summarizer": cols.summarizer})
+                    first = False
+                topic = reader.name(where, rec, cols.topic, "references.columns.topic")
+                if system is not None or cols.summarizer is not None:
+                    summarizer = system or reader.name(where, rec, cols.summarizer, "references.columns.summarizer")
+                else:
+                    summarizer = f"ref{count.get(topic, 0)}"   # numbered in the file's order, as ref0, ref1, ...
+                count[topic] = count.get(topic, 0) + 1
+                sentences = sentences_of(reader.value(where, rec, cols.text, "references.columns.text"),
+                                         o.splitter("references"), path, where, cols.text,
+                                         f"{o.key}.references.columns.text")
+                summary = Summary(topic, summarizer, "human", sentences)
+                check_imported(path, where, summary, cols.text + " sentence {i}", twins,
+                               fields=(cols.topic, cols.summarizer or "summarizer"))
+                if (topic, summarizer) in named:
+                    raise fail(path, where, cols.topic, f"a second reference ({topic!r}, {summarizer!r})")
+                named[(topic, summarizer)] = summary
+    for key, summary in named.items():
+        if key in c.summaries:
+            path, where = c.where[key]
+            raise fail(path, where, o.columns.summarizer or "summarizer",
+                       f"{key[1]!r} is also the name of a reference of topic {key[0]!r} (references are named ref0, "
+                       "ref1, ... in their order); expected another name for a system")
+        c.summaries[key] = summary
+    if r.system and not any(s.summarizer == r.system for s in c.summaries.values()):
+        raise DatasetError(f"config key {o.key}.references.system: no summary of the summarizer {r.system!r}; "
+                           f"expected the name of the system whose summaries are the references")
+
+
+def _read_judgment(o: TableOptions, reader: _Reader, where: int | str, rec: Record, key: tuple[str, str],
+                   c: _Collected, dims: Mapping[str, Dimension]) -> None:
+    j = o.judgments
+    if j.layout == "wide":
+        wide = dict(j.wide)
+        row = c.judgments.setdefault(key, {})
+        for d in (d for d in dims.values() if _judged_directly(d)):
+            column = wide.get(d.name, d.name)
+            value = reader.value(where, rec, column, f"judgments.columns_of.{d.name}")
+            if isinstance(value, str) and not value.strip() or value is None:
+                row[d.name] = math.nan     # an empty cell (JSON null): not judged on this dimension
+                continue
+            row[d.name] = check_value(reader.path, where, column, str(value), d, reader.number(where, column, value))
+        if all(math.isnan(v) for v in row.values()):
+            del c.judgments[key]           # a summary the release does not judge
+    elif j.layout == "long":
+        dim = reader.value(where, rec, j.dimension, "judgments.dimension")
+        if dim not in dims:
+            raise fail(reader.path, where, j.dimension, f"{dim!r} is not a declared dimension (config key "
+                       f"{o.key}.dimensions: {', '.join(dims)})")
+        value = reader.value(where, rec, j.score, "judgments.score")
+        score = check_value(reader.path, where, j.score, str(value), dims[dim], reader.number(where, j.score, value))
+        if j.annotator:
+            annotator = reader.name(where, rec, j.annotator, "judgments.annotator")
+            group = reader.name(where, rec, j.group, "judgments.group") if j.group else "all"
+            ident = (*key, dim + "\t" + annotator)
+            if ident in c.judgment_where:
+                raise fail(reader.path, where, j.annotator, f"a second score of {annotator!r} for {key} on {dim!r}; "
+                           f"the first is {c.judgment_where[ident]}")
+            c.judgment_where[ident] = f"{reader.path}, {where}"
+            c.annotations.append(Annotation(*key, dim, annotator, group, score))
+        else:
+            ident = (*key, dim)
+            if ident in c.judgment_where:
+                raise fail(reader.path, where, j.dimension, f"a second score of {key} on {dim!r}; the first is "
+                           f"{c.judgment_where[ident]} (with several annotators, declare judgments.annotator)")
+            c.judgment_where[ident] = f"{reader.path}, {where}"
+            c.judgments.setdefault(key, {})[dim] = score
+    else:
+        # the dimensions annotated: each dimension's own, or the one whose annotations it aggregates
+        annotated = [dims[n] for n in dict.fromkeys(d.annotations_of or d.name for d in dims.values())]
+        for group, column in j.groups:
+            anns = reader.value(where, rec, column, f"judgments.groups.{group}")
+            if not isinstance(anns, list) or not anns:
+                raise fail(reader.path, where, column, "expected a non-empty list of {dimension: score} objects "
+                           f"(config key {o.key}.judgments.groups.{group})")
+            for i, a in enumerate(anns):
+                for d in annotated:
+                    at = f"{column}[{i}].{d.name}"
+                    value = a.get(d.name) if isinstance(a, dict) else None
+                    if value is None:
+                        raise fail(reader.path, where, at, f"missing; expected a score of every declared dimension "
+                                   f"(config key {o.key}.dimensions.{d.name})")
+                    score = check_value(reader.path, where, at, str(value), d, reader.number(where, at, value))
+                    # the release does not name its annotators: a position names one (expert1, crowd1, ...)
+                    c.annotations.append(Annotation(*key, d.name, f"{group}{i + 1}", group, score))
+
+
+def _read_score(reader: _Reader, where: int | str, rec: Record, key: tuple[str, str], metric: str, column: str,
+                c: _Collected, config_key: str) -> None:
+    value = reader.value(where, rec, column, config_key.split(".", 2)[-1])
+    if value is None or isinstance(value, str) and not value.strip():
+        return     # no score of this metric for this summary (partial_coverage says whether that is allowed)
+    score = reader.number(where, column, value)
+    ident = (*key, metric)
+    if ident in c.scores:
+        raise fail(reader.path, where, column, f"a second score of {metric!r} for {key}; the first is {c.scores[ident][1]}")
+    c.scores[ident] = (score, f"{reader.path}, {where}")
+
+
+def _read_metric_file(o: TableOptions, m: MetricFile, c: _Collected) -> None:
+    for path, system in _files(m.path, f"{o.key}.metric_files.path"):
+        reader = _Reader(path, reader_of(path, m.reader), o.key)
+        cols = _merged(o.columns, m.columns)
+        first = True
+        for where, rec in records(path, reader.reader, o.key):
+            if first:
+                _check_columns(path, reader.reader, rec, {f"{o.key}.metric_files.columns.topic": cols.topic,
+                                                          **{f"{o.key}.metric_files.metrics": x for x in m.metrics}})
+                first = False
+            key = _key(reader, where, rec, cols, system, "metric_files.columns")
+            if key not in c.summaries:
+                raise fail(path, where, cols.summarizer or cols.topic, f"scores ({key[0]!r}, {key[1]!r}), which has no "
+                           f"summary in {o.path} (config key {o.key}.metric_files.path)")
+            for metric in m.metrics:
+                _read_score(reader, where, rec, key, metric, metric, c, f"{o.key}.metric_files.metrics")
