@@ -199,12 +199,14 @@ def _table_problem(key: str, entry: Entry) -> str | None:
             return (f"config key {key}.{k}: {pattern!r} matches no file; expected a file, or a pattern ({SYSTEM} and "
                     "* globs) matching at least one (relative paths are relative to the working directory)")
     refs = entry.get("references") or {}
-    given = [k for k in ("column", "path", "system") if refs.get(k) is not None]
-    if len(given) != 1:
-        return (f"config key {key}.references: {' and '.join(given) or 'none'} of column, path and system; expected "
-                "exactly one (a field of the summaries, a file of references, or the system whose summaries are the "
-                "references)")
-    if refs.get("judged") and "system" not in given:
+    if refs.get("column") is not None and refs.get("path") is not None:
+        return (f"config key {key}.references: both column and path; expected one place of the reference summaries "
+                "(a field of the summaries or a file of references; system may be given with either)")
+    if all(refs.get(k) is None for k in ("column", "path", "system")):
+        return (f"config key {key}.references: none of column, path and system; expected where the release keeps its "
+                "reference summaries (a field of the summaries, a file of references, or the system whose summaries "
+                "are the references)")
+    if refs.get("judged") and refs.get("system") is None:
         return f"config key {key}.references.judged: only the summaries of a references.system can be judged"
     if not (entry.get("columns") or {}).get("summarizer") and "{system}" not in entry["path"]:
         return (f"config key {key}.columns.summarizer: missing; expected the column of the summarizer, or {SYSTEM} "

@@ -414,6 +414,8 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
         if c.judgments and all(math.isnan(row[d]) for row in c.judgments.values()):
             raise DatasetError(f"config key {key}.dimensions.{d}: no score of this dimension in the release; expected "
                                "at least one (or remove the dimension)")
+    if o.references.system and o.references.judged:
+        _check_judged_references(o, c)
     for path_files in o.metric_files:
         _read_metric_file(o, path_files, c)
     human = {k: list(v) for k, v in o.human}
@@ -583,10 +585,9 @@ def _read_reference_field(o: TableOptions, reader: _Reader, where: int | str, re
 def _read_references(o: TableOptions, c: _Collected, twins: NameTwins) -> None:
     """The references: ``ref0``..``refN`` of a field, a file's, or one system's summaries (kind human)."""
     r = o.references
-    given = sum(x is not None for x in (r.column, r.path, r.system))
-    if given != 1:
-        raise DatasetError(f"config key {o.key}.references: {'none' if not given else 'more than one'} of column, path "
-                           "and system; expected exactly one (where the release keeps its reference summaries)")
+    if r.column is not None and r.path is not None or all(x is None for x in (r.column, r.path, r.system)):
+        raise DatasetError(f"config key {o.key}.references: expected column or path (not both), and/or system: where "
+                           "the release keeps its reference summaries")
     named: dict[tuple[str, str], Summary] = {}
     for topic, (refs, path, where) in c.refs.items():
         for i, sentences in enumerate(refs):
@@ -628,6 +629,25 @@ def _read_references(o: TableOptions, c: _Collected, twins: NameTwins) -> None:
     if r.system and not any(s.summarizer == r.system for s in c.summaries.values()):
         raise DatasetError(f"config key {o.key}.references.system: no summary of the summarizer {r.system!r}; "
                            f"expected the name of the system whose summaries are the references")
+
+
+def _check_judged_references(o: TableOptions, c: _Collected) -> None:
+    """``references.judged``: each judged summary of the references' system is scored against the
+    topic's other references (leave-one-out, as DUC/TAC judge their human summaries), so its topic
+    needs another one; refused here naming the release's record (validation would refuse the copy)."""
+    humans: dict[str, int] = {}
+    for s in c.summaries.values():
+        if s.kind == "human":
+            humans[s.topic] = humans.get(s.topic, 0) + 1
+    for key in c.judgments:
+        if key[1] == o.references.system and humans[key[0]] < 2:
+            path, where = c.where[key]
+            raise fail(path, where, o.columns.summarizer or "summarizer (from the path)",
+                       f"the judged reference ({key[0]!r}, {key[1]!r}) is the only human summary of its topic "
+                       f"(config key {o.key}.references.judged is true): a judged reference is scored against the "
+                       "topic's other references, so the topic needs at least two human summaries to judge one against "
+                       "the others; declare the other references (references.column or references.path) or set "
+                       "judged: false")
 
 
 def _read_judgment(o: TableOptions, reader: _Reader, where: int | str, rec: Record, key: tuple[str, str],
