@@ -886,6 +886,88 @@ def no_check(folder: Path, result: Any) -> None:
     return None
 
 
+# ---------------------------------------------------------------------------- declared tables (format: table)
+
+TABLE_TSV, TABLE_JSONL = "release.tsv", "release.jsonl"
+
+
+def table_tsv_base() -> dict[str, bytes]:
+    """A release of one row per summary: wide scores, the reference in a column."""
+    rows = [["topic", "system", "summary", "reference", "relevance", "fluency"]]
+    for t in ("T1", "T2"):
+        for s, (rel, flu) in (("1", ("3", "4")), ("2", ("1e-0", "")), ("3", ("4.5", "2.5E+0"))):
+            rows.append([t, s, f"The cat sat on mat {t} . It purred .", f"A cat {t} sat .", rel, flu])
+    return {TABLE_TSV: _u("".join("\t".join(r) + "\n" for r in rows))}
+
+
+def table_jsonl_base() -> dict[str, bytes]:
+    """SummEval's layout: per-annotator lists of {dimension: score} objects, references as a list."""
+    records = [{"doc": f"d{t}", "sys": f"M{m}", "out": ["Paul sat .", f"Townsend {t} ran ."], "refs": ["A ref .", "B ref ."],
+                "experts": [{"coherence": 1 + (t + m + i) % 5, "fluency": 5 - (t + i) % 3} for i in range(3)]}
+               for t in range(2) for m in range(2)]
+    return {TABLE_JSONL: _u("".join(json.dumps(r) + "\n" for r in records))}
+
+
+def _table_entry(folder: Path, jsonl: bool) -> dict:
+    dims = {"relevance": {"min": 1, "max": 5}, "fluency": {"min": 1, "max": 5}}
+    if jsonl:
+        return {"path": str(folder / TABLE_JSONL), "columns": {"topic": "doc", "summarizer": "sys", "text": "out"},
+                "references": {"column": "refs"}, "judgments": {"layout": "annotators", "groups": {"expert": "experts"}},
+                "dimensions": {"coherence": {"min": 1, "max": 5}, "fluency": {"min": 1, "max": 5}},
+                "human": {"coverage": ["coherence"]}}
+    return {"path": str(folder / TABLE_TSV), "columns": {"topic": "topic", "summarizer": "system", "text": "summary"},
+            "references": {"column": "reference"}, "dimensions": dims,
+            "human": {"coverage": ["relevance"], "linguistic_quality": ["fluency"]}}
+
+
+def call_table_tsv(folder: Path):
+    from metaeval.data.table import import_table, table_options
+
+    return import_table(table_options(_table_entry(folder, False)), "fuzz")[0]
+
+
+def call_table_jsonl(folder: Path):
+    from metaeval.data.table import import_table, table_options
+
+    return import_table(table_options(_table_entry(folder, True)), "fuzz")[0]
+
+
+def verify_table_tsv(folder: Path, ds) -> None:
+    """Every judgment is ``float`` of its cell (read here with the csv module; an empty cell, none)."""
+    import csv
+    import io
+
+    # pandas drops a byte-order mark left after the contract's reader dropped the first
+    text = (folder / TABLE_TSV).read_bytes().decode("utf-8").removeprefix("\ufeff").removeprefix("\ufeff")
+    rows = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter="\t") if r]
+    header = rows[0]
+    for row in rows[1:]:
+        cells = dict(zip(header, row))
+        key = (cells["topic"], cells["system"])
+        for d in ("relevance", "fluency"):
+            cell = cells.get(d, "").strip()
+            got = ds.judgments.get(key, {}).get(d, math.nan)
+            if cell == "":
+                if not math.isnan(got):
+                    raise Finding(f"wrong number: {d} of {key} is {got!r}; its cell is empty")
+            else:
+                _same(got, cell, f"{TABLE_TSV} {d} of {key}")
+
+
+def verify_table_jsonl(folder: Path, ds) -> None:
+    """Each dimension's judgment is the mean of the record's annotations."""
+    for line in (folder / TABLE_JSONL).read_text(encoding="utf-8-sig").split("\n"):
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        row = ds.judgments[(str(rec["doc"]), str(rec["sys"]))]
+        for d in ("coherence", "fluency"):
+            want = statistics.fmean(float(a[d]) for a in rec["experts"])
+            if row[d] != want:
+                raise Finding(f"wrong number: {d} of ({rec['doc']}, {rec['sys']}) is {row[d]!r}; the mean of its "
+                              f"annotations is {want!r}")
+
+
 # ---------------------------------------------------------------------------- the registry
 
 def _and_copy(verify: Callable[[Path, Any], None], dataset: Callable[[Any], Any] = lambda result: result):
@@ -916,6 +998,10 @@ READERS: dict[str, Reader] = {r.name: r for r in (
     Reader("bartscore_pkl", bartscore_base, bartscore_mutations, call_bartscore, _and_copy(verify_bartscore)),
     Reader("frank", frank_base, frank_mutations, call_frank, _and_copy(verify_frank, lambda result: result[0])),
     Reader("duc_tac", duc_base, duc_mutations, call_duc, _and_copy(verify_duc)),
+    Reader("table_tsv", table_tsv_base, _one_file(TABLE_TSV, lambda b: mutated_tsv(b.decode())), call_table_tsv,
+           _and_copy(verify_table_tsv)),
+    Reader("table_jsonl", table_jsonl_base, _one_file(TABLE_JSONL, lambda b: mutated_jsonl(_records(b))),
+           call_table_jsonl, _and_copy(verify_table_jsonl)),
     Reader("config", config_base, config_mutations, call_config, no_check, errors=("ConfigError",)),
 )}
 

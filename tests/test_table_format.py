@@ -330,3 +330,17 @@ def test_the_import_job_reads_every_file_of_the_mapping(tmp_path):
     ds, scores = import_table(FORMATS["table"].options(entry), "bench")
     assert sorted(s.summarizer for s in ds.summaries) == ["ref0", "s1", "s2"]
     assert scores == [("d1", "s1", "bleu", 0.5)]
+
+
+def test_fuzz_findings_a_row_cut_short_and_a_file_of_byte_order_marks_are_refused(tmp_path):
+    """Found by the fuzz suite (tests/fuzz_cases.py, table_tsv): pandas' C engine reads a row cut
+    short as empty cells (a lost score looked like an unjudged summary); a file of two byte-order
+    marks was an IndexError."""
+    short = tmp_path / "short.csv"
+    short.write_text("t,s,x,ref,q\nd1,s1,A.,B.,3\nd1,s2,A.\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"short.csv: row 3, field 'ref': 3 cells; expected 5"):
+        imported(_entry(short))
+    marks = tmp_path / "marks.csv"
+    marks.write_text("\ufeff\ufeff", encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"marks.csv: row 1: no rows; expected a header"):
+        imported(_entry(marks))

@@ -244,12 +244,16 @@ def _delimited(path: str, sep: str) -> Iterator[tuple[str, Record]]:
     if not text.strip():
         raise fail(path, "row 1", None, "empty file; expected a header row naming the columns")
     try:
+        # the python engine: the C engine reads a row cut short as empty cells, this one leaves the
+        # missing cells out (NaN), so that a short row is an error naming it
         frame = pd.read_csv(io.StringIO(text), sep=sep, header=None, dtype=str, keep_default_na=False,
-                            na_filter=False, skip_blank_lines=True)
+                            na_filter=False, skip_blank_lines=True, engine="python")
     except (pd.errors.ParserError, ValueError) as e:
         raise fail(path, None, None, f"not a {'CSV' if sep == ',' else 'TSV'} table ({e}); expected a header and "
                    "rows of as many cells") from None
     rows = frame.values.tolist()
+    if not rows:
+        raise fail(path, "row 1", None, "no rows; expected a header row naming the columns")
     header = [str(c) for c in rows[0]]
     for i, name in enumerate(header):
         check_text(path, "row 1", f"column {i + 1}", name)
@@ -257,6 +261,10 @@ def _delimited(path: str, sep: str) -> Iterator[tuple[str, Record]]:
             raise fail(path, "row 1", name, f"the column appears twice (columns {header.index(name) + 1} and {i + 1}); "
                        "expected each column once")
     for i, cells in enumerate(rows[1:], start=2):
+        width = sum(isinstance(v, str) for v in cells)
+        if width != len(header):
+            raise fail(path, f"row {i}", header[width] if width < len(header) else None,
+                       f"{width} cells; expected {len(header)}, one per column of the header")
         rec = dict(zip(header, cells))
         for k, v in rec.items():
             check_text(path, f"row {i}", k, v)
@@ -414,6 +422,9 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
         if c.judgments and all(math.isnan(row[d]) for row in c.judgments.values()):
             raise DatasetError(f"config key {key}.dimensions.{d}: no score of this dimension in the release; expected "
                                "at least one (or remove the dimension)")
+    if not c.judgments:
+        raise DatasetError(f"config key {key}.judgments: {o.judgments.path or o.path}: no summary has a score of a "
+                           "declared dimension; expected at least one judged summary")
     if o.references.system and o.references.judged:
         _check_judged_references(o, c)
     for path_files in o.metric_files:
