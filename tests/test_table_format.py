@@ -111,7 +111,7 @@ def test_newsroom_from_one_csv_with_the_reference_as_a_system_gives_the_canonica
     ds, _ = imported({
         "format": "table", "path": str(release),
         "columns": {"topic": "doc_id", "summarizer": "model", "text": "summary", "document": "article"},
-        "sentences": {"text": "none"},     # one sentence per line, as the test wrote them
+        "sentence_splitter": {"text": "none"},     # one sentence per line, as the test wrote them
         "references": {"system": "ref0"},
         "judgments": {"columns_of": {d: f"human_{d}" for d in dims}},
         "dimensions": {d: {"min": 1, "max": 5, "description": text} for d, text in dims.items()},
@@ -152,7 +152,7 @@ def test_realsumm_from_one_csv_per_system_with_metric_files_gives_the_canonical_
     ds, scores = imported({
         "format": "table", "path": str(tmp_path / "release" / "summaries" / "{system}.csv"),
         "columns": {"topic": "topic", "text": "summary", "document": "article"},
-        "sentences": {"text": "none", "references": "none"},
+        "sentence_splitter": {"text": "none", "references": "none"},
         "references": {"path": str(tmp_path / "release" / "references.csv"), "columns": {"text": "reference"}},
         "judgments": {"columns_of": {"litepyramid_recall": "pyramid"}},
         "dimensions": {"litepyramid_recall": {"min": 0, "max": 1, "description": "LitePyramid recall of reference SCUs"}},
@@ -204,9 +204,9 @@ def test_nltk_splitter_is_refused_offline_without_punkt_data(tmp_path):
     release = write_csv(tmp_path / "r.csv", ["t", "s", "x", "ref", "q"], [["d1", "s1", "A. B.", "C.", "3"]])
     with pytest.raises(ConfigError) as e:
         entry_of({"format": "table", "path": str(release), "columns": {"topic": "t", "summarizer": "s", "text": "x"},
-                  "sentences": {"text": "nltk"}, "references": {"column": "ref"},
+                  "sentence_splitter": {"text": "nltk"}, "references": {"column": "ref"},
                   "dimensions": {"q": {"min": 1, "max": 5}}, "human": {"coverage": ["q"]}})
-    assert "datasets.bench.sentences.text" in str(e.value) and "nltk.download('punkt_tab')" in str(e.value)
+    assert "datasets.bench.sentence_splitter.text" in str(e.value) and "nltk.download('punkt_tab')" in str(e.value)
 
 
 def _judged_reference_release(tmp_path: Path, extra_reference: bool) -> dict:
@@ -344,3 +344,27 @@ def test_fuzz_findings_a_row_cut_short_and_a_file_of_byte_order_marks_are_refuse
     marks.write_text("\ufeff\ufeff", encoding="utf-8")
     with pytest.raises(DatasetError, match=r"marks.csv: row 1: no rows; expected a header"):
         imported(_entry(marks))
+
+
+def test_the_worked_declarations_of_the_docs_are_valid_entries():
+    """docs/datasets.md's three declarations pass the schema; the SummEval one, whose files exist
+    here, passes the format's own checks too and reads the release."""
+    import re
+
+    import yaml
+
+    from conftest import REPO
+    from metaeval.options import validated
+
+    text = (REPO / "docs" / "datasets.md").read_text(encoding="utf-8")
+    section = text.split("## Bring any benchmark by declaring it", 1)[1].split("\n## ", 1)[0]
+    blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", section, flags=re.S)]
+    assert len(blocks) == 3
+    for block in blocks:
+        for name, entry in block["datasets"].items():
+            assert validated({"datasets": {name: entry}})["datasets"][name]["format"] == "table"
+    entry = blocks[0]["datasets"]["summeval_declared"]
+    data = shared_dataset("raw/summeval-official").parents[1]     # ../shared/data, where it is here
+    entry["path"] = entry["path"].replace("../shared/data", str(data))
+    ds, _ = imported(entry, "summeval_declared")
+    assert len(ds.judgments) == 1200 and len(ds.dimensions) == 8

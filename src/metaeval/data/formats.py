@@ -211,9 +211,9 @@ def _table_problem(key: str, entry: Entry) -> str | None:
     if not (entry.get("columns") or {}).get("summarizer") and "{system}" not in entry["path"]:
         return (f"config key {key}.columns.summarizer: missing; expected the column of the summarizer, or {SYSTEM} "
                 "in the path (one file per system)")
-    for what, splitter in (entry.get("sentences") or {}).items():
+    for what, splitter in (entry.get("sentence_splitter") or {}).items():
         if splitter == "nltk" and nltk_problem():
-            return f"config key {key}.sentences.{what}: {nltk_problem()}"
+            return f"config key {key}.sentence_splitter.{what}: {nltk_problem()}"
     from .contract import DatasetError
     from .dataset_yaml import _parse_dimension
 

@@ -109,7 +109,7 @@ class TableOptions:
     key: str = "datasets.<name>"                   # the entry's config key (import_table names the data set)
     reader: str | None = None
     columns: Columns = Columns()
-    sentences: tuple[tuple[str, str], ...] = ()    # (text field: text / references / document, splitter)
+    sentence_splitter: tuple[tuple[str, str], ...] = ()   # (text field: text / references / document, splitter)
     references: References = References()
     judgments: Judgments = Judgments()
     dimensions: tuple[Dimension, ...] = ()
@@ -123,7 +123,7 @@ class TableOptions:
     citation: str = ""
 
     def splitter(self, what: str) -> str:
-        return dict(self.sentences).get(what, "none" if what == "document" else "metaeval")
+        return dict(self.sentence_splitter).get(what, "none" if what == "document" else "metaeval")
 
 
 def _build(cls, raw: Mapping[str, Any] | None, **nested: Any):
@@ -149,7 +149,7 @@ def table_options(entry: Mapping[str, Any], name: str = "<name>") -> TableOption
     return TableOptions(
         key=f"datasets.{name}", path=entry["path"], reader=entry.get("reader"),
         columns=_build(Columns, entry.get("columns")),
-        sentences=tuple(sorted((entry.get("sentences") or {}).items())),
+        sentence_splitter=tuple(sorted((entry.get("sentence_splitter") or {}).items())),
         references=_build(References, refs, columns=_build(Columns, refs.get("columns")) if refs.get("columns") else None),
         judgments=_build(Judgments, judg,
                          columns=_build(Columns, judg.get("columns")) if judg.get("columns") else None,
@@ -375,9 +375,9 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
     dims = {d.name: d for d in o.dimensions}
     if not dims:
         raise DatasetError(f"config key {key}.dimensions: missing; expected the human dimensions with min and max")
-    for what, splitter in o.sentences:
+    for what, splitter in o.sentence_splitter:
         if splitter == "nltk" and nltk_problem():
-            raise DatasetError(f"config key {key}.sentences.{what}: {nltk_problem()}")
+            raise DatasetError(f"config key {key}.sentence_splitter.{what}: {nltk_problem()}")
     c = _Collected()
     twins = NameTwins()
     files = _files(o.path, f"{key}.path")
