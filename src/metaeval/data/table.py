@@ -11,13 +11,8 @@ columns, of the same file or of other files, hold metric scores. The dimensions 
 description, kind, role, the annotations they aggregate) and the human components are declared in
 the entry, as dataset.yaml declares them.
 
-Reading: CSV and TSV through pandas with every cell as text (``dtype=str``, no missing-value
-guessing: ``NA`` stays the text ``NA``), numbers parsed only by the contract's
-:func:`~metaeval.data.contract.parse_number`. JSON and JSON lines through the contract's own reader
-(:func:`~metaeval.data.contract.json_objects`, :func:`~metaeval.data.contract.load_json`), not
-pandas': pandas' JSON reader keeps the last of a key given twice without a word, and turns
-``"007"`` or ``1e400`` into numbers of its own guessing; the contract refuses a duplicate key,
-naming the file and line.
+Reading the files (CSV/TSV through pandas as text; JSON through the contract's reader, which
+refuses a key given twice where pandas' would keep the last): :mod:`metaeval.data.table_files`.
 
 A path may hold ``{system}`` (``scores/{system}.csv``): the files it matches give the summarizer,
 taken from the path, and ``*`` globs more. Every error names the release file, its row (CSV row 1 is
@@ -28,26 +23,19 @@ the header) or line, the field, what was expected, and the config key that decla
 from __future__ import annotations
 
 import dataclasses
-import glob
-import io
 import math
-import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Mapping
 
-from .canonical_files import annotation_means, check_imported, check_sentences, check_value, split_text
-from .contract import (Annotation, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name, check_text, fail,
-                       json_objects, load_json, read_text, parse_number)
+from .canonical_files import annotation_means, check_imported, check_sentences, check_value
+from .contract import Annotation, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name, fail
 from .dataset_yaml import KIND_BOUNDS, aggregation_spec, dimension_spec, parse_aggregation
-from .sentences import split_sentences
+# the files, records and fields of a release (re-exported: the registry and the tests use them here)
+from .table_files import (READERS, SPLITTERS, SYSTEM, Record, _check_columns, _Reader, expand, nltk_problem,  # noqa: F401
+                          reader_of, records, release_files, sentences_of)
 
-READERS = ("csv", "tsv", "json", "jsonl")
-SPLITTERS = ("none", "metaeval", "nltk")
 LAYOUTS = ("wide", "long", "annotators")
-# The placeholder of a path whose files give the summarizer (one file per system).
-SYSTEM = "{system}"
-PUNKT = "tokenizers/punkt_tab/english/"
 
 
 # ----------------------------------------------------------------------------- the mapping
@@ -168,189 +156,6 @@ def _freeze(value: Any) -> Any:
     if isinstance(value, dict):
         return tuple((k, _freeze(v)) for k, v in value.items())
     return value
-
-
-# ----------------------------------------------------------------------------- paths and files
-
-def expand(pattern: str) -> list[tuple[str, str | None]]:
-    """(file, system) of every file a path matches, sorted: ``{system}`` matches one path part and
-    gives the summarizer; ``*``, ``?`` and ``[..]`` glob. A plain path is itself (system None)."""
-    if SYSTEM not in pattern and not glob.has_magic(pattern):
-        return [(pattern, None)]
-    before, _, after = pattern.partition(SYSTEM)
-    regex = re.compile(_glob_regex(before) + (r"(?P<system>[^/]+)" + _glob_regex(after) if SYSTEM in pattern else ""))
-    out = []
-    for path in sorted(glob.glob(pattern.replace(SYSTEM, "*"))):
-        m = regex.fullmatch(path)
-        if m and Path(path).is_file():
-            out.append((path, m.groupdict().get("system")))
-    return out
-
-
-def _glob_regex(part: str) -> str:
-    return "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in part)
-
-
-def release_files(entry: Mapping[str, Any]) -> list[str]:
-    """Every file the mapping reads (globs expanded): the import job's inputs, so that editing one
-    re-runs the import."""
-    patterns = [entry["path"]]
-    for section in ("references", "judgments"):
-        if (entry.get(section) or {}).get("path"):
-            patterns.append(entry[section]["path"])
-    patterns += [m["path"] for m in entry.get("metric_files") or ()]
-    return sorted({f for p in patterns for f, _ in expand(p)})
-
-
-def reader_of(path: str, declared: str | None) -> str:
-    if declared:
-        return declared
-    suffix = Path(path).suffix.lower().lstrip(".")
-    return {"jsonl": "jsonl", "ndjson": "jsonl", "json": "json", "csv": "csv", "tsv": "tsv", "tab": "tsv"}.get(suffix, "")
-
-
-Record = dict[str, Any]
-
-
-def records(path: str, reader: str, key: str) -> Iterator[tuple[int | str, Record]]:
-    """(where, record) of every record of a release file: a CSV/TSV row (``row N``, the header
-    being row 1), a JSON-lines line (its number) or an element of a JSON list (``record N``)."""
-    if reader in ("csv", "tsv"):
-        yield from _delimited(path, "," if reader == "csv" else "\t")
-    elif reader == "jsonl":
-        yield from json_objects(path, "one JSON object per line")
-    elif reader == "json":
-        from .contract import _unique_keys   # the contract's refusal of a key given twice
-
-        data = load_json(read_text(path), path, None, "a JSON list of objects", object_pairs_hook=_unique_keys(path, None))
-        if not isinstance(data, list):
-            raise fail(path, None, None, f"a JSON {type(data).__name__}; expected a list of objects, one per record")
-        for i, rec in enumerate(data, start=1):
-            if not isinstance(rec, dict):
-                raise fail(path, f"record {i}", None, f"a JSON {type(rec).__name__}; expected an object")
-            yield f"record {i}", rec
-    else:
-        raise DatasetError(f"config key {key}.reader: {path}: cannot tell the file's format from its name; expected "
-                           f"a .csv, .tsv, .json or .jsonl file or a reader ({', '.join(READERS)})")
-
-
-def _delimited(path: str, sep: str) -> Iterator[tuple[str, Record]]:
-    """Rows of a CSV/TSV read by pandas with every cell kept as text (no number or missing-value
-    guessing); the header is read as a row so that a column named twice is an error (pandas would
-    rename the second ``a.1``)."""
-    import pandas as pd
-
-    text = read_text(path)   # UTF-8 checked and the byte-order mark dropped, as every file of the contract
-    if not text.strip():
-        raise fail(path, "row 1", None, "empty file; expected a header row naming the columns")
-    try:
-        # the python engine: the C engine reads a row cut short as empty cells, this one leaves the
-        # missing cells out (NaN), so that a short row is an error naming it
-        frame = pd.read_csv(io.StringIO(text), sep=sep, header=None, dtype=str, keep_default_na=False,
-                            na_filter=False, skip_blank_lines=True, engine="python")
-    except (pd.errors.ParserError, ValueError) as e:
-        raise fail(path, None, None, f"not a {'CSV' if sep == ',' else 'TSV'} table ({e}); expected a header and "
-                   "rows of as many cells") from None
-    rows = frame.values.tolist()
-    if not rows:
-        raise fail(path, "row 1", None, "no rows; expected a header row naming the columns")
-    header = [str(c) for c in rows[0]]
-    for i, name in enumerate(header):
-        check_text(path, "row 1", f"column {i + 1}", name)
-        if header.index(name) != i:
-            raise fail(path, "row 1", name, f"the column appears twice (columns {header.index(name) + 1} and {i + 1}); "
-                       "expected each column once")
-    for i, cells in enumerate(rows[1:], start=2):
-        width = sum(isinstance(v, str) for v in cells)
-        if width != len(header):
-            raise fail(path, f"row {i}", header[width] if width < len(header) else None,
-                       f"{width} cells; expected {len(header)}, one per column of the header")
-        rec = dict(zip(header, cells))
-        for k, v in rec.items():
-            check_text(path, f"row {i}", k, v)
-        yield f"row {i}", rec
-
-
-def _check_columns(path: str, reader: str, first: Record | None, wanted: Mapping[str, str | None]) -> None:
-    """A CSV/TSV's header has every column the mapping names (a JSON record is checked field by field)."""
-    if reader not in ("csv", "tsv") or first is None:
-        return
-    for config_key, column in wanted.items():
-        if column is not None and column not in first:
-            raise DatasetError(f"{path}: row 1 (header), field {column!r}: no such column (config key {config_key}); "
-                               f"expected one of {', '.join(map(repr, first))}")
-
-
-# ----------------------------------------------------------------------------- fields
-
-class _Reader:
-    """What one file's records are read with: the file, its reader, the entry's config key."""
-
-    def __init__(self, path: str, reader: str, key: str) -> None:
-        self.path, self.reader, self.key = path, reader, key
-
-    def value(self, where: int | str, rec: Record, column: str, config_key: str) -> Any:
-        if column not in rec:
-            raise fail(self.path, where, column, f"missing (config key {self.key}.{config_key} names it); expected "
-                       "the field in every record")
-        return rec[column]
-
-    def name(self, where: int | str, rec: Record, column: str, config_key: str) -> str:
-        value = self.value(where, rec, column, config_key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and self.reader in ("json", "jsonl"):
-            value = str(value)   # a JSON id may be a number (REALSumm's topics): its text is the name
-        if not isinstance(value, str) or not value:
-            raise fail(self.path, where, column, f"{value!r}; expected a non-empty name (config key "
-                       f"{self.key}.{config_key})")
-        check_name(self.path, where, column, value)
-        return value
-
-    def number(self, where: int | str, column: str, value: Any) -> float:
-        # a CSV cell is text; a JSON number is a JSON number, or a string holding one (as FRANK's)
-        return parse_number(self.path, where, column, value)
-
-
-def sentences_of(value: Any, splitter: str, path: str, where: int | str, column: str, config_key: str
-                 ) -> tuple[str, ...]:
-    """A text field's sentences: a list of strings is its sentences; a string is split by
-    ``splitter`` (``none``: one sentence per line)."""
-    if isinstance(value, list):
-        if not all(isinstance(s, str) for s in value):
-            raise fail(path, where, column, f"a list holding {next(type(s).__name__ for s in value if not isinstance(s, str))}; "
-                       f"expected text or a list of sentences (config key {config_key})")
-        return tuple(value)
-    if not isinstance(value, str):
-        raise fail(path, where, column, f"{value!r}; expected text or a list of sentences (config key {config_key})")
-    if splitter == "none":
-        return split_text(value) if value else ()
-    if splitter == "nltk":
-        return tuple(_punkt()(value))
-    return tuple(split_sentences(value))
-
-
-def nltk_problem() -> str | None:
-    """Why the ``nltk`` splitter cannot run here, or None: nltk's Punkt model is data nltk
-    downloads (``punkt_tab``), not part of the package; the workflow never downloads anything."""
-    try:
-        import nltk
-    except ImportError:
-        return "nltk is not installed; install it (pip install nltk) or choose the splitter 'metaeval' or 'none'"
-    try:
-        nltk.data.find(PUNKT)
-    except LookupError:
-        return ("nltk's Punkt model (punkt_tab) is not installed and the workflow does not download it; run "
-                "python -c \"import nltk; nltk.download('punkt_tab')\" once, or choose the splitter 'metaeval' "
-                "(the importers' rules, docs/datasets.md) or 'none'")
-    return None
-
-
-def _punkt():
-    problem = nltk_problem()
-    if problem:
-        raise DatasetError(problem)
-    from nltk.tokenize import sent_tokenize
-
-    return sent_tokenize
 
 
 # ----------------------------------------------------------------------------- the importer
