@@ -368,3 +368,27 @@ def test_the_worked_declarations_of_the_docs_are_valid_entries():
     entry["path"] = entry["path"].replace("../shared/data", str(data))
     ds, _ = imported(entry, "summeval_declared")
     assert len(ds.judgments) == 1200 and len(ds.dimensions) == 8
+
+
+def test_the_import_and_validation_jobs_run_a_declared_table(tmp_path):
+    """The rule made from the registry, its thin script and the validation job, through Snakemake:
+    one CSV per system, the reference system judged beside a second reference, a metric column."""
+    from conftest import snakemake
+
+    rows = {"s1": ["3", "0.25"], "s2": ["1", "1e-05"], "gold": ["5", "2.5E+3"]}
+    for system, (overall, metric) in rows.items():
+        write_csv(tmp_path / "release" / f"{system}.csv", ["doc", "summary", "second", "overall", "m"],
+                  [[t, f"The {system} summary of {t}. It ends.", "A second reference. Of the topic.", overall, metric]
+                   for t in ("d1", "d2")])
+    (tmp_path / "my.yaml").write_text(json.dumps({"datasets": {"tab": {
+        "format": "table", "path": "release/{system}.csv", "columns": {"topic": "doc", "text": "summary"},
+        "references": {"column": "second", "system": "gold", "judged": True},
+        "dimensions": {"overall": {"min": 1, "max": 5}}, "human": {"coverage": ["overall"]},
+        "metric_columns": ["m"]}}}))
+    snakemake(tmp_path, "--cores", "1", "results/tab/data/summary.tsv", "--configfile", str(tmp_path / "my.yaml"))
+    summary = dict(line.split("\t") for line in (tmp_path / "results/tab/data/summary.tsv").read_text().splitlines())
+    assert (summary["topics"], summary["systems"], summary["judged_human_summaries"]) == ("2", "2", "2")
+    assert summary["references_per_topic_min"] == "2"
+    with (tmp_path / "results/tab/import_table/metric_scores.tsv").open(newline="") as f:
+        scores = {(r["topic"], r["summarizer"]): float(r["score"]) for r in csv.DictReader(f, delimiter="\t")}
+    assert scores[("d1", "s2")] == 0.00001 and scores[("d2", "gold")] == 2500.0 and len(scores) == 6
