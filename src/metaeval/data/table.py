@@ -211,13 +211,11 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
         c.judgments = {k: v for k, v in c.judgments.items() if k[1] != o.references.system}
         c.annotations = [a for a in c.annotations if a.summarizer != o.references.system]
     aggregation = parse_aggregation(_thaw(o.aggregation), f"config key {key}")
-    derived = set()
     if c.annotations:
         means = annotation_means(dims, c.annotations, aggregation)
         for d, values in means.items():
             if any(d in row for row in c.judgments.values()):
                 continue
-            derived.add(d)
             for k, v in values.items():
                 c.judgments.setdefault(k, {})[d] = v
     for row in c.judgments.values():
@@ -319,7 +317,7 @@ def _read_summaries(o: TableOptions, path: str, system: str | None, c: _Collecte
                 wanted[f"{o.key}.references.column"] = o.references.column
             if not o.judgments.path:
                 wanted.update(_judgment_columns(o, cols, dims, f"{o.key}.judgments"))
-            wanted.update({f"{o.key}.metric_columns": m for m in o.metric_columns})
+            wanted.update({f"{o.key}.metric_columns[{i}]": m for i, m in enumerate(o.metric_columns)})
             _check_columns(path, reader.reader, rec, wanted)
             first = False
         topic, summarizer = _key(reader, where, rec, cols, system, "columns")
@@ -544,7 +542,7 @@ def _read_metric_file(o: TableOptions, m: MetricFile, c: _Collected) -> None:
         for where, rec in records(path, reader.reader, o.key):
             if first:
                 _check_columns(path, reader.reader, rec, {f"{o.key}.metric_files.columns.topic": cols.topic,
-                                                          **{f"{o.key}.metric_files.metrics": x for x in m.metrics}})
+                                                          **{f"{o.key}.metric_files.metrics[{i}]": x for i, x in enumerate(m.metrics)}})
                 first = False
             key = _key(reader, where, rec, cols, system, "metric_files.columns")
             if key not in c.summaries:
