@@ -392,3 +392,21 @@ def test_the_import_and_validation_jobs_run_a_declared_table(tmp_path):
     with (tmp_path / "results/tab/import_table/metric_scores.tsv").open(newline="") as f:
         scores = {(r["topic"], r["summarizer"]): float(r["score"]) for r in csv.DictReader(f, delimiter="\t")}
     assert scores[("d1", "s2")] == 0.00001 and scores[("d2", "gold")] == 2500.0 and len(scores) == 6
+
+
+def test_a_json_list_release_names_its_records_and_every_metric_column_is_checked(tmp_path):
+    release = tmp_path / "r.json"
+    release.write_text(json.dumps([{"t": 7, "s": "s1", "x": ["A.", "B."], "ref": "C.", "q": "4", "m1": 0.5},
+                                   {"t": 7, "s": "s2", "x": ["D."], "ref": "C.", "q": True, "m1": 1}]))
+    with pytest.raises(DatasetError) as e:
+        imported(_entry(release, metric_columns=["m1"]))
+    assert all(p in str(e.value) for p in (str(release), "record 2", "field 'q'", "True is not a number"))
+    csv_release = write_csv(tmp_path / "r.csv", ["t", "s", "x", "ref", "q", "m1"], [["d1", "s1", "A.", "B.", "3", "1"]])
+    with pytest.raises(DatasetError) as e:
+        imported(_entry(csv_release, metric_columns=["m1", "m2"]))
+    assert all(p in str(e.value) for p in ("row 1 (header)", "field 'm2'", "config key datasets.bench.metric_columns[1]"))
+    release.write_text(json.dumps([{"t": 7, "s": "s1", "x": ["A.", "B."], "ref": "C.", "q": "4", "m1": 0.5}]))
+    ds, scores = imported(_entry(release, metric_columns=["m1"]))
+    # a JSON number as a topic is its text; a list is the sentences as given; a string score is parsed
+    assert ds.summary("7", "s1").sentences == ("A.", "B.") and ds.judgments[("7", "s1")]["q"] == 4.0
+    assert scores == [("7", "s1", "m1", 0.5)]
