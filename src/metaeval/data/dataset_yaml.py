@@ -53,7 +53,7 @@ DATASET_KEYS = ("name", "description", "source", "license", "citation", "dimensi
                 "has_documents", "has_pyramids", "simulation", "aggregation")
 
 
-def _parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str, spec: Any) -> Dimension:
+def parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str, spec: Any) -> Dimension:
     """One ``dimensions:`` entry: {min, max, description, kind, annotations: {dimension, group}}."""
     line = lines.get(("dimensions", name))
     fname = f"dimensions.{name}"
@@ -102,7 +102,7 @@ def _parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str
 
 
 def dimension_spec(d: Dimension) -> dict[str, Any]:
-    """A dimension as dataset.yaml declares it (the inverse of :func:`_parse_dimension`): the
+    """A dimension as dataset.yaml declares it (the inverse of :func:`parse_dimension`): the
     issue-21 keys only where they differ from their defaults."""
     spec: dict[str, Any] = {"min": d.min, "max": d.max, "description": d.description}
     if d.kind != "graded":
@@ -168,7 +168,7 @@ def parse_dataset_yaml(path: Path, text: str, human_override: Mapping[str, list[
                    "missing or empty; expected a mapping of every judgment column to {min, max}")
     dims: dict[str, Dimension] = {}
     for name, spec in dims_raw.items():
-        dims[str(name)] = _parse_dimension(path, lines, str(name), spec)
+        dims[str(name)] = parse_dimension(path, lines, str(name), spec)
     for d in dims.values():
         if d.annotations_of is not None and d.annotations_of not in dims:
             raise fail(path, lines.get(("dimensions", d.name, "annotations", "dimension")),

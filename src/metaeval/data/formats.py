@@ -215,11 +215,11 @@ def _table_problem(key: str, entry: Entry) -> str | None:
         if splitter == "nltk" and nltk_problem():
             return f"config key {key}.sentence_splitter.{what}: {nltk_problem()}"
     from .contract import DatasetError
-    from .dataset_yaml import _parse_dimension
+    from .dataset_yaml import parse_dimension
 
     for name, spec in entry["dimensions"].items():
         try:   # the dimension checks of dataset.yaml, naming the config key
-            _parse_dimension(f"config key {key}", {}, name, spec)
+            parse_dimension(f"config key {key}", {}, name, spec)
         except DatasetError as e:
             return str(e)
     if not entry.get("human"):
