@@ -13,8 +13,8 @@ What the importer makes of it:
 * topic = ``str(doc_id)`` (the key; the record's ``doc_id`` must equal it); summarizer = the system
   name without its ``.txt``; one reference per topic, ``ref0`` = ``ref_summ``, which must be the
   same text in every file;
-* texts are tokenised and mostly lower-cased as released (5 systems and 32 references keep some
-  capitals), one sentence per ``<t> ... </t>`` span: the release marks its sentences, so they are
+* texts are tokenised and mostly lower-cased as released (5 systems keep capitals throughout, 32
+  references and a few other summaries in places), one sentence per ``<t> ... </t>`` span: the release marks its sentences, so they are
   taken from the marks, not re-split. 4 of ``bottom_up_out``'s summaries end in a sentence whose
   ``</t>`` is missing (the summary was cut mid-sentence): that last sentence is kept as it is;
 * a system in several files (``bart_out`` is in both, as the paper compares BART with both groups)
