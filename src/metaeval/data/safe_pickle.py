@@ -87,7 +87,7 @@ class Refused(ValueError):
 # (MoverScore's scores in REALSumm) and float32 (BERTScore's, computed in torch). Nothing else: an
 # object dtype would unpickle arbitrary objects, and the releases hold no integer or string scalars.
 FLOAT_CODES: Mapping[str, tuple[str, int]] = {"f8": ("d", 8), "f4": ("f", 4)}
-_BYTE_ORDERS = {"<": "<", ">": ">"}    # numpy writes the machine's order explicitly for a float
+_BYTE_ORDERS = ("<", ">")    # numpy writes a float dtype's byte order explicitly (struct reads the same marks)
 
 
 class FloatDtype:
@@ -127,7 +127,7 @@ def numpy_scalar(dtype: Any, data: Any = None) -> float:
     fmt, size = FLOAT_CODES[dtype.code]
     if not isinstance(data, bytes) or len(data) != size:
         raise Refused(f"numpy {dtype.code} scalar of {brief(data)}; expected {size} bytes")
-    return struct.unpack(_BYTE_ORDERS[dtype.byteorder] + fmt, data)[0]
+    return struct.unpack(dtype.byteorder + fmt, data)[0]
 
 
 # (module, name) -> the object a pickle may name: the two NumPy globals of a float scalar (both
