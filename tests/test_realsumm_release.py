@@ -47,6 +47,8 @@ def test_two_halves_make_one_data_set_and_a_shared_system_is_kept_once(tmp_path)
     assert ds.summary("1", "ref0").sentences == ("a c .",)
     assert len(rows) == 6 * len(METRICS) and {r[2] for r in rows} == set(declarations)
     assert ds.warnings == [f"bart_out: in {abs_}, {ext} with the same summaries and scores; kept once"]
+    assert ("3 systems (2 in abs.pkl, 2 in ext.pkl; bart_out in several files with the same summaries and "
+            "scores, kept once) on 2 CNN/DailyMail") in ds.meta["description"]
     assert ds.meta["human"] == {"coverage": ["litepyramid_recall"], "linguistic_quality": []}
 
 

@@ -30,6 +30,7 @@ What the importer makes of it:
 from __future__ import annotations
 
 import math
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -58,9 +59,10 @@ METRICS: dict[str, tuple[str, str, str]] = {
 }
 OPEN, CLOSE = "<t>", "</t>"
 
+# dataset.yaml's description; {systems}: the counts of the files read (the full release: 24 systems,
+# 14 in abs.pkl and 11 in ext.pkl, bart_out in both, kept once).
 DESCRIPTION = (
-    "REALSumm (Bhandari et al., 2020), from the authors' own release: 24 systems (11 extractive, 14 "
-    "abstractive; bart_out is in both halves with the same summaries and scores, kept once) on 100 CNN/DailyMail "
+    "REALSumm (Bhandari et al., 2020), from the authors' own release: {systems} on {documents} CNN/DailyMail "
     "test articles, each summary scored by crowd-sourced LitePyramid recall (semantic content units of the "
     "reference); 1 reference per article; no source articles. Texts tokenised (mostly lower-cased), one sentence "
     "per <t> ... </t> of the release. The authors' scores of BERTScore, MoverScore, JS-2 and ROUGE are the "
@@ -246,9 +248,14 @@ def import_realsumm_pkl(paths: Iterable[Path | str], name: str = "realsumm") -> 
                              "(crowd-sourced)", "graded")}
     human = {"coverage": [HUMAN], "linguistic_quality": []}
     in_several = sorted(s for s, files in reader.shared.items() if len(files) > 1)
+    per_file = Counter(f.name for files in reader.shared.values() for f in files)
+    systems = (f"{len(reader.shared)} systems ({', '.join(f'{n} in {name}' for name, n in per_file.items())}"
+               + (f"; {', '.join(in_several)} in several files with the same summaries and scores, kept once)"
+                  if in_several else ")"))
     declarations = {mid: {"name": shown, "description": description}
                     for mid, shown, description in sorted(METRICS.values())}
-    meta = {"name": name, "description": DESCRIPTION, "source": SOURCE, "license": LICENSE, "citation": CITATION,
+    description = DESCRIPTION.format(systems=systems, documents=len(reader.refs))
+    meta = {"name": name, "description": description, "source": SOURCE, "license": LICENSE, "citation": CITATION,
             "dimensions": {d.name: dimension_spec(d) for d in dims.values()}, "human": human,
             "metrics": declarations}
     ds = Dataset(name=name, meta=meta, dimensions=dims, human=human, summaries=reader.summaries,
