@@ -704,6 +704,73 @@ def verify_bartscore(folder: Path, ds) -> None:
                                   f"{entry['scores'][d]!r}")
 
 
+# ---------------------------------------------------------------------------- REALSumm's own pickles
+
+def realsumm_structure(half: str) -> dict:
+    """REALSumm's layout with its NumPy scalars (BERTScore's float32, MoverScore's float64, the rest
+    floats), two documents; ``shared`` is in both halves, the same."""
+    import numpy as np
+    from metaeval.data.realsumm import METRICS
+
+    data = {}
+    for doc in range(2):
+        systems = {}
+        for name in (f"{half}{doc % 2}.txt", f"{half}x.txt", "shared.txt"):
+            k = len(name) + doc
+            scores = {m: float(k) / 100 for m in METRICS}
+            scores.update(bert_f_score=np.float32(k / 7), mover_score=np.float64(k / 3), litepyramid_recall=k / 20)
+            systems[name] = {"system_summary": f"<t> the cat {k} sat . </t> <t> on the mat", "scores": scores}
+        systems["shared.txt"] = {"system_summary": "<t> shared . </t>", "scores": {**systems["shared.txt"]["scores"],
+                                                                                    "litepyramid_recall": 0.5}}
+        data[doc] = {"doc_id": doc, "ref_summ": f"<t> a cat sat {doc} . </t>", "system_summaries": systems}
+    return data
+
+
+def realsumm_base() -> dict[str, bytes]:
+    return {f"{h}.pkl": pickle.dumps(realsumm_structure(h), protocol=3) for h in ("abs", "ext")}
+
+
+def realsumm_mutations(base: dict[str, bytes]) -> st.SearchStrategy[dict[str, bytes]]:
+    @st.composite
+    def one(draw):
+        half = draw(st.sampled_from(["abs", "ext"]))
+        value: Any = realsumm_structure(half)
+        # NumPy pickles a scalar's bytes through _codecs.encode below protocol 3 (refused): mostly 3 and up
+        protocol = draw(st.sampled_from([2, 3, 4, pickle.HIGHEST_PROTOCOL]))
+        if draw(st.booleans()):
+            value = plain(draw(mutated_value(value)), 300)
+        data = pickle.dumps(value, protocol=protocol)
+        if draw(st.integers(0, 3)):
+            data = draw(mutated_pickle(data))
+        return {**base, f"{half}.pkl": data}
+    return one()
+
+
+def call_realsumm(folder: Path):
+    from metaeval.data.realsumm import import_realsumm_pkl
+
+    return import_realsumm_pkl([folder / "abs.pkl", folder / "ext.pkl"], "r")
+
+
+def verify_realsumm(folder: Path, result) -> None:
+    """Each judgment and score row is the pickles' value (read back by the project's unpickler,
+    which succeeded), from every file the system is in."""
+    from metaeval.data.realsumm import METRICS
+    from metaeval.data.safe_pickle import load_data_pickle
+
+    ds, rows, _ = result
+    got = {(t, s, m): v for t, s, m, v in rows}
+    for half in ("abs", "ext"):
+        for doc_id, rec in load_data_pickle(folder / f"{half}.pkl").items():
+            for system, entry in rec["system_summaries"].items():
+                key = (str(doc_id), system.removesuffix(".txt"))
+                pairs = [(ds.judgments[key]["litepyramid_recall"], entry["scores"]["litepyramid_recall"])]
+                pairs += [(got[(*key, mid)], entry["scores"][name]) for name, (mid, _, _) in METRICS.items()]
+                for mine, theirs in pairs:
+                    if mine != float(theirs):
+                        raise Finding(f"wrong number: {mine!r} for {key} in {half}.pkl, the pickle has {theirs!r}")
+
+
 # ---------------------------------------------------------------------------- FRANK
 
 FRANK_HUMAN, FRANK_BASE = "human_annotations.json", "baseline_factuality_metrics_outputs.json"
@@ -997,6 +1064,8 @@ READERS: dict[str, Reader] = {r.name: r for r in (
            _one_file("M_outputs_annotations.jsonl", lambda b: mutated_jsonl(_records(b))), call_summeval, _and_copy(verify_summeval)),
     Reader("bartscore_pkl", bartscore_base, bartscore_mutations, call_bartscore, _and_copy(verify_bartscore)),
     Reader("frank", frank_base, frank_mutations, call_frank, _and_copy(verify_frank, lambda result: result[0])),
+    Reader("realsumm_pkl", realsumm_base, realsumm_mutations, call_realsumm,
+           _and_copy(verify_realsumm, lambda result: result[0])),
     Reader("duc_tac", duc_base, duc_mutations, call_duc, _and_copy(verify_duc)),
     Reader("table_tsv", table_tsv_base, _one_file(TABLE_TSV, lambda b: mutated_tsv(b.decode())), call_table_tsv,
            _and_copy(verify_table_tsv)),

@@ -70,6 +70,16 @@ def test_frank_is_score_only(seven):
     assert variants == {f"{m}_{s}" for m in metrics["metric"] for s in "AM"}
 
 
+def test_realsumm_is_read_from_the_authors_release(seven):
+    """REALSumm from neulab/REALSumm's own pickles (realsumm_pkl): 24 systems (bart_out once), no source
+    articles, and the authors' 14 metric scores as file metrics (their correlations: tests/test_realsumm_release.py)."""
+    res = seven / "results/realsumm"
+    summary = dict(tables.read_tsv(res / "data/summary.tsv").itertuples(index=False, name=None))
+    assert summary["systems"] == "24" and summary["judged_summaries"] == "2400" and summary["has_documents"] == "no"
+    metrics = tables.read_tsv(res / "scores/file_metrics/metrics.tsv")
+    assert len(metrics) == 14 and {"BERTScore_F", "JS2", "MoverScore", "REALSumm_ROUGE_2_R"} <= set(metrics["metric"])
+
+
 def test_summeval_keeps_every_annotator(seven):
     res = seven / "results/summeval"
     annotations = tables.read_tsv(res / "data/annotations.tsv")

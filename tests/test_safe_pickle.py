@@ -199,3 +199,118 @@ def test_check_shape_measures_shared_containers_once_and_finds_the_longest_path(
 def test_a_good_record_still_imports(tmp_path):
     path = summeval_file(tmp_path, pickle.dumps({"d1": record(), 7: record()}, protocol=pickle.HIGHEST_PROTOCOL))
     assert read_in_child(path) == "imported"
+
+
+# ----------------------------------------------------------------------------- NumPy float scalars
+
+STATE = b"(K\x03" + u("<") + b"NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK\x00t"    # a float dtype's BUILD state
+
+
+def scalar_pickle(code: str = "f8", data: bytes = struct.pack("<d", 0.25), state: bytes = STATE,
+                  scalar: bytes = b"cnumpy.core.multiarray\nscalar\n", dtype: bytes = b"cnumpy\ndtype\n") -> bytes:
+    """A NumPy scalar written opcode by opcode as NumPy 1 writes one (protocol 3), with any part replaced:
+    REDUCE(scalar, (BUILD(REDUCE(numpy.dtype, (code, 0, 1)), state), data))."""
+    built = dtype + u(code) + b"K\x00K\x01\x87R" + (state + b"b" if state else b"")
+    return b"\x80\x03}" + u("x") + scalar + built + b"C" + bytes([len(data)]) + data + b"\x86Rs."
+
+
+def loads(tmp_path: Path, data: bytes):
+    path = tmp_path / "scores.pkl"
+    path.write_bytes(data)
+    return path, load_data_pickle(path)
+
+
+def test_numpy_float_scalars_load_as_the_floats_numpy_wrote(tmp_path):
+    """What NumPy itself pickles (protocols 3-5: NumPy 2 names numpy._core, with STACK_GLOBAL from
+    protocol 4 on) reads as plain floats equal to NumPy's values; and the hand-written NumPy 1 form."""
+    np = pytest.importorskip("numpy")
+    values = [np.float64(0.1), np.float64(-0.693147180559946), np.float32(0.2554), np.float32(1e-30),
+              np.float64("nan")]
+    for protocol in (3, 4, 5):
+        _, got = loads(tmp_path, pickle.dumps({"v": values, "k": {np.float64(2.5): 1}}, protocol=protocol))
+        assert [type(v) for v in got["v"]] == [float] * len(values)
+        assert got["v"][:4] == [float(v) for v in values[:4]] and got["v"][4] != got["v"][4]
+        assert got["k"] == {2.5: 1}
+    assert loads(tmp_path, scalar_pickle())[1] == {"x": 0.25}
+    assert loads(tmp_path, scalar_pickle("f4", struct.pack("<f", 0.1)))[1] == {"x": struct.unpack("<f", struct.pack("<f", 0.1))[0]}
+    big_endian = STATE.replace(u("<"), u(">"))
+    assert loads(tmp_path, scalar_pickle(data=struct.pack(">d", 0.5), state=big_endian))[1] == {"x": 0.5}
+    assert loads(tmp_path, scalar_pickle(scalar=b"cnumpy._core.multiarray\nscalar\n"))[1] == {"x": 0.25}
+
+
+def test_the_real_realsumm_pickles_load_and_equal_numpys_own_reading():
+    """abs.pkl and ext.pkl read here equal numpy's own unpickling of them (the test's independent
+    read, restricted to numpy's names): every score a plain float of the same value."""
+    from conftest import shared_dataset
+
+    np = pytest.importorskip("numpy")
+    folder = shared_dataset("raw/realsumm")
+
+    class NumpyOnly(pickle.Unpickler):
+        def find_class(self, module, name):
+            assert module.split(".")[0] == "numpy", (module, name)
+            return super().find_class(module, name)
+
+    for name in ("abs.pkl", "ext.pkl"):
+        ours = load_data_pickle(folder / name)
+        with open(folder / name, "rb") as fh:
+            theirs = NumpyOnly(fh).load()
+        scalars = 0
+        for doc, rec in theirs.items():
+            assert ours[doc]["ref_summ"] == rec["ref_summ"]
+            for system, entry in rec["system_summaries"].items():
+                mine = ours[doc]["system_summaries"][system]
+                assert mine["system_summary"] == entry["system_summary"]
+                assert mine["scores"] == {k: float(v) for k, v in entry["scores"].items()}
+                assert all(type(v) is float for v in mine["scores"].values())
+                scalars += sum(isinstance(v, np.generic) for v in entry["scores"].values())
+        assert scalars > 0, f"{name}: numpy scalars expected"
+
+
+@pytest.mark.parametrize("data, message", [
+    # other NumPy globals: an array (_reconstruct, ndarray), a loader
+    (b"\x80\x03cnumpy.core.multiarray\n_reconstruct\n.", r"asks for numpy.core.multiarray._reconstruct"),
+    (b"\x80\x03cnumpy._core.multiarray\n_reconstruct\n.", r"asks for numpy._core.multiarray._reconstruct"),
+    (b"\x80\x03cnumpy\nndarray\n.", r"asks for numpy.ndarray"),
+    (b"\x80\x03cnumpy\nload\n.", r"asks for numpy.load"),
+    (b"\x80\x04" + u("numpy") + u("load") + b"\x93.", r"asks for numpy.load"),
+    (b"\x80\x03cbuiltins\neval\n" + u("1") + b"\x85R.", r"asks for builtins.eval"),
+    (b"\x80\x04" + u("os") + u("system") + b"\x93.", r"asks for os.system"),
+    # the scalar with a global of another module in its place
+    (scalar_pickle(scalar=b"cnumpy.core.multiarray\nscalarx\n"), r"asks for numpy.core.multiarray.scalarx"),
+    # dtypes that are not a float's: object (would unpickle objects), integer, string; a bad state; no BUILD
+    (scalar_pickle("O"), r"asks for a numpy.dtype\('O', 0, 1\); expected the dtype of a float scalar: 'f8' or 'f4'"),
+    (scalar_pickle("i8", struct.pack("<q", 7)), r"numpy.dtype\('i8', 0, 1\)"),
+    (scalar_pickle("U1"), r"numpy.dtype\('U1', 0, 1\)"),
+    (scalar_pickle(state=STATE.replace(b"NNN", b"N" + u("f") + b"N")), r"numpy.dtype\('f8'\) with the state a tuple"),
+    (scalar_pickle(state=b""), r"numpy scalar of a FloatDtype; expected one of a float dtype \('f8' or 'f4'\) set by BUILD"),
+    # the bytes of another size than the dtype's
+    (scalar_pickle(data=b"\x00" * 4), r"numpy f8 scalar of b'\\x00\\x00\\x00\\x00'; expected 8 bytes"),
+    (scalar_pickle("f4", data=b"\x00" * 8), r"numpy f4 scalar of .*; expected 4 bytes"),
+    # REDUCE whose callable is not an allowed global: a string, a dtype made by REDUCE
+    (b"\x80\x03" + u("x") + b")R.", r"byte 6: opcode REDUCE, which imports, calls or changes an object"),
+    (b"\x80\x03cnumpy\ndtype\n" + u("f8") + b"K\x00K\x01\x87R)R.", r"opcode REDUCE, which imports, calls"),
+    # BUILD on anything but a dtype made here: a scalar, a global
+    (scalar_pickle()[:-2] + b"}b" + b"s.", r"opcode BUILD, which imports, calls or changes"),
+    (b"\x80\x03cnumpy\ndtype\n}b.", r"opcode BUILD"),
+    # a dtype or an allowed function left in the data itself
+    (b"\x80\x03}" + u("x") + b"cnumpy\ndtype\ns.", r"the pickle's data holds a function"),
+    (b"\x80\x03}" + u("x") + b"cnumpy\ndtype\n" + u("f8") + b"K\x00K\x01\x87R" + STATE + b"bs.",
+     r"the pickle's data holds a FloatDtype"),
+])
+def test_anything_but_a_float_scalar_is_refused_naming_the_file(tmp_path, data, message):
+    path = tmp_path / "hostile.pkl"
+    path.write_bytes(data)
+    with pytest.raises(DatasetError) as error:
+        load_data_pickle(path)
+    assert str(error.value).startswith(f"{path}: "), error.value
+    assert re.search(message, str(error.value)), error.value
+
+
+def test_protocol_2_numpy_scalars_are_refused():
+    """NumPy pickles a scalar's bytes under protocol 2 through _codecs.encode (a call of a global):
+    refused, as every global but the scalar's two."""
+    np = pytest.importorskip("numpy")
+    with pytest.raises(DatasetError, match=r"asks for _codecs.encode"):
+        from metaeval.data.safe_pickle import scan_pickle
+        scan_pickle(pickle.dumps(np.float64(1.0), protocol=2), "p2.pkl")

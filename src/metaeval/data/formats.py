@@ -143,6 +143,14 @@ def _frank_inputs(entry: Entry) -> dict[str, str]:
     return {Path(name).stem: str(folder / name) for name in FRANK_FILES}
 
 
+def _realsumm_problem(key: str, entry: Entry) -> str | None:
+    for i, path in enumerate(entry["paths"]):
+        if not Path(path).is_file():
+            return (f"config key {key}.paths[{i}]: {path!r} is not a file; expected REALSumm's score dictionaries "
+                    "(scores_dicts/abs.pkl, ext.pkl)")
+    return None
+
+
 def _duc_tac_paths(entry: Entry) -> list[tuple[str, str]]:
     return _path(entry) + [(k, entry[k]) for k in ("see_table", "manual_peer") if entry.get(k)]
 
@@ -265,6 +273,11 @@ FORMATS: dict[str, ReleaseFormat] = {f.name: f for f in (
                   has_texts=lambda e: False, writes_scores=True, splits=FRANK_SPLITS, title="FRANK's release",
                   # the release has no score of some metrics for a few summaries (null)
                   partial_coverage=True),
+    ReleaseFormat(name="realsumm_pkl", schema="realsumm_pkl", module="metaeval.data.realsumm",
+                  stage="import_realsumm", script="import_realsumm",
+                  paths=lambda e: [(f"paths[{i}]", p) for i, p in enumerate(e["paths"])],
+                  inputs=lambda e: {"pickles": list(e["paths"])}, problem=_realsumm_problem, writes_scores=True,
+                  title="REALSumm's release"),
     ReleaseFormat(name="duc_tac", schema="duc_tac", module="metaeval.data.importers", stage="import_duc_tac",
                   script="import_duc_tac", paths=_duc_tac_paths, inputs=_duc_tac_inputs, problem=_duc_tac_problem,
                   options=duc_tac_options),

@@ -32,10 +32,32 @@ extension code can make it call code, and only ``BUILD`` can set attributes on w
    filled after it is nested (through the memo), so the nesting of the result is measured again,
    without recursion (:func:`check_shape`), and a structure that contains itself is refused.
 
-Numpy scalars (REALSumm's own release pickles) will need a few globals; :data:`ALLOWED_GLOBALS` is
-the one place they go, empty today, consulted by both the scan and ``find_class``. Allowing them
-will also mean letting REDUCE (and BUILD for ``numpy.dtype``) through when their target is such a
-global.
+**NumPy float scalars.** REALSumm's own release pickles (``abs.pkl``, ``ext.pkl``) hold some
+scores as NumPy scalars (MoverScore's as float64, BERTScore's as float32, from torch). NumPy pickles
+one as ``REDUCE(numpy.core.multiarray.scalar, (dtype, raw bytes))``, the dtype itself as
+``REDUCE(numpy.dtype, ('f8', 0, 1))`` followed by ``BUILD`` with the dtype's state
+``(3, '<', None, None, None, -1, -1, 0)`` (NumPy 2 names the first global
+``numpy._core.multiarray.scalar``). :data:`ALLOWED_GLOBALS` maps exactly these three names to
+functions of this module — never to NumPy's own objects, so nothing of NumPy runs:
+
+* :func:`numpy_dtype` builds a :class:`FloatDtype` for ``f8`` or ``f4`` only (:data:`FLOAT_CODES`:
+  the two the releases use; an object dtype ``'O'``, an integer, a string or a structured dtype is
+  refused), and its ``__setstate__`` (what BUILD calls) accepts only the state of a plain float
+  dtype: little- or big-endian, no fields, no sub-array, no metadata;
+* :func:`numpy_scalar` checks that its dtype is such a built :class:`FloatDtype` and that the bytes
+  are exactly its item size, and decodes them with :mod:`struct` (IEEE 754 binary64 / binary32, as
+  NumPy stores them). It returns a **plain Python float**: the readers check scores with
+  ``isinstance(value, float)`` and write ``repr(float)``; a float32 widened to a float is exact
+  (``float(numpy.float32(x))`` gives the same number). Every value the bits encode is returned,
+  ``nan`` and ``inf`` included, as a ``BINFLOAT`` would be: the importer then refuses a non-finite
+  score naming the record, the system and the field, which this layer could not name.
+
+The scan lets ``GLOBAL`` / ``STACK_GLOBAL`` through only for these names, ``REDUCE`` only when the
+callable below its arguments is one of them, and ``BUILD`` only on what ``REDUCE(numpy.dtype, ...)``
+made; :func:`check_shape` refuses a result that holds anything but plain data (a dtype, or one of
+these functions, left in the data by a hostile file). Any other global (``numpy.ndarray``,
+``numpy.core.multiarray._reconstruct``, ``numpy.load``, ``os.system``, ``builtins.eval``) is
+refused before anything is built.
 """
 
 from __future__ import annotations
@@ -44,17 +66,78 @@ import io
 import os
 import pickle
 import pickletools
+import struct
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from .contract import DatasetError
 
-ALLOWED = "dicts, lists, tuples, sets, strings, bytes, numbers, booleans and None"
+ALLOWED = ("dicts, lists, tuples, sets, strings, bytes, numbers (NumPy float64 and float32 scalars read as floats), "
+           "booleans and None")
 MAX_BYTES = 8 * 2**20          # 8 MiB: 5 times the largest real release (REALSumm, 1.5 MB)
 MAX_DEPTH = 100                # the releases nest 4 deep; CPython's C recursion is safe far beyond 100
 MAX_CONTAINERS = 1_000_000     # the releases build at most 5,001 (REALSumm's dicts)
-# (module, name) -> the object a pickle may name; empty: no pickle may name any global.
-ALLOWED_GLOBALS: Mapping[tuple[str, str], Any] = {}
+
+
+class Refused(ValueError):
+    """A NumPy scalar or dtype this reader does not build; :func:`load_data_pickle` names the file."""
+
+
+# The dtype codes a NumPy scalar may have, with their struct format and item size: float64
+# (MoverScore's scores in REALSumm) and float32 (BERTScore's, computed in torch). Nothing else: an
+# object dtype would unpickle arbitrary objects, and the releases hold no integer or string scalars.
+FLOAT_CODES: Mapping[str, tuple[str, int]] = {"f8": ("d", 8), "f4": ("f", 4)}
+_BYTE_ORDERS = ("<", ">")    # numpy writes a float dtype's byte order explicitly (struct reads the same marks)
+
+
+class FloatDtype:
+    """What ``numpy.dtype('f8' | 'f4')`` and its BUILD make here: the code and, once built, the byte order."""
+
+    __slots__ = ("code", "byteorder")
+
+    def __init__(self, code: str):
+        self.code, self.byteorder = code, None
+
+    def __setstate__(self, state: Any) -> None:
+        # numpy's dtype state: (version, byte order, subarray, names, fields, elsize, alignment, flags);
+        # a plain float is (3, '<', None, None, None, -1, -1, 0). Anything else (fields, a sub-array,
+        # metadata: version 4) is not a float scalar's dtype.
+        if (self.byteorder is not None or not isinstance(state, tuple) or len(state) != 8 or state[0] != 3
+                or state[1] not in _BYTE_ORDERS or state[2:] != (None, None, None, -1, -1, 0)):
+            raise Refused(f"numpy.dtype({self.code!r}) with the state {brief(state)}; expected a plain float dtype's "
+                          "(3, '<' or '>', None, None, None, -1, -1, 0), set once")
+        self.byteorder = state[1]
+
+
+def numpy_dtype(code: Any, align: Any = False, copy: Any = True) -> FloatDtype:
+    """What a pickle's ``numpy.dtype(code, align, copy)`` makes here: a :class:`FloatDtype` of a
+    code in :data:`FLOAT_CODES`, unaligned (numpy pickles ``align`` 0 and ``copy`` 1)."""
+    if not isinstance(code, str) or code not in FLOAT_CODES or align not in (0, False) or copy not in (0, 1):
+        raise Refused(f"numpy.dtype({brief(code)}, {brief(align)}, {brief(copy)}); expected the dtype of a float "
+                      f"scalar: {' or '.join(map(repr, FLOAT_CODES))}, unaligned")
+    return FloatDtype(code)
+
+
+def numpy_scalar(dtype: Any, data: Any = None) -> float:
+    """What a pickle's ``numpy.core.multiarray.scalar(dtype, data)`` makes here: the float that
+    ``data`` (exactly the dtype's item size) encodes, as a plain Python float (see the module)."""
+    if not isinstance(dtype, FloatDtype) or dtype.byteorder is None:
+        raise Refused(f"numpy scalar of {brief(dtype)}; expected one of a float dtype "
+                      f"({' or '.join(map(repr, FLOAT_CODES))}) set by BUILD")
+    fmt, size = FLOAT_CODES[dtype.code]
+    if not isinstance(data, bytes) or len(data) != size:
+        raise Refused(f"numpy {dtype.code} scalar of {brief(data)}; expected {size} bytes")
+    return struct.unpack(dtype.byteorder + fmt, data)[0]
+
+
+# (module, name) -> the object a pickle may name: the two NumPy globals of a float scalar (both
+# spellings of the module: NumPy 1 pickles numpy.core, NumPy 2 numpy._core), each mapped to this
+# module's own function; the scan and find_class consult it.
+ALLOWED_GLOBALS: Mapping[tuple[str, str], Any] = {
+    ("numpy.core.multiarray", "scalar"): numpy_scalar,
+    ("numpy._core.multiarray", "scalar"): numpy_scalar,
+    ("numpy", "dtype"): numpy_dtype,
+}
 
 _SCALARS = frozenset({
     "INT", "BININT", "BININT1", "BININT2", "LONG", "LONG1", "LONG4", "FLOAT", "BINFLOAT", "NONE", "NEWTRUE",
@@ -70,9 +153,12 @@ _GET = frozenset({"GET", "BINGET", "LONG_BINGET"})
 _FRAMING = frozenset({"PROTO", "FRAME", "STOP", "MARK", "POP", "POP_MARK", "DUP", "MEMOIZE"})
 # Every opcode that builds plain data. The others (GLOBAL, STACK_GLOBAL, REDUCE, BUILD, INST, OBJ,
 # NEWOBJ, NEWOBJ_EX, PERSID, BINPERSID, EXT1/2/4, BYTEARRAY8, NEXT_BUFFER, READONLY_BUFFER) import,
-# call or set attributes, or are out-of-band buffers.
+# call or set attributes, or are out-of-band buffers; of them only _NUMPY's pass, and only on the
+# NumPy float scalars of ALLOWED_GLOBALS (_Stack.numpy).
 DATA_OPCODES = _SCALARS | _EMPTY | _FROM_MARK | _FILL_FROM_MARK | set(_TUPLE_N) | set(_FILL_N) | _PUT | _GET | _FRAMING
+_NUMPY = frozenset({"GLOBAL", "STACK_GLOBAL", "REDUCE", "BUILD"})
 _CONTAINERS = (dict, list, tuple, set, frozenset)
+_PLAIN = (str, bytes, int, float, type(None))     # the leaves a result may hold (bool is an int)
 
 
 class DataUnpickler(pickle.Unpickler):
@@ -118,6 +204,9 @@ def load_data_pickle(path: Path | str, max_bytes: int = MAX_BYTES, max_depth: in
         result = DataUnpickler(io.BytesIO(data), path).load()
     except DatasetError:
         raise
+    except Refused as e:
+        raise DatasetError(f"{path}: the pickle asks for a {e}; a data pickle may hold only {ALLOWED} — refused"
+                           ) from None
     except Exception as e:  # noqa: BLE001 - any failure of the C unpickler on a hostile file is the file's fault
         raise DatasetError(f"{path}: not a complete pickle ({type(e).__name__}: {e}); expected a data pickle "
                            f"holding only {ALLOWED}") from None
@@ -168,7 +257,9 @@ class _Stack:
         self.containers = 0
 
     def step(self, name: str, arg: Any, pos: int, size: int) -> None:
-        if name not in DATA_OPCODES:
+        if name in _NUMPY:
+            self.numpy(name, arg, pos)
+        elif name not in DATA_OPCODES:
             self.refuse(name, arg, pos)
         elif name == "FRAME" and arg > size - pos - 9:      # the opcode and its 8-byte length come first
             raise DatasetError(f"{self.path}: not a complete pickle (byte {pos}: a FRAME of {arg:,} bytes, but only "
@@ -255,19 +346,44 @@ class _Stack:
                                "pickle of this project nests a few levels — refused unbuilt")
         return depth
 
-    def refuse(self, name: str, arg: Any, pos: int) -> None:
+    def numpy(self, name: str, arg: Any, pos: int) -> None:
+        """The opcodes of a NumPy float scalar: a global of :data:`ALLOWED_GLOBALS` (pushed as its
+        :class:`_Global`), REDUCE whose callable is one (its result: a :data:`_DTYPE` mark for
+        ``numpy.dtype``, a scalar for ``scalar``), BUILD on a :data:`_DTYPE` mark; else refused."""
         if name == "GLOBAL":
             module, _, attr = str(arg).partition(" ")
             if (module, attr) not in ALLOWED_GLOBALS:
                 raise DatasetError(_asks_for(self.path, f"{module}.{attr}"))
-        if name == "STACK_GLOBAL" and len(self.items) >= 2 and all(isinstance(i, str) for i in self.items[-2:]):
-            if tuple(self.items[-2:]) not in ALLOWED_GLOBALS:
-                raise DatasetError(_asks_for(self.path, ".".join(self.items[-2:])))
+            self.items.append(_Global((module, attr)))
+        elif name == "STACK_GLOBAL":
+            module, attr = self.pop(2)
+            if not (isinstance(module, str) and isinstance(attr, str)) or (module, attr) not in ALLOWED_GLOBALS:
+                what = f"{module}.{attr}" if isinstance(module, str) and isinstance(attr, str) else "a computed name"
+                raise DatasetError(_asks_for(self.path, what))
+            self.items.append(_Global((module, attr)))
+        elif name == "REDUCE":
+            target, _args = self.pop(2)
+            if not isinstance(target, _Global):
+                self.refuse(name, arg, pos)
+            self.items.append(_DTYPE if ALLOWED_GLOBALS[target] is numpy_dtype else 0)
+        else:   # BUILD: the state is set on the object below it, which must be a dtype made here
+            self.pop(1)
+            if not self.items or self.items[-1] is not _DTYPE:
+                self.refuse(name, arg, pos)
+
+    def refuse(self, name: str, arg: Any, pos: int) -> None:
         raise DatasetError(f"{self.path}: byte {pos}: opcode {name}, which imports, calls or changes an object; a "
                            f"data pickle may hold only {ALLOWED} — refused, nothing was executed")
 
 
 _BIG_INT = -1     # the simulated stack's mark of an integer over 64 bits (not a key)
+
+
+class _Global(tuple):
+    """A global of :data:`ALLOWED_GLOBALS` on the simulated stack: (module, name)."""
+
+
+_DTYPE = object()   # the simulated stack's mark of what REDUCE(numpy.dtype, ...) made (BUILD's only target)
 
 
 def _scalar(arg: Any) -> Any:
@@ -300,6 +416,7 @@ def check_shape(root: Any, path: Path | str, max_depth: int = MAX_DEPTH) -> None
     depth-first walk (no recursion, each container visited once, its height remembered), so it is
     safe on any input."""
     if not isinstance(root, _CONTAINERS):
+        _check_leaf(root, path)
         return
     height: dict[int, int] = {}
     frames = [[root, _children(root), 0]]
@@ -308,6 +425,7 @@ def check_shape(root: Any, path: Path | str, max_depth: int = MAX_DEPTH) -> None
         frame = frames[-1]
         for kid in frame[1]:
             if not isinstance(kid, _CONTAINERS):
+                _check_leaf(kid, path)
                 continue
             if id(kid) in open_ids:
                 raise DatasetError(f"{path}: the pickle's data contains itself (a {type(kid).__name__} inside "
@@ -327,3 +445,11 @@ def check_shape(root: Any, path: Path | str, max_depth: int = MAX_DEPTH) -> None
         if len(frames) + (frames[-1][2] if frames else 0) > max_depth:
             raise DatasetError(f"{path}: containers nested more than {max_depth} deep; a data pickle of this project "
                                "nests a few levels")
+
+
+def _check_leaf(value: Any, path: Path | str) -> None:
+    """Plain data only: a hostile file can leave a dtype or one of the NumPy functions (the allowed
+    globals) in the data itself, not inside a scalar."""
+    if not isinstance(value, _PLAIN):
+        raise DatasetError(f"{path}: the pickle's data holds {brief(value)}; a data pickle may hold only {ALLOWED} "
+                           "— refused")
