@@ -123,6 +123,41 @@ def test_williams_on_partial_correlations_by_hand():
     assert abs(w.p - williams_by_hand(r12, r13, r23, x.size)) < 1e-12
 
 
+def test_williams_tests_matrix_equals_each_pair_alone_and_by_hand():
+    """The stage's Williams tests (one residualisation and one matrix of tests for the metrics defined
+    on every summary): each cell is the scalar test of its row's r's bit for bit, r_a and r_b are
+    williams_partial's bit for bit (r_ab comes from np.corrcoef there: within 1e-12), and all equal
+    FRANK's formula by hand (scipy's pearsonr of scikit-learn's residuals); a metric with a gap is
+    tested pair by pair."""
+    from types import SimpleNamespace
+
+    from metaeval.stages.factuality_protocols import williams_tests
+    from metaeval.stats.williams import williams_test
+
+    x, h, sy = _synthetic(3)
+    rng = np.random.default_rng(12)
+    ms = {"A": x, "B": x + rng.normal(size=x.size), "C": np.round(h + rng.normal(scale=2, size=x.size), 1),
+          "D": -x + 0.1 * rng.normal(size=x.size)}
+    gap = ms["B"].copy()
+    gap[5] = np.nan
+    ms["E"] = gap
+    scope = np.ones(x.size, dtype=bool)
+    rows = williams_tests("d", "all", "all", scope, SimpleNamespace(metrics=ms, systems=sy), list(ms), h)
+    assert [(r[3], r[4]) for r in rows] == [(a, b) for a in ms for b in ms if a != b]
+    residuals = {k: frank_definition(v[np.isfinite(v)], h[np.isfinite(v)], sy[np.isfinite(v)])[2][0]
+                 for k, v in ms.items() if k != "E"}
+    rh = frank_definition(x, h, sy)[2][1]
+    for d_, sub, sp, a, b, n, r_a, r_b, r_ab, p in rows:
+        w = partial.williams_partial(ms[a], ms[b], h, sy)
+        assert (n, r_a, r_b) == tuple(w)[:3] and p == float(williams_test(r_a, r_b, r_ab, n)), (a, b)
+        assert abs(r_ab - w.r_ab) < 1e-12 and abs(p - w.p) < 1e-12
+        if "E" not in (a, b):
+            r12, r13, r23 = (stats.pearsonr(u, v)[0] for u, v in ((residuals[a], rh), (residuals[b], rh),
+                                                                    (residuals[a], residuals[b])))
+            assert abs(r_a - r12) < 1e-12 and abs(r_b - r13) < 1e-12 and abs(r_ab - r23) < 1e-12
+            assert abs(p - williams_by_hand(r12, r13, r23, n)) < 1e-12
+
+
 def test_partial_bootstrap_is_seeded_and_brackets_the_estimate():
     x, h, sy = _synthetic(2)
     a = partial.bootstrap_partial(x, h, sy, 300, 5, 0.95)
