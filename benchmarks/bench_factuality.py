@@ -17,8 +17,9 @@ consistency), FRANK (frank, 9 systems, 2,246 summaries, 15 metrics) and a larger
 FRANK-shaped data set (``--systems``, ``--per-system``, ``--metrics``; defaults 24 x 150 x 30). The
 inputs of SummEval and FRANK (their data/, scores/ and human/ tables) come from a run of this tree's
 workflow up to the factuality job (``--omit-from factuality``, ``--cores 1``) unless
-``--inputs <workdir>`` names a working directory that has them. Prints the median time of each tree,
-the ratio before / after and the peak memory (ru_maxrss of the process).
+``--inputs <workdir>`` names a working directory that has them. Prints the median wall and CPU time
+(user + system, every thread: steadier than the wall time on a shared machine) of each tree, the
+ratios before / after and the peak memory (ru_maxrss of the process).
 """
 from __future__ import annotations
 
@@ -83,8 +84,10 @@ RELEASES = {"summeval": lambda: {"format": "summeval_jsonl", "paths": sorted(
 
 def child(spec: dict) -> None:
     """One timed factuality job in this process (the tree on PYTHONPATH): load (or simulate), compute,
-    write; prints {"seconds", "peak_mb", "module"} as JSON."""
+    write; prints {"seconds" (wall), "cpu" (user + system, every thread), "peak_mb", "module"} as JSON."""
     o = default_options().factuality._replace(bootstrap_samples=spec["samples"])
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_start = usage.ru_utime + usage.ru_stime
     start = time.perf_counter()
     if spec.get("results"):
         inp = factuality.load(stage_inputs(Path(spec["results"])), o)
@@ -95,8 +98,9 @@ def child(spec: dict) -> None:
         out = {k: str(Path(tmp) / Path(v).name) for k, v in outputs.files("factuality", "bench").items()}
         factuality.write(result, o, out)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": seconds, "peak_mb": peak, "module": factuality.__file__}))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = usage.ru_utime + usage.ru_stime - cpu_start
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mb": usage.ru_maxrss / 1024, "module": factuality.__file__}))
 
 
 def timed_job(code: Path, spec: dict) -> dict:
@@ -144,14 +148,16 @@ def compare(args) -> None:
                 for name, code in (("before", before), ("after", REPO)):       # alternating: the same load
                     r = timed_job(code, spec)
                     runs.setdefault(d, {}).setdefault(name, []).append(r)
-                    print(f"[{name}] {d}: {r['seconds']:.1f} s, {r['peak_mb']:.0f} MB", flush=True)
+                    print(f"[{name}] {d}: {r['seconds']:.1f} s, CPU {r['cpu']:.1f} s, {r['peak_mb']:.0f} MB", flush=True)
     print()
-    print(f"| data set | before {args.before} (s) | after (s) | speed-up | peak memory before (MB) | after (MB) |")
-    print("|---|---|---|---|---|---|")
+    print(f"| data set | before {args.before}: wall / CPU (s) | after: wall / CPU (s) | speed-up wall / CPU "
+          "| peak memory before / after (MB) |")
+    print("|---|---|---|---|---|")
     for d, by in runs.items():
         b, a = (statistics.median(r["seconds"] for r in by[k]) for k in ("before", "after"))
+        cb, ca = (statistics.median(r["cpu"] for r in by[k]) for k in ("before", "after"))
         mb, ma = (max(r["peak_mb"] for r in by[k]) for k in ("before", "after"))
-        print(f"| {d} | {b:.1f} | {a:.1f} | {b / a:.2f}x | {mb:.0f} | {ma:.0f} |")
+        print(f"| {d} | {b:.1f} / {cb:.1f} | {a:.1f} / {ca:.1f} | {b / a:.2f}x / {cb / ca:.2f}x | {mb:.0f} / {ma:.0f} |")
 
 
 def main() -> None:
