@@ -5,6 +5,7 @@ residuals); the stage end to end on FRANK, QAGS-CNN, QAGS-XSum and Rank19 from t
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -337,9 +338,12 @@ def test_a_split_the_data_set_does_not_have_is_an_error_naming_file_field_and_ke
 
 def test_the_options_record_is_the_schema_section():
     """Every key of the factuality section is a field of its record (lists as tuples), and the record
-    has no defaults of its own."""
+    has no defaults of its own; besides, the baselines' per-summary ids (of correlation.baselines and
+    agreement.baseline, written out here)."""
     section = schema_defaults()["factuality"]
-    assert DEFAULTS._asdict() == {k: tuple(v) if isinstance(v, list) else v for k, v in section.items()}
+    fields = DEFAULTS._asdict()
+    assert fields.pop("baselines") == ("R1_ST1_RS0_R", "R2_ST1_RS0_R", "R4_ST1_RS0_R")
+    assert fields == {k: tuple(v) if isinstance(v, list) else v for k, v in section.items()}
     assert not DEFAULTS._field_defaults
 
 
@@ -538,3 +542,36 @@ def test_reports_open_with_the_factuality_answer(releases):
         text = (releases / f"results/{name}/report.html").read_text(encoding="utf-8")
         assert f"judged by {protocol}" in text and "95% CI [" in text
         assert "Factual consistency: partial correlation controlling for the system (FRANK)" in text
+
+
+def test_intervals_for_the_best_metrics_the_baselines_and_the_users_by_default():
+    """``interval_metrics: 2``: the two best metrics by partial r (ranked here by pingouin), the
+    baseline and the file metric get the intervals an ``all`` run gives them; the others NA, with a
+    note; the point estimates are the same in both runs."""
+    inp = _inputs(systems=4, per=25)
+    rng = np.random.default_rng(7)
+    h = inp.dimensions["Factuality"]
+    metrics = {f"m{k}": h + rng.normal(scale=0.1 + 0.4 * k, size=h.size) for k in range(5)}
+    metrics["R2_ST1_RS0_R"] = rng.normal(size=h.size)          # a baseline, poor
+    metrics["mine"] = rng.normal(size=h.size)                  # the user's file metric, poor
+    sources = {k: "file" if k == "mine" else "built-in" for k in metrics}
+    inp = dataclasses.replace(inp, metrics=metrics, sources=sources)
+    ranked = sorted(metrics, key=lambda k: -pingouin_partial(metrics[k], h, inp.systems)["r"].iloc[0])
+    expected = set(ranked[:2]) | {"R2_ST1_RS0_R", "mine"}
+    o = DEFAULTS._replace(bootstrap_samples=100, baselines=("R2_ST1_RS0_R",))
+    full = F.compute(inp, o._replace(interval_metrics="all"))
+    some = F.compute(inp, o._replace(interval_metrics=2))
+    for table, lo in ((full.partial, "pearson_lo"), (full.summary, "pearson_lo")):
+        assert np.isfinite(table[lo].astype(float)).all()
+    for name in ("partial", "summary"):
+        a, b = getattr(full, name), getattr(some, name)
+        a = a[(a["subset"] == "all") & (a["split"] == "all")].set_index("metric")
+        b = b[(b["subset"] == "all") & (b["split"] == "all")].set_index("metric")
+        assert a["pearson"].tolist() == b["pearson"].tolist()
+        if name == "partial":
+            assert set(b.index[np.isfinite(b["pearson_lo"].astype(float))]) == expected
+        for m in expected & set(b.index[np.isfinite(b["pearson_lo"].astype(float))]):
+            assert (a.loc[m, "pearson_lo"], a.loc[m, "pearson_hi"]) == (b.loc[m, "pearson_lo"], b.loc[m, "pearson_hi"])
+    notes = some.notes[some.notes["analysis"] == "partial"]["note"].tolist()
+    assert any("the 2 best metrics of each scope" in n for n in notes)
+    assert not any("best metrics of each scope" in n for n in full.notes["note"])
