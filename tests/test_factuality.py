@@ -5,6 +5,7 @@ residuals); the stage end to end on FRANK, QAGS-CNN, QAGS-XSum and Rank19 from t
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -121,6 +122,41 @@ def test_williams_on_partial_correlations_by_hand():
     assert abs(w.r_a - r12) < 1e-12 and abs(w.r_b - r13) < 1e-12 and abs(w.r_ab - r23) < 1e-12
     assert w.r_a > w.r_b
     assert abs(w.p - williams_by_hand(r12, r13, r23, x.size)) < 1e-12
+
+
+def test_williams_tests_matrix_equals_each_pair_alone_and_by_hand():
+    """The stage's Williams tests (one residualisation and one matrix of tests for the metrics defined
+    on every summary): each cell is the scalar test of its row's r's bit for bit, r_a and r_b are
+    williams_partial's bit for bit (r_ab comes from np.corrcoef there: within 1e-12), and all equal
+    FRANK's formula by hand (scipy's pearsonr of scikit-learn's residuals); a metric with a gap is
+    tested pair by pair."""
+    from types import SimpleNamespace
+
+    from metaeval.stages.factuality_protocols import williams_tests
+    from metaeval.stats.williams import williams_test
+
+    x, h, sy = _synthetic(3)
+    rng = np.random.default_rng(12)
+    ms = {"A": x, "B": x + rng.normal(size=x.size), "C": np.round(h + rng.normal(scale=2, size=x.size), 1),
+          "D": -x + 0.1 * rng.normal(size=x.size)}
+    gap = ms["B"].copy()
+    gap[5] = np.nan
+    ms["E"] = gap
+    scope = np.ones(x.size, dtype=bool)
+    rows = williams_tests("d", "all", "all", scope, SimpleNamespace(metrics=ms, systems=sy), list(ms), h)
+    assert [(r[3], r[4]) for r in rows] == [(a, b) for a in ms for b in ms if a != b]
+    residuals = {k: frank_definition(v[np.isfinite(v)], h[np.isfinite(v)], sy[np.isfinite(v)])[2][0]
+                 for k, v in ms.items() if k != "E"}
+    rh = frank_definition(x, h, sy)[2][1]
+    for d_, sub, sp, a, b, n, r_a, r_b, r_ab, p in rows:
+        w = partial.williams_partial(ms[a], ms[b], h, sy)
+        assert (n, r_a, r_b) == tuple(w)[:3] and p == float(williams_test(r_a, r_b, r_ab, n)), (a, b)
+        assert abs(r_ab - w.r_ab) < 1e-12 and abs(p - w.p) < 1e-12
+        if "E" not in (a, b):
+            r12, r13, r23 = (stats.pearsonr(u, v)[0] for u, v in ((residuals[a], rh), (residuals[b], rh),
+                                                                    (residuals[a], residuals[b])))
+            assert abs(r_a - r12) < 1e-12 and abs(r_b - r13) < 1e-12 and abs(r_ab - r23) < 1e-12
+            assert abs(p - williams_by_hand(r12, r13, r23, n)) < 1e-12
 
 
 def test_partial_bootstrap_is_seeded_and_brackets_the_estimate():
@@ -302,9 +338,12 @@ def test_a_split_the_data_set_does_not_have_is_an_error_naming_file_field_and_ke
 
 def test_the_options_record_is_the_schema_section():
     """Every key of the factuality section is a field of its record (lists as tuples), and the record
-    has no defaults of its own."""
+    has no defaults of its own; besides, the baselines' per-summary ids (of correlation.baselines and
+    agreement.baseline, written out here)."""
     section = schema_defaults()["factuality"]
-    assert DEFAULTS._asdict() == {k: tuple(v) if isinstance(v, list) else v for k, v in section.items()}
+    fields = DEFAULTS._asdict()
+    assert fields.pop("baselines") == ("R1_ST1_RS0_R", "R2_ST1_RS0_R", "R4_ST1_RS0_R")
+    assert fields == {k: tuple(v) if isinstance(v, list) else v for k, v in section.items()}
     assert not DEFAULTS._field_defaults
 
 
@@ -503,3 +542,36 @@ def test_reports_open_with_the_factuality_answer(releases):
         text = (releases / f"results/{name}/report.html").read_text(encoding="utf-8")
         assert f"judged by {protocol}" in text and "95% CI [" in text
         assert "Factual consistency: partial correlation controlling for the system (FRANK)" in text
+
+
+def test_intervals_for_the_best_metrics_the_baselines_and_the_users_by_default():
+    """``interval_metrics: 2``: the two best metrics by partial r (ranked here by pingouin), the
+    baseline and the file metric get the intervals an ``all`` run gives them; the others NA, with a
+    note; the point estimates are the same in both runs."""
+    inp = _inputs(systems=4, per=25)
+    rng = np.random.default_rng(7)
+    h = inp.dimensions["Factuality"]
+    metrics = {f"m{k}": h + rng.normal(scale=0.1 + 0.4 * k, size=h.size) for k in range(5)}
+    metrics["R2_ST1_RS0_R"] = rng.normal(size=h.size)          # a baseline, poor
+    metrics["mine"] = rng.normal(size=h.size)                  # the user's file metric, poor
+    sources = {k: "file" if k == "mine" else "built-in" for k in metrics}
+    inp = dataclasses.replace(inp, metrics=metrics, sources=sources)
+    ranked = sorted(metrics, key=lambda k: -pingouin_partial(metrics[k], h, inp.systems)["r"].iloc[0])
+    expected = set(ranked[:2]) | {"R2_ST1_RS0_R", "mine"}
+    o = DEFAULTS._replace(bootstrap_samples=100, baselines=("R2_ST1_RS0_R",))
+    full = F.compute(inp, o._replace(interval_metrics="all"))
+    some = F.compute(inp, o._replace(interval_metrics=2))
+    for table, lo in ((full.partial, "pearson_lo"), (full.summary, "pearson_lo")):
+        assert np.isfinite(table[lo].astype(float)).all()
+    for name in ("partial", "summary"):
+        a, b = getattr(full, name), getattr(some, name)
+        a = a[(a["subset"] == "all") & (a["split"] == "all")].set_index("metric")
+        b = b[(b["subset"] == "all") & (b["split"] == "all")].set_index("metric")
+        assert a["pearson"].tolist() == b["pearson"].tolist()
+        if name == "partial":
+            assert set(b.index[np.isfinite(b["pearson_lo"].astype(float))]) == expected
+        for m in expected & set(b.index[np.isfinite(b["pearson_lo"].astype(float))]):
+            assert (a.loc[m, "pearson_lo"], a.loc[m, "pearson_hi"]) == (b.loc[m, "pearson_lo"], b.loc[m, "pearson_hi"])
+    notes = some.notes[some.notes["analysis"] == "partial"]["note"].tolist()
+    assert any("the 2 best metrics of each scope" in n for n in notes)
+    assert not any("best metrics of each scope" in n for n in full.notes["note"])

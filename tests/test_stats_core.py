@@ -53,6 +53,24 @@ def test_ranks_are_scipys_rankdata_and_weights_repeat_items(method):
         assert np.array_equal(core.ranks(a[0], w=w, method=method), expected)
 
 
+@pytest.mark.parametrize("method", ["average", "min"])
+def test_ranks_without_weights_equal_the_weighted_path_with_unit_weights(method):
+    """The unweighted ranks (one pass over the runs of all rows) are the weighted path's with every
+    weight 1, bit for bit: ties, NaN (each its own value, last), infinities, any axis, one item,
+    empty rows."""
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        shape = tuple(rng.integers(1, 9, rng.integers(1, 4)))
+        a = np.round(rng.normal(size=shape), int(rng.integers(0, 3)))
+        a[rng.random(shape) < 0.1] = np.nan
+        a[rng.random(shape) < 0.05] = np.inf
+        for axis in range(a.ndim):
+            assert np.array_equal(core.ranks(a, axis, method=method),
+                                  core.ranks(a, axis, w=np.ones(a.shape), method=method), equal_nan=True)
+    assert core.ranks(np.empty((3, 0)), method=method).shape == (3, 0)
+    assert np.array_equal(core.ranks([[2.0], [1.0]], axis=0, method=method), [[2.0], [1.0]])
+
+
 def test_bootstrap_samples_do_not_depend_on_the_chunk_and_the_interval_is_numpys_percentiles():
     x = np.random.default_rng(2).normal(size=(5, 12))
     drawn = core.draws(3, 50, 5, 12, "both")

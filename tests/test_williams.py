@@ -41,6 +41,24 @@ def _random_cases(rng: np.random.Generator, count: int):
     return cases
 
 
+def test_a_pair_alone_equals_its_cell_of_a_matrix_bit_for_bit():
+    """williams_test of scalars and of arrays take one numerical path (numpy's scalar ** 3 and
+    array ** 3 can differ in the last bit), so a pair tested alone equals its cell of
+    williams_matrix exactly; the factuality stage relies on it."""
+    rng = np.random.default_rng(3)
+    human = rng.normal(size=1200)
+    metrics = human * rng.uniform(0, 1, size=(40, 1)) + rng.normal(size=(40, 1200)) + rng.normal(size=1200)
+    c = np.corrcoef(np.vstack([metrics, human]))
+    h, mm = c[:-1, -1], c[:-1, :-1]
+    p = williams_matrix(h, mm, 1200)
+    assert np.isfinite(p[~np.eye(40, dtype=bool)]).all()
+    for i in range(40):
+        for j in range(40):
+            if i != j:
+                assert float(williams_test(h[i], h[j], mm[i, j], 1200)) == p[i, j]
+                assert float(williams_test(float(h[i]), float(h[j]), float(mm[i, j]), 1200)) == p[i, j]
+
+
 def test_against_r_psych(tmp_path):
     require(None if shutil.which("Rscript") else "Rscript is not installed (Debian: r-base-core, r-cran-psych)",
             "R psych::r.test")

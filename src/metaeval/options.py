@@ -411,7 +411,10 @@ class Options:
         f = config["factuality"]
         self.factuality = from_section(FactualityOptions, f, proportion_cutoff=float(f["proportion_cutoff"]),
                                        validation_fraction=float(f["validation_fraction"]),
-                                       confidence=float(f["confidence"]))
+                                       confidence=float(f["confidence"]),
+                                       baselines=tuple(dict.fromkeys(
+                                           Variant.parse(v).summary_metric
+                                           for v in [*c["baselines"], config["agreement"]["baseline"]])))
         # issue 22: annotators as data
         self.annotators_enabled: bool = config["annotators"]["enabled"]
         self.annotators = from_section(AnnotatorsOptions, config["annotators"], summarizers=c["summarizers"],

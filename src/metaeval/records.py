@@ -235,6 +235,8 @@ class FactualityOptions(NamedTuple):
     bootstrap_samples: int
     confidence: float
     seed: int
+    interval_metrics: int | str     # how many best metrics per scope get bootstrap intervals, or "all"
+    baselines: tuple[str, ...]      # per-summary ids of correlation.baselines and agreement.baseline (always intervals)
 
 
 class AnnotatorsOptions(NamedTuple):

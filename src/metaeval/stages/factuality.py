@@ -27,6 +27,11 @@ and otherwise writes a note (notes.tsv):
 5. Summary-level Pearson, Spearman and Kendall across all summaries by subset x split (and both
    together), with a bootstrap interval of Pearson's r.
 
+The bootstrap intervals of 1. and 5. are most of the job's time; by default they are computed for the
+``interval_metrics`` best metrics of each scope, the file metrics and the baselines, the others' are
+NA with a note (``factuality.interval_metrics: all``: every metric). A metric's interval is the same
+whichever others get one.
+
 Shape: :func:`load` (the validated data set and the analysis inputs) -> :func:`compute` (pure,
 returns :class:`FactualityResult`; the protocols' rows come from
 :mod:`metaeval.stages.factuality_protocols`) -> :func:`write`. :func:`answer_sentence` gives the report's
@@ -249,14 +254,20 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
         # 5. summary-level correlations by subset x split
         if kind in CORRELATED_KINDS:
             for sub, sp, m in all_scopes:
+                point = {}
                 for mid in metrics:
                     x = inp.metrics[mid]
                     ok = m & defined & np.isfinite(x)
-                    r = protocols.correlations(x[ok], h[ok])
+                    point[mid] = (ok, protocols.correlations(x[ok], h[ok]))
+                with_interval = interval_metrics({k: v[1][0] for k, v in point.items()}, inp, o)
+                for mid in metrics:
+                    x = inp.metrics[mid]
+                    ok, r = point[mid]
                     lo, hi = protocols.pearson_interval(x[ok], h[ok], o.bootstrap_samples, o.seed, o.confidence) \
-                        if np.isfinite(r[0]) else (np.nan, np.nan)
+                        if np.isfinite(r[0]) and mid in with_interval else (np.nan, np.nan)
                     summary_rows.append([d, sub, sp, mid, inp.sources[mid], int(ok.sum()), r[0], lo, hi, r[1], r[2],
                                          r[3], r[4], r[5]])
+            interval_note(notes, "summary-level", d, metrics, o)
         else:
             notes.append(("summary-level", d, f"a {kind} dimension: summary-level correlations do not apply (see the "
                                               "ranking accuracy)"))
@@ -273,16 +284,23 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
                     notes.append(("partial", d, f"{sub} / {sp}: {why_scope}"))
                     continue
                 scope = m & defined
-                # metrics defined on every summary of the scope share the resamples (one batch)
-                full = [k for k in metrics if np.isfinite(inp.metrics[k][scope]).all()]
+                point = {}
+                for mid in metrics:
+                    sel = scope & np.isfinite(inp.metrics[mid])
+                    point[mid] = partial_correlation(inp.metrics[mid][sel], h[sel], inp.systems[sel]) \
+                        if sel.any() else NAN_PARTIAL
+                with_interval = interval_metrics({k: pc.pearson for k, pc in point.items()}, inp, o)
+                # metrics defined on every summary of the scope share the resamples (one batch); each
+                # metric's interval is the same whichever others are in the batch
+                full = [k for k in metrics if k in with_interval and np.isfinite(inp.metrics[k][scope]).all()]
                 batch = dict(zip(full, bootstrap_partial_many(
                     np.array([inp.metrics[k][scope] for k in full]).reshape(len(full), -1), h[scope],
                     inp.systems[scope], o.bootstrap_samples, o.seed, o.confidence)))
                 for mid in metrics:
                     x = inp.metrics[mid]
                     sel = scope & np.isfinite(x)
-                    pc = partial_correlation(x[sel], h[sel], inp.systems[sel]) if sel.any() else NAN_PARTIAL
-                    if not np.isfinite(pc.pearson):
+                    pc = point[mid]
+                    if not np.isfinite(pc.pearson) or mid not in with_interval:
                         ci = (np.nan,) * 4
                     elif mid in batch:
                         ci = tuple(float(v) for v in batch[mid])
@@ -293,6 +311,7 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
                                          ci[1], pc.pearson_p, pc.pearson_p_strict, pc.spearman, ci[2], ci[3],
                                          pc.spearman_p, pc.spearman_ranks])
                 williams_rows += protocols.williams_tests(d, sub, sp, m & defined, inp, metrics, h)
+            interval_note(notes, "partial", d, metrics, o)
         # 2. error-category ablation
         if inp.ablations and d not in inp.ablations and kind in CORRELATED_KINDS:
             ablation_rows += protocols.ablation(d, inp, o, metrics, applies)
@@ -327,6 +346,29 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
     return result
 
 
+def interval_metrics(point: Mapping[str, float], inp: FactualityInputs, o: FactualityOptions) -> set[str]:
+    """The metrics of a scope whose bootstrap intervals are computed: every one with
+    ``factuality.interval_metrics: all``; else the ``interval_metrics`` best by the point estimate
+    (highest first, ties by name), every file metric (the user's own) and the baselines
+    (``o.baselines``, per-summary ids). The bootstrap is most of the job's time (about 70 % on
+    SummEval), and an interval matters for the metrics a reader compares: the best, the baselines
+    and their own."""
+    if o.interval_metrics == "all":
+        return set(point)
+    ranked = sorted((k for k, v in point.items() if np.isfinite(v)), key=lambda k: (-point[k], k))
+    return (set(ranked[:int(o.interval_metrics)]) | {k for k in point if inp.sources[k] == "file"}
+            | (set(o.baselines) & set(point)))
+
+
+def interval_note(notes: list, analysis: str, d: str, metrics: Sequence[str], o: FactualityOptions) -> None:
+    """One note per protocol and dimension when some metrics have no interval."""
+    if o.interval_metrics != "all" and o.bootstrap_samples > 0 and len(metrics) > int(o.interval_metrics):
+        notes.append((analysis, d, f"bootstrap intervals for the {o.interval_metrics} best metrics of each scope, "
+                                   "the file metrics and the baselines "
+                                   f"({', '.join(o.baselines) or 'none'}); the others' are NA "
+                                   "(factuality.interval_metrics: all gives every metric one)"))
+
+
 # ----------------------------------------------------------------------------- the answer
 
 PROTOCOLS = {
@@ -339,10 +381,12 @@ PROTOCOLS = {
 
 def best_answer(result: FactualityResult, inp: FactualityInputs, o: FactualityOptions) -> list:
     """The protocol that fits the first analysed dimension of a factuality kind (binary, proportion,
-    preference): preference -> ranking accuracy; binary -> AUC; proportion -> the partial Pearson
+    preference), else the first graded one declared factual: preference -> ranking accuracy; binary ->
+    AUC; proportion or graded -> the partial Pearson
     when >= 2 systems allow it, else the summary-level Pearson. The best metric under it, on all
     summaries, with its interval. A data set without such a dimension gets no answer."""
-    dims = [d for d in inp.analysed if inp.kinds[d] in FACTUALITY_KINDS]
+    # a dimension of a factuality kind first, else a graded one declared factual (SummEval's consistency)
+    dims = [d for d in inp.analysed if inp.kinds[d] in FACTUALITY_KINDS] or list(inp.analysed)
     if not dims:
         return ["", "none", "", "", np.nan, np.nan, np.nan, 0, "", ""]
     d = dims[0]
@@ -522,7 +566,10 @@ def methods(config: Mapping) -> list[str]:
         f"proportion or preference kind; of them {', '.join(f.get('dimensions', []))} when it has any of these); "
         "a data set with none gets no protocol; every per-summary metric (built-in and from score files"
         + (f", restricted to {', '.join(f['metrics'])}" if f.get("metrics") else "") + f"); seed {seed}, {b} "
-        f"bootstrap samples, percentile intervals at {conf}.",
+        f"bootstrap samples, percentile intervals at {conf}"
+        + (" for every metric." if f.get("interval_metrics") == "all" else
+           f" for the {f.get('interval_metrics')} best metrics of each scope (by the point estimate), the file "
+           "metrics and the baselines (factuality.interval_metrics)."),
         "Partial correlation controlling for the system (FRANK, Pagnoni et al. 2021, as their evaluate.py): metric "
         "and human score residualised on one-hot system indicators (each system's mean removed), Pearson and "
         "Spearman of the residuals, p with n - 2 degrees of freedom as FRANK's code (also the strict n - k - 2, "

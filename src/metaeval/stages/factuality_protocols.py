@@ -6,6 +6,7 @@ preference pairs (Rank19). Pure functions of the stage's inputs that return tabl
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
@@ -19,7 +20,7 @@ from ..stats.core import corrcoef, pearson, percentile_interval
 from ..stats.stable import ordinary
 from ..stats.partial import group_codes, partial_correlation, residualise, williams_partial
 from ..stats.ranking import mcnemar_exact, ranking_accuracy
-from ..stats.williams import williams_test
+from ..stats.williams import williams_matrix
 
 if TYPE_CHECKING:      # the stage module imports this one
     from .factuality import FactualityInputs
@@ -39,6 +40,16 @@ def correlations(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, flo
             float(k.pvalue))
 
 
+@lru_cache(maxsize=2)
+def summary_draws(n: int, samples: int, seed: int) -> np.ndarray:
+    """(samples, n) indices of n summaries drawn with replacement, ``default_rng(seed)``, all samples
+    at once. Cached (read-only): every metric of a scope has the same summaries and so the same
+    draws, drawn once instead of once per metric."""
+    idx = np.random.default_rng(seed).integers(0, n, size=(samples, n))
+    idx.flags.writeable = False
+    return idx
+
+
 def pearson_interval(x: np.ndarray, y: np.ndarray, samples: int, seed: int, confidence: float
                      ) -> tuple[float, float]:
     """Percentile interval (:func:`metaeval.stats.core.percentile_interval`) of Pearson's r
@@ -46,7 +57,7 @@ def pearson_interval(x: np.ndarray, y: np.ndarray, samples: int, seed: int, conf
     none), summaries resampled with replacement (``default_rng(seed)``, all samples at once)."""
     if x.size < 3 or samples < 1:
         return (np.nan, np.nan)
-    idx = np.random.default_rng(seed).integers(0, x.size, size=(samples, x.size))
+    idx = summary_draws(x.size, samples, seed)
     x, y = ordinary(x), ordinary(y)            # the tolerance is for values of order 1
     lo, hi = percentile_interval(pearson(x[idx], y[idx], tolerance=1e-12), confidence)
     return float(lo), float(hi)
@@ -74,36 +85,35 @@ def labels_of(values: np.ndarray, kind: str, cutoff: float) -> np.ndarray | None
 
 
 def williams_tests(d: str, sub: str, sp: str, m: np.ndarray, inp: FactualityInputs, metrics: Sequence[str],
-              h: np.ndarray) -> list[list]:
+                   h: np.ndarray) -> list[list]:
     """FRANK's Williams tests on partial correlations between every ordered pair of metrics in one
     scope (p: one-sided, metric_a's partial r exceeds metric_b's). Metrics defined on every summary
-    of the scope share one residualisation (the same numbers :func:`williams_partial` gives)."""
+    of the scope share one residualisation and one matrix of tests (:func:`williams_matrix`: the
+    same numbers :func:`williams_partial` gives pair by pair); a metric undefined on some summaries
+    is tested pair by pair over the summaries both metrics score."""
     full = [k for k in metrics if np.isfinite(inp.metrics[k][m]).all()]
-    rows = []
-    res = {}
     n = int(m.sum())
-    if full and n >= 4:
+    pos = {k: i for i, k in enumerate(full)} if full and n >= 4 else {}
+    if pos:
         codes = group_codes(inp.systems[m])
         rh = residualise(ordinary(h[m]), codes)   # ordinary: the tolerance is for values of order 1
         R = np.vstack([residualise(ordinary(inp.metrics[k][m]), codes) for k in full])
         r_h = pearson(R, rh[None, :], tolerance=1e-12)
         with np.errstate(invalid="ignore", divide="ignore"):
-            r_mm = corrcoef(R)
-        r_mm = np.atleast_2d(r_mm)
-        for i, a in enumerate(full):
-            for j, b in enumerate(full):
-                if i != j:
-                    vals = (r_h[i], r_h[j], r_mm[i, j])
-                    p = float(williams_test(*vals, n)) if all(np.isfinite(vals)) else np.nan
-                    res[(a, b)] = (n, float(r_h[i]), float(r_h[j]), float(r_mm[i, j]), p)
+            r_mm = np.atleast_2d(corrcoef(R))
+            p = williams_matrix(r_h, r_mm, n)
+        p[~np.isfinite(r_mm)] = np.nan            # a pair without its r_ab has no test
+    rows = []
     for a in metrics:
         for b in metrics:
             if a == b:
                 continue
-            if (a, b) not in res:
+            if a in pos and b in pos:
+                i, j = pos[a], pos[b]
+                rows.append([d, sub, sp, a, b, n, float(r_h[i]), float(r_h[j]), float(r_mm[i, j]), float(p[i, j])])
+            else:
                 w = williams_partial(inp.metrics[a][m], inp.metrics[b][m], h[m], inp.systems[m])
-                res[(a, b)] = (w.n, w.r_a, w.r_b, w.r_ab, w.p)
-            rows.append([d, sub, sp, a, b, *res[(a, b)]])
+                rows.append([d, sub, sp, a, b, w.n, w.r_a, w.r_b, w.r_ab, w.p])
     return rows
 
 

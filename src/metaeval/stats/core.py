@@ -112,6 +112,8 @@ def ranks(x, axis: int = -1, w=None, method: str = "average"):
         raise ValueError(f"unknown ranking method {method!r}")
     x = np.moveaxis(np.asarray(x, dtype=float), axis, -1)
     order = np.argsort(x, axis=-1)               # ties share their rank whatever their order
+    if w is None and x.size:
+        return np.moveaxis(_run_ranks(x, order, method == "min"), -1, axis)
     xs = np.take_along_axis(x, order, axis=-1)
     n = x.shape[-1]
     idx = np.arange(n)
@@ -135,6 +137,31 @@ def ranks(x, axis: int = -1, w=None, method: str = "average"):
     out = np.empty(order.shape)
     np.put_along_axis(out, order, before + 1 if method == "min" else before + (tied + 1) / 2, axis=-1)
     return np.moveaxis(out, -1, axis)
+
+
+def _run_ranks(x: np.ndarray, order: np.ndarray, lowest: bool) -> np.ndarray:
+    """:func:`ranks` without weights of ``x`` (the last axis ranked) given its ``order`` along that
+    axis: every run of equal sorted values (a row's first value opens one; NaN never equals NaN)
+    at positions first..last of the row gets (first + last + 2) / 2, or first + 1 when ``lowest``.
+    Why apart: one pass over the runs of all rows at once, on flat positions (a run never crosses a
+    row; the row's offset is subtracted at the end), instead of the weighted path's two running
+    extrema: the same numbers (integers and their halves are exact) in about half the time - the
+    bootstrap of FRANK's partial Spearman ranks every resample (:mod:`metaeval.stats.partial`)."""
+    n = x.shape[-1]
+    offsets = np.arange(0, x.size, n).reshape(x.shape[:-1] + (1,))
+    flat = (order + offsets).ravel()             # flat position of the k-th smallest of each row
+    xs = x.ravel()[flat]
+    new = np.empty(x.size, dtype=bool)           # the first of a run of equal values
+    np.not_equal(xs[1:], xs[:-1], out=new[1:])
+    new[::n] = True
+    start = np.flatnonzero(new)
+    stop = np.append(start[1:], x.size)          # one past the run's last
+    value = (start + 1.0) if lowest else (start + stop + 1) / 2
+    out = np.empty(x.size)
+    out[flat] = np.repeat(value, stop - start)
+    out = out.reshape(x.shape)
+    out -= offsets                               # flat positions -> positions in the row
+    return out
 
 
 # ----------------------------------------------------------------------------- resampling

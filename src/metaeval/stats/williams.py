@@ -22,14 +22,20 @@ from scipy import stats
 
 
 def williams_t(r12, r13, r23, n):
-    """The Williams t statistic (element-wise over arrays). Where r12 == r13 it is 0."""
-    r12, r13, r23 = (np.asarray(x, dtype=float) for x in (r12, r13, r23))
+    """The Williams t statistic (element-wise over arrays). Where r12 == r13 it is 0.
+
+    Computed on arrays of at least one dimension (the result has the inputs' broadcast shape), so
+    that one pair gives the same bits alone as in a matrix of pairs: numpy raises a numpy scalar to
+    the power 3 with the C library's pow but an array with its vectorised loop (SVML on AVX-512),
+    and the two can differ in the last bit."""
+    shape = np.broadcast_shapes(np.shape(r12), np.shape(r13), np.shape(r23))
+    r12, r13, r23 = (np.atleast_1d(np.asarray(x, dtype=float)) for x in (r12, r13, r23))
     k = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
     den = 2 * k * (n - 1) / (n - 3) + ((r12 + r13) / 2) ** 2 * (1 - r23) ** 3
     diff = r12 - r13
     with np.errstate(divide="ignore", invalid="ignore"):
         t = diff * np.sqrt((n - 1) * (1 + r23)) / np.sqrt(den)
-    return np.where(diff == 0, 0.0, t)
+    return np.where(diff == 0, 0.0, t).reshape(shape)
 
 
 def williams_test(r12, r13, r23, n: int):
