@@ -49,7 +49,7 @@ PAIRWISE_MAX_N = 1000
 
 
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
-    """Kendall's tau-b of two vectors without NaN, exactly as ``scipy.stats.kendalltau(x, y,
+    """Kendall's tau-b of two vectors, exactly as ``scipy.stats.kendalltau(x, y,
     variant="b")`` computes it: (C - D) / sqrt(P - T_x) / sqrt(P - T_y), C - D the integer sum over
     the P pairs of sign(x_i - x_j) sign(y_i - y_j), T_x / T_y the pairs tied in x / y; NaN if either
     side is all tied or has a NaN (scipy's ``nan_policy="propagate"``); clipped to [-1, 1]. Large

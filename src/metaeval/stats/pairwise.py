@@ -56,7 +56,7 @@ def wilcoxon_or_t(per_summary: np.ndarray, pairs: Sequence[tuple[int, int]], nor
     number of topics in one vectorised call (:func:`metaeval.stats.verdicts.wilcoxon_pvalues`: each
     row's p as scipy gives it for that row alone; one call per pair cost about 1 ms each)."""
     p = [1.0] * len(pairs)
-    rank_rows: dict[int, list[tuple[int, np.ndarray]]] = {}
+    wilcoxon_rows: dict[int, list[tuple[int, np.ndarray]]] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for k, (i, j) in enumerate(pairs):
@@ -67,8 +67,8 @@ def wilcoxon_or_t(per_summary: np.ndarray, pairs: Sequence[tuple[int, int]], nor
             if normal[i] and normal[j]:
                 p[k] = float(stats.ttest_rel(per_summary[i, ok], per_summary[j, ok]).pvalue)
             else:
-                rank_rows.setdefault(len(d), []).append((k, d))
-        for rows in rank_rows.values():
+                wilcoxon_rows.setdefault(len(d), []).append((k, d))
+        for rows in wilcoxon_rows.values():
             for (k, _), pk in zip(rows, wilcoxon_pvalues(np.array([d for _, d in rows]))):
                 p[k] = float(pk)
     return p
