@@ -1,6 +1,6 @@
 """System-level correlations, bootstrap intervals, Williams tests, optimal variants, clusters."""
 from metaeval.logs import job_log
-from metaeval.stages import annotators, correlation
+from metaeval.stages import correlation
 
 with job_log(snakemake.log[0], f"correlate {snakemake.wildcards.dataset}") as log:
     o = snakemake.params.options
@@ -8,7 +8,11 @@ with job_log(snakemake.log[0], f"correlate {snakemake.wildcards.dataset}") as lo
     log.info("%d summarizers x %d variants x %d combinations; %d bootstrap samples (%s)", len(inp.summarizers),
              len(inp.variants), len(inp.combinations), o.bootstrap_samples, o.resample)
     # issue 22: the annotators the bootstrap resamples (correlation.resample_annotators)
-    model = annotators.resampling_model(dict(snakemake.input.items()), inp) if o.resample_annotators else None
+    model = None
+    if o.resample_annotators:      # imported only then: the annotators module costs a second to import
+        from metaeval.stages import annotators
+
+        model = annotators.resampling_model(dict(snakemake.input.items()), inp)
     result = correlation.compute(inp, o, skipped, correlation.read_permutation_basis(dict(snakemake.input.items())),
                                  model)
     correlation.write(result, o.combinations, dict(snakemake.output.items()))

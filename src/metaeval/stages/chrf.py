@@ -63,14 +63,21 @@ def signatures(specs: list[chrf.ChrfSpec]) -> list[str]:
             for s in specs for level in ("system", "per-summary")]
 
 
+# Summaries per chunk: fewer than the scoring jobs' (metaeval.stages.scoring.CHUNK_SUMMARIES), since
+# a chunk's character n-gram tables take about 0.1 MB per summary (simulated 400 x 24: 1.4 GB in one
+# chunk of 11,200 judged summaries and their references). Each summary's statistics depend on its
+# topic alone, so the chunking changes no number and no order.
+CHUNK_SUMMARIES = 4_000
+
+
 def compute(ds: Dataset, options: ChrfOptions) -> ChrfScores:
     """Every judged summary's chrF statistics and sentence scores, topics in chunks of about
-    :data:`metaeval.stages.scoring.CHUNK_SUMMARIES` summaries (bounded memory)."""
+    :data:`CHUNK_SUMMARIES` summaries (bounded memory)."""
     specs = specs_of(options)
     stats: dict[str, list] = {s.name: [] for s in specs}
     rows: dict[str, list] = {s.name: [] for s in specs}
     sizes = Counter(s.topic for s in ds.summaries)
-    for chunk in topic_chunks(ds.topics, sizes):
+    for chunk in topic_chunks(ds.topics, sizes, CHUNK_SUMMARIES):
         records = [TextRecord(s.topic, s.summarizer, s.kind, judged, chrf.text_of(s.sentences))
                    for s, judged in scoring_summaries(ds, set(chunk))]
         keys, task = scoring_task(records, options.jackknife_systems)

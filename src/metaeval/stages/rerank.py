@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
-from scipy.stats import kendalltau
 
 from .. import figures, tables
 from ..options import RerankOptions
 from ..stats import pairwise as pw
+from ..stats.correlation import kendall_tau_b
 from ..variants import Variant
 from . import analysis_inputs
 from .analysis_inputs import AnalysisInputs
@@ -71,9 +71,10 @@ def load(inputs: Mapping[str, str], options: RerankOptions) -> tuple[AnalysisInp
 
 
 def compute(inp: AnalysisInputs, correlations: list[dict[str, str]], options: RerankOptions,
-            target: str | None = None) -> Reranking:
+            target: str | None = None, tested: dict | None = None) -> Reranking:
     """The re-ranking for ``target`` (default: ``rerank.combination`` when the data set has it, else
-    the primary target)."""
+    the primary target). ``tested``: the significance tests already made, by variant (they depend
+    on the variant alone; :func:`by_target` shares them between the targets)."""
     available = list(dict.fromkeys(r["combination"] for r in correlations))
     comb = target or (options.combination if options.combination in available
                       else main_combination(available, inp.primary))
@@ -90,11 +91,14 @@ def compute(inp: AnalysisInputs, correlations: list[dict[str, str]], options: Re
         if v not in col:
             raise ValueError(f"variant {v!r} is not in system_scores.tsv (known: e.g. {', '.join(inp.variant_ids[:3])})")
     sb, so = inp.system_metric[:, col[variant]], inp.system_metric[:, col[original]]
-    tau = float(kendalltau(sb, so, variant="b")[0]) if len(sb) > 1 else math.nan
+    tau = kendall_tau_b(np.asarray(sb, dtype=float), np.asarray(so, dtype=float)) if len(sb) > 1 else math.nan
     chosen = Variant.parse(variant)
-    per = inp.summary_metric[chosen.summary_metric]
-    normal_p, _ = pw.normality(per, options.alpha)
-    tests, beats = pw.pairwise_tests(inp.summarizers, per, chosen.statistic == "A", options.alpha)
+    tested = {} if tested is None else tested
+    if variant not in tested:
+        per = inp.summary_metric[chosen.summary_metric]
+        tested[variant] = (pw.normality(per, options.alpha)[0],
+                           *pw.pairwise_tests(inp.summarizers, per, chosen.statistic == "A", options.alpha))
+    normal_p, tests, beats = tested[variant]
     return Reranking(comb, variant, how, original, inp.summarizers, sb, so, tau, normal_p, tests, beats,
                      pw.top_group(inp.summarizers, beats), options.alpha)
 
@@ -105,9 +109,9 @@ BY_TARGET_COLUMNS = ("target", "best_variant", "chosen", "original_variant", "ke
 def by_target(inp: AnalysisInputs, correlations: list[dict[str, str]], options: RerankOptions) -> list[dict[str, object]]:
     """The re-ranking of every target (one row each, :data:`BY_TARGET_COLUMNS`): its best variant,
     Kendall tau-b against the original ranking and the top group under the best variant."""
-    rows = []
+    rows, tested = [], {}
     for target in dict.fromkeys(r["combination"] for r in correlations):
-        r = compute(inp, correlations, options, target)
+        r = compute(inp, correlations, options, target, tested)
         rows.append({"target": target, "best_variant": r.best, "chosen": r.how, "original_variant": r.original,
                      "kendall_tau_b": r.tau, "top_group": ",".join(r.top_group), "alpha": r.alpha})
     return rows

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
-from scipy import stats
 
 from .. import figures, tables
 from ..data.datasets import Dataset
@@ -36,7 +35,7 @@ from ..metrics.rouge import parse_measure
 from ..metrics.tokenize import ALPHABETICAL, NO_EXCEPTIONS, tokenize_summary
 from ..options import SweepOptions
 from ..stats import core
-from ..stats.correlation import point_correlations
+from ..stats.correlation import kendall_tau_b, point_correlations
 from ..variants import Variant
 from .human import systems_by_combination
 from .scoring import TokenRecord, corpus_bleu_from_stats, expand_stats, score_chunks, setting_from_tag, topic_chunks
@@ -171,7 +170,7 @@ def kendall(a: Mapping[str, float], b: Mapping[str, float]) -> float:
     x, y = [a[s] for s in common], [b[s] for s in common]
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         return math.nan
-    return float(stats.kendalltau(x, y, variant="b")[0])
+    return kendall_tau_b(np.array(x, dtype=float), np.array(y, dtype=float))
 
 
 @dataclass

@@ -110,13 +110,26 @@ def resampled_corpus_scores(stats: np.ndarray, c: np.ndarray, score) -> np.ndarr
     has = np.einsum("bt,stk->bsk", c, valid.astype(np.float64)) > 0
     counts_ = np.rint(summed).astype(np.int64)
     values = np.asarray(score(counts_.reshape(-1, counts_.shape[-1])), dtype=np.float64).reshape(has.shape)
-    out = np.full(summed.shape[:2], np.nan)
-    per_sample = has.tolist()
-    for b, per_system in enumerate(per_sample):
-        for s, sets in enumerate(per_system):
-            mine = [values[b, s, k] for k, ok in enumerate(sets) if ok]
-            if mine:
-                out[b, s] = mine[0] if len(mine) == 1 else math.fsum(mine) / len(mine)
+    return mean_over_sets(values, has)
+
+
+def mean_over_sets(values: np.ndarray, has: np.ndarray) -> np.ndarray:
+    """The mean (B, S) of ``values`` (B, S, sets) over the sets where ``has``: the one value itself,
+    math.fsum of the values / their number with more (correctly rounded, so the mean of two is
+    (a + b) / 2 exactly, done at once for every cell); NaN without any. Cells with three or more
+    sets (rare) are summed one by one."""
+    n = has.sum(axis=-1)
+    out = np.full(n.shape, np.nan)
+    first = np.argmax(has, axis=-1)[..., None]
+    one = n == 1
+    out[one] = np.take_along_axis(values, first, axis=-1)[..., 0][one]
+    two = n == 2
+    if two.any():
+        last = (has.shape[-1] - 1 - np.argmax(has[..., ::-1], axis=-1))[..., None]
+        pair = np.take_along_axis(values, first, axis=-1)[..., 0] + np.take_along_axis(values, last, axis=-1)[..., 0]
+        out[two] = pair[two] / 2
+    for cell in zip(*np.nonzero(n > 2)):
+        out[cell] = math.fsum(values[cell][has[cell]]) / int(n[cell])
     return out
 
 

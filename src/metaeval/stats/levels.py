@@ -164,11 +164,13 @@ def fisher_interval(r, n, coefficient: str, confidence: float = 0.95):
     c=1; Spearman b=3, c=sqrt(1 + r^2/2); Kendall b=4, c=sqrt(0.437). NaN where n <= b. nlpstats'
     n: systems at the system level, the most systems of any input at the input level, all
     summaries at the global level."""
-    from scipy.stats import norm
+    # scipy.stats.norm.ppf(q) is special.ndtri(q) (its _ppf, times scale 1 plus loc 0): called
+    # directly, the same number without importing scipy.stats
+    from scipy.special import ndtri
 
     r = np.asarray(r, dtype=float)
     b, c = {"pearson": (3, 1.0), "spearman": (3, np.sqrt(1 + r ** 2 / 2)), "kendall": (4, np.sqrt(0.437))}[coefficient]
-    half = norm.ppf(1 - (1 - confidence) / 2) * c / np.sqrt(np.maximum(n - b, 1e-300))
+    half = ndtri(1 - (1 - confidence) / 2) * c / np.sqrt(np.maximum(n - b, 1e-300))
     z = np.arctanh(r)
     lo, hi = np.tanh(z - half), np.tanh(z + half)
     return np.where(n > b, lo, np.nan), np.where(n > b, hi, np.nan)

@@ -19,6 +19,7 @@ from scipy import stats
 
 from . import core
 from .stable import binary_scale
+from .verdicts import wilcoxon_pvalues
 
 
 def ranks(scores: np.ndarray) -> np.ndarray:
@@ -48,6 +49,31 @@ def normality(per_summary: np.ndarray, alpha: float) -> tuple[np.ndarray, np.nda
     return p, ~(p < alpha)
 
 
+def wilcoxon_or_t(per_summary: np.ndarray, pairs: Sequence[tuple[int, int]], normal: np.ndarray) -> list[float]:
+    """The two-sided p of every pair (i, j) of rows of ``per_summary`` over the topics both have: 1
+    with fewer than 2 such topics or no difference; scipy's paired t-test when both rows are
+    ``normal``; else scipy's Wilcoxon signed-rank test (``wilcoxon(d)``), the pairs with the same
+    number of topics in one vectorised call (:func:`metaeval.stats.verdicts.wilcoxon_pvalues`: each
+    row's p as scipy gives it for that row alone; one call per pair cost about 1 ms each)."""
+    p = [1.0] * len(pairs)
+    wilcoxon_rows: dict[int, list[tuple[int, np.ndarray]]] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for k, (i, j) in enumerate(pairs):
+            ok = ~np.isnan(per_summary[i]) & ~np.isnan(per_summary[j])
+            d = per_summary[i, ok] - per_summary[j, ok]
+            if len(d) < 2 or not np.any(d != 0):
+                continue
+            if normal[i] and normal[j]:
+                p[k] = float(stats.ttest_rel(per_summary[i, ok], per_summary[j, ok]).pvalue)
+            else:
+                wilcoxon_rows.setdefault(len(d), []).append((k, d))
+        for rows in wilcoxon_rows.values():
+            for (k, _), pk in zip(rows, wilcoxon_pvalues(np.array([d for _, d in rows]))):
+                p[k] = float(pk)
+    return p
+
+
 def pairwise_tests(systems: Sequence[str], per_summary: np.ndarray, mean_based: bool, alpha: float
                    ) -> tuple[list[PairTest], np.ndarray]:
     """Every unordered pair of systems under the best variant; returns the tests and
@@ -59,30 +85,23 @@ def pairwise_tests(systems: Sequence[str], per_summary: np.ndarray, mean_based: 
         per_summary = flat.reshape(per_summary.shape)
     _, normal = normality(per_summary, alpha)
     beats = np.zeros((len(systems), len(systems)), dtype=bool)
+    pairs = [(i, j) for i in range(len(systems)) for j in range(i + 1, len(systems))]
+    ps = wilcoxon_or_t(per_summary, pairs, normal if mean_based else np.zeros(len(systems), dtype=bool))
     out = []
-    for i in range(len(systems)):
-        for j in range(i + 1, len(systems)):
-            ok = ~np.isnan(per_summary[i]) & ~np.isnan(per_summary[j])
-            d = per_summary[i, ok] - per_summary[j, ok]
-            use_t = mean_based and normal[i] and normal[j]
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                if len(d) < 2 or not np.any(d != 0):
-                    p = 1.0
-                elif use_t:
-                    p = float(stats.ttest_rel(per_summary[i, ok], per_summary[j, ok]).pvalue)
-                else:
-                    p = float(stats.wilcoxon(d).pvalue)
-            centre = d.mean() if use_t or len(d) == 0 else (np.median(d) if np.median(d) != 0 else d.mean())
-            winner = ""
-            if p < alpha and centre != 0:
-                winner = systems[i] if centre > 0 else systems[j]
-                if centre > 0:
-                    beats[i, j] = True
-                else:
-                    beats[j, i] = True
-            out.append(PairTest(systems[i], systems[j], "paired t-test" if use_t else "Wilcoxon signed-rank",
-                                p, int(ok.sum()), winner))
+    for (i, j), p in zip(pairs, ps):
+        ok = ~np.isnan(per_summary[i]) & ~np.isnan(per_summary[j])
+        d = per_summary[i, ok] - per_summary[j, ok]
+        use_t = mean_based and normal[i] and normal[j]
+        centre = d.mean() if use_t or len(d) == 0 else (np.median(d) if np.median(d) != 0 else d.mean())
+        winner = ""
+        if p < alpha and centre != 0:
+            winner = systems[i] if centre > 0 else systems[j]
+            if centre > 0:
+                beats[i, j] = True
+            else:
+                beats[j, i] = True
+        out.append(PairTest(systems[i], systems[j], "paired t-test" if use_t else "Wilcoxon signed-rank",
+                            p, int(ok.sum()), winner))
     return out, beats
 
 
