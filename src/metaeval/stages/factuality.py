@@ -259,7 +259,7 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
                     x = inp.metrics[mid]
                     ok = m & defined & np.isfinite(x)
                     point[mid] = (ok, protocols.correlations(x[ok], h[ok]))
-                with_interval = interval_metrics({k: v[1][0] for k, v in point.items()}, inp, o)
+                with_interval = protocols.interval_metrics({k: v[1][0] for k, v in point.items()}, inp, o)
                 for mid in metrics:
                     x = inp.metrics[mid]
                     ok, r = point[mid]
@@ -267,7 +267,7 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
                         if np.isfinite(r[0]) and mid in with_interval else (np.nan, np.nan)
                     summary_rows.append([d, sub, sp, mid, inp.sources[mid], int(ok.sum()), r[0], lo, hi, r[1], r[2],
                                          r[3], r[4], r[5]])
-            interval_note(notes, "summary-level", d, metrics, o)
+            protocols.interval_note(notes, "summary-level", d, metrics, o)
         else:
             notes.append(("summary-level", d, f"a {kind} dimension: summary-level correlations do not apply (see the "
                                               "ranking accuracy)"))
@@ -289,7 +289,7 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
                     sel = scope & np.isfinite(inp.metrics[mid])
                     point[mid] = partial_correlation(inp.metrics[mid][sel], h[sel], inp.systems[sel]) \
                         if sel.any() else NAN_PARTIAL
-                with_interval = interval_metrics({k: pc.pearson for k, pc in point.items()}, inp, o)
+                with_interval = protocols.interval_metrics({k: pc.pearson for k, pc in point.items()}, inp, o)
                 # metrics defined on every summary of the scope share the resamples (one batch); each
                 # metric's interval is the same whichever others are in the batch
                 full = [k for k in metrics if k in with_interval and np.isfinite(inp.metrics[k][scope]).all()]
@@ -311,7 +311,7 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
                                          ci[1], pc.pearson_p, pc.pearson_p_strict, pc.spearman, ci[2], ci[3],
                                          pc.spearman_p, pc.spearman_ranks])
                 williams_rows += protocols.williams_tests(d, sub, sp, m & defined, inp, metrics, h)
-            interval_note(notes, "partial", d, metrics, o)
+            protocols.interval_note(notes, "partial", d, metrics, o)
         # 2. error-category ablation
         if inp.ablations and d not in inp.ablations and kind in CORRELATED_KINDS:
             ablation_rows += protocols.ablation(d, inp, o, metrics, applies)
@@ -344,29 +344,6 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
         tables.frame([], ANSWER_COLUMNS), tables.frame(notes, NOTE_COLUMNS), split_how)
     result.answer = tables.frame([best_answer(result, inp, o)], ANSWER_COLUMNS)
     return result
-
-
-def interval_metrics(point: Mapping[str, float], inp: FactualityInputs, o: FactualityOptions) -> set[str]:
-    """The metrics of a scope whose bootstrap intervals are computed: every one with
-    ``factuality.interval_metrics: all``; else the ``interval_metrics`` best by the point estimate
-    (highest first, ties by name), every file metric (the user's own) and the baselines
-    (``o.baselines``, per-summary ids). The bootstrap is most of the job's time (about 70 % on
-    SummEval), and an interval matters for the metrics a reader compares: the best, the baselines
-    and their own."""
-    if o.interval_metrics == "all":
-        return set(point)
-    ranked = sorted((k for k, v in point.items() if np.isfinite(v)), key=lambda k: (-point[k], k))
-    return (set(ranked[:int(o.interval_metrics)]) | {k for k in point if inp.sources[k] == "file"}
-            | (set(o.baselines) & set(point)))
-
-
-def interval_note(notes: list, analysis: str, d: str, metrics: Sequence[str], o: FactualityOptions) -> None:
-    """One note per protocol and dimension when some metrics have no interval."""
-    if o.interval_metrics != "all" and o.bootstrap_samples > 0 and len(metrics) > int(o.interval_metrics):
-        notes.append((analysis, d, f"bootstrap intervals for the {o.interval_metrics} best metrics of each scope, "
-                                   "the file metrics and the baselines "
-                                   f"({', '.join(o.baselines) or 'none'}); the others' are NA "
-                                   "(factuality.interval_metrics: all gives every metric one)"))
 
 
 # ----------------------------------------------------------------------------- the answer

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import combinations
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 
 import numpy as np
 from scipy import stats
@@ -217,3 +217,26 @@ def ranking(d: str, inp: FactualityInputs, o: FactualityOptions, metrics: Sequen
         t = mcnemar_exact(inp.metrics[a][p], inp.metrics[a][q], inp.metrics[b][p], inp.metrics[b][q])
         tests.append([d, a, b, t.pairs, t.a_only, t.b_only, t.p])
     return rows, tests
+
+
+def interval_metrics(point: Mapping[str, float], inp: FactualityInputs, o: FactualityOptions) -> set[str]:
+    """The metrics of a scope whose bootstrap intervals are computed: every one with
+    ``factuality.interval_metrics: all``; else the ``interval_metrics`` best by the point estimate
+    (highest first, ties by name), every file metric (the user's own) and the baselines
+    (``o.baselines``, per-summary ids). The bootstrap is most of the job's time (about 70 % on
+    SummEval), and an interval matters for the metrics a reader compares: the best, the baselines
+    and their own."""
+    if o.interval_metrics == "all":
+        return set(point)
+    ranked = sorted((k for k, v in point.items() if np.isfinite(v)), key=lambda k: (-point[k], k))
+    return (set(ranked[:int(o.interval_metrics)]) | {k for k in point if inp.sources[k] == "file"}
+            | (set(o.baselines) & set(point)))
+
+
+def interval_note(notes: list, analysis: str, d: str, metrics: Sequence[str], o: FactualityOptions) -> None:
+    """One note per protocol and dimension when some metrics have no interval."""
+    if o.interval_metrics != "all" and o.bootstrap_samples > 0 and len(metrics) > int(o.interval_metrics):
+        notes.append((analysis, d, f"bootstrap intervals for the {o.interval_metrics} best metrics of each scope, "
+                                   "the file metrics and the baselines "
+                                   f"({', '.join(o.baselines) or 'none'}); the others' are NA "
+                                   "(factuality.interval_metrics: all gives every metric one)"))
