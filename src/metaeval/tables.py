@@ -108,7 +108,10 @@ def read_tsv(path: Path | str, numeric: Sequence[str] = (), integer: Sequence[st
 
 
 def to_float(values: Iterable[str]) -> np.ndarray:
-    """Text cells to float64 with Python's ``float`` (NA and empty -> NaN)."""
+    """Text cells to float64 with Python's ``float`` (NA and empty -> NaN). A pandas column is
+    read as a list first (iterating it cell by cell costs pandas' indexing per cell)."""
+    if isinstance(values, (pd.Series, pd.Index)):
+        values = values.tolist()
     return np.array([math.nan if v in (NA, "") else float(v) for v in values], dtype=np.float64)
 
 
