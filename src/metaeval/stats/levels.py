@@ -66,6 +66,24 @@ def pair_counts(x, y, w=None, epsilon: float = 0.0, y_margin: float = 0.0):
     out = np.zeros((5, *batch))
     step = max(1, _BLOCK // max(1, int(np.prod(batch)) * n))
     j = np.arange(n)
+    if w is None:           # whole counts (exact): the pairs i < j only, the five kinds from four masks
+        for a in range(0, n - 1, step):
+            i = np.arange(a, min(n - 1, a + step))
+            dx = x[..., i, None] - x[..., None, a:]
+            dy = y[..., i, None] - y[..., None, a:]
+            ok = (j[None, a:] > i[:, None]) & ~np.isnan(dx) & ~np.isnan(dy) & ~(np.abs(dy) < y_margin)
+            tx, ty = np.abs(dx) <= epsilon, dy == 0
+            ok_tx, ok_ty = ok & tx, ok & ty
+            # untied pairs have dx != 0 and dy != 0 when epsilon >= 0: same sign = same side of 0
+            same = (dx > 0) == (dy > 0) if np.all(np.asarray(epsilon) >= 0) else np.sign(dx) == np.sign(dy)
+            n_ok, n_tx, n_ty, both, con = (_count(m) for m in (ok, ok_tx, ok_ty, ok_tx & ty,
+                                                                  ok & ~(tx | ty) & same))
+            out[0] += con
+            out[1] += n_ok - n_tx - n_ty + both - con
+            out[2] += n_tx - both
+            out[3] += n_ty - both
+            out[4] += both
+        return tuple(out)
     for a in range(0, n - 1, step):
         i = np.arange(a, min(n - 1, a + step))
         dx = x[..., i, None] - x[..., None, :]
@@ -75,14 +93,17 @@ def pair_counts(x, y, w=None, epsilon: float = 0.0, y_margin: float = 0.0):
         tx, ty = np.abs(dx) <= epsilon, dy == 0
         same = np.sign(dx) == np.sign(dy)
         kinds = (ok & ~tx & ~ty & same, ok & ~tx & ~ty & ~same, ok & tx & ~ty, ok & ~tx & ty, ok & tx & ty)
-        if w is None:
-            for k, kind in enumerate(kinds):
-                out[k] += kind.sum(axis=(-2, -1))
-        else:
-            ww = (w[..., i, None] * w[..., None, :]).reshape(*np.shape(w)[:-1], -1, 1)
-            stacked = np.stack([kind.reshape(*kind.shape[:-2], -1) for kind in kinds], axis=-2).astype(float)
-            out += np.moveaxis((stacked @ ww)[..., 0], -1, 0)
+        ww = (w[..., i, None] * w[..., None, :]).reshape(*np.shape(w)[:-1], -1, 1)
+        stacked = np.stack([kind.reshape(*kind.shape[:-2], -1) for kind in kinds], axis=-2).astype(float)
+        out += np.moveaxis((stacked @ ww)[..., 0], -1, 0)
     return tuple(out)
+
+
+def _count(mask: np.ndarray):
+    """The number of True cells of a (..., rows, columns) mask per leading index."""
+    if mask.ndim == 2:
+        return np.count_nonzero(mask)
+    return np.count_nonzero(mask.reshape(*mask.shape[:-2], -1), axis=-1)
 
 
 def kendall(x, y, w=None):
