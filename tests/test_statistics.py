@@ -239,3 +239,23 @@ def test_winner():
     # ranks per sample: metric 0: 1, 2, 1, 1; metric 1: 2, 1, 1, 2; metric 2: 3, 3, 3, 3
     np.testing.assert_allclose(w.rank_lo, [np.percentile([1, 2, 1, 1], 25), np.percentile([2, 1, 1, 2], 25), 3])
     np.testing.assert_allclose(w.rank_hi, [np.percentile([1, 2, 1, 1], 75), np.percentile([2, 1, 1, 2], 75), 3])
+
+
+def test_pair_counts_unweighted_equal_the_weighted_path_with_unit_weights():
+    """pair_counts without weights (pairs i < j only, kinds from four masks) counts exactly what the
+    weighted path counts with every weight 1 (whole numbers either way), with NaN, ties, signed
+    zeros, a tie epsilon (also negative and per batch) and a y margin, over batches of rows."""
+    rng = np.random.default_rng(3)
+    for shape in ((300,), (4, 250), (3, 2, 60), (2,), (1,)):
+        x = np.round(rng.normal(size=shape), 1)
+        y = np.round(rng.normal(size=shape), 1)
+        x[rng.random(shape) < 0.05] = np.nan
+        y[rng.random(shape) < 0.05] = np.nan
+        x[..., :3] = -0.0
+        x[..., 3:5] = 0.0
+        for epsilon, margin in ((0.0, 0.0), (0.1, 0.0), (0.0, 0.15), (-1.0, 0.0), (0.5, 0.3),
+                                (np.full(shape[:-1] + (1, 1), 0.2), 0.0)):
+            got = levels.pair_counts(x, y, None, epsilon, margin)
+            want = levels.pair_counts(x, y, np.ones(shape[-1]), epsilon, margin)
+            for g, w in zip(got, want):
+                assert np.array_equal(g, w)
