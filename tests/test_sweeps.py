@@ -138,3 +138,24 @@ def _engine_scores(ds, cond, variants, words):
             per.setdefault(who, []).append(prf["PRF".index(p.prf)])
         out[v] = {s: math.fsum(x) / len(x) if p.statistic == "A" else statistics.median(x) for s, x in per.items()}
     return out
+
+
+@pytest.mark.parametrize("stem,stop", [(0, 0), (1, 1)])
+def test_word_limits_cut_from_the_whole_tokenisation_equal_rouge_truncation(ds, stem, stop):
+    """Tokens.truncated cuts the whole summary's tokens; it must equal tokenize_summary under -l
+    for every limit, with ROUGE's quirks: leading white space (an empty first field), punctuation
+    fields without tokens, hyphens, stop words, non-ASCII bytes, tabs, empty lines."""
+    from types import SimpleNamespace
+    from metaeval.metrics.tokenize import tokenize_summary
+    from metaeval.stages.scoring import setting_from_tag
+
+    summary = SimpleNamespace(topic="T", summarizer="S", sentences=[
+        "  The cats' well-known habits -- of the Running dogs, were better.", "", "\tA\u00a0b\u00e9c d.e  --  ",
+        "It is what it is: 3.5 percent of the $100 budget!", "one", "\u2014 \u2014", "Last words here ."])
+    tokens = sweeps.Tokens(ds)
+    for limit in range(1, 45):
+        expected = tokenize_summary(summary.sentences, setting_from_tag(stem, stop, limit))
+        assert tokens(summary, stem, stop, limit) == expected, limit
+    for s in ds.summaries[:12]:
+        for limit in (0, 1, 2, 7, 20, 50, 120, 400):
+            assert tokens(s, stem, stop, limit) == tokenize_summary(s.sentences, setting_from_tag(stem, stop, limit))

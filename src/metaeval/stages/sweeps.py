@@ -34,7 +34,8 @@ from .. import figures, tables
 from ..data.datasets import Dataset
 from ..metrics.bleu import corpus_statistics
 from ..metrics.rouge import Task, encode, parse_measure, plan, score
-from ..metrics.tokenize import ALPHABETICAL, NO_EXCEPTIONS, Tokenized, tokenize_summary
+from ..metrics.tokenize import (_TOKEN as TOKEN, ALPHABETICAL, NO_EXCEPTIONS, Tokenized, perl_split_ws, spl_lines,
+                                stopwords, tokenize_summary)
 from ..options import SweepOptions
 from ..stats import core
 from ..stats.correlation import kendall_tau_b, point_correlations
@@ -79,8 +80,8 @@ def source_words(ds: Dataset) -> dict[str, int]:
 
 class Tokens:
     """Tokenisation shared by the conditions of a sweep: each summary is tokenised once per setting
-    and length limit (the conditions of a reference sweep all share one), stemmed with the
-    exception files loaded in order ``exceptions``."""
+    (the conditions of a reference sweep all share it), stemmed with the exception files loaded in
+    order ``exceptions``; a length limit's tokens are cut from it (:meth:`truncated`)."""
 
     def __init__(self, ds: Dataset, exceptions: tuple[str, ...] = ALPHABETICAL):
         self.ds = ds
@@ -89,16 +90,51 @@ class Tokens:
         for s in ds.summaries:
             if s.kind == "system" and s.key in ds.judgments:
                 self.systems.setdefault(s.topic, []).append(s)
-        self._cache: dict[tuple, object] = {}
+        self._cache: dict[tuple, Tokenized] = {}
+        self._words: dict[tuple, list[tuple[int, list[int]]]] = {}
 
-    def __call__(self, summary, stem: int, stop: int, limit: int | None):
-        if limit is not None:        # a length limit is one condition's: nothing to share
-            return tokenize_summary(summary.sentences, setting_from_tag(stem, stop, limit, exceptions=self.exceptions))
+    def __call__(self, summary, stem: int, stop: int, limit: int | None) -> Tokenized:
+        if limit:
+            return self.truncated(summary, stem, stop, limit)
         key = (summary.topic, summary.summarizer, stem, stop)
         if key not in self._cache:
             self._cache[key] = tokenize_summary(summary.sentences,
                                                 setting_from_tag(stem, stop, exceptions=self.exceptions))
         return self._cache[key]
+
+    def truncated(self, summary, stem: int, stop: int, limit: int) -> Tokenized:
+        """:func:`tokenize_summary` under the word limit ``limit`` (ROUGE -l), cut from the whole
+        summary's tokens: -l keeps whole lines while the running count of Perl ``split(/\\s+/)``
+        fields stays below the limit and cuts the line that reaches it to its first fields, joined by
+        spaces. No token spans white space and stop words and stemming go token by token, so the
+        tokens of the cut line are those of its first fields: the line's first ``cum[k]`` tokens,
+        ``cum[k]`` the number of tokens (stop words removed) of its first ``k`` fields."""
+        full = self(summary, stem, stop, None)
+        key = (summary.topic, summary.summarizer, stop)
+        fields = self._words.get(key)
+        if fields is None:
+            fields = self._words[key] = field_token_counts(summary.sentences, bool(int(stop)))
+        count = 0
+        for i, (n, cum) in enumerate(fields):
+            if count + n < limit:
+                count += n
+                continue
+            sents = full.sentences[:i] + (full.sentences[i][:cum[limit - count]],)
+            return Tokenized(tuple(t for snt in sents for t in snt), sents)
+        return full
+
+
+def field_token_counts(sentences: Sequence[str], remove_stopwords: bool) -> list[tuple[int, list[int]]]:
+    """Per line of the summary as ROUGE reads it: its number of Perl ``split(/\\s+/)`` fields and
+    the number of tokens of its first k fields, k = 0..fields (stop words removed if asked)."""
+    stop = stopwords() if remove_stopwords else frozenset()
+    out = []
+    for line in spl_lines(sentences):
+        cum = [0]
+        for word in perl_split_ws(line):
+            cum.append(cum[-1] + sum(1 for raw in TOKEN.findall(word) if raw.decode("ascii") not in stop))
+        out.append((len(cum) - 1, cum))
+    return out
 
 
 def _records(ds: Dataset, cond: Condition, stem: int, stop: int, words: Mapping[str, int],
