@@ -294,9 +294,11 @@ class Sweep:
 
 
 def run_sweep(ds: Dataset, conditions: Sequence[Condition], variants: Sequence[str], alpha: float, mode: str,
-              aggregate: bool, log=None, exceptions: tuple[str, ...] = ALPHABETICAL) -> Sweep:
+              aggregate: bool, log=None, exceptions: tuple[str, ...] = ALPHABETICAL, tokens: Tokens | None = None
+              ) -> Sweep:
+    """``tokens``: the tokenisation to share with another sweep of ``ds`` (with ``exceptions``)."""
     words = source_words(ds)
-    tokens = Tokens(ds, exceptions)
+    tokens = tokens if tokens is not None else Tokens(ds, exceptions)
     scores, topics = sweep_scores(ds, conditions, variants, alpha, mode, words, tokens)
     if log:
         for cond in conditions:
@@ -435,19 +437,26 @@ def load(inputs: Mapping[str, str]) -> tuple[Dataset, str]:
     return read_dataset({k: v for k, v in inputs.items() if k != "system_human"}), inputs["system_human"]
 
 
-def compute(ds: Dataset, system_human: str, prefix: str, options: SweepOptions, log=None
-            ) -> tuple[Sweep, dict[str, dict[str, float]], str, str]:
+def compute(ds: Dataset, system_human: str, prefix: str, options: SweepOptions, log=None,
+            shared: dict | None = None) -> tuple[Sweep, dict[str, dict[str, float]], str, str]:
     """One sweep, ``references`` or ``lengths``: the sweep, the systems' human scores, the
-    combination its summaries show, and its title."""
+    combination its summaries show, and its title. ``shared``: a dict kept between the two sweeps
+    of ``ds`` (both tokenise the whole summaries; the lengths sweep cuts them)."""
     human = systems_by_combination(system_human)
     main = options.combination if options.combination in human else next(iter(human), options.combination)
     exceptions = options.stemmer_exceptions or NO_EXCEPTIONS     # None: no variant is stemmed
+    key = ("tokens", exceptions)
+    shared = {} if shared is None else shared
+    if key not in shared:
+        shared[key] = Tokens(ds, exceptions)
+    tokens = shared[key]
     if prefix == "references":
         sw = run_sweep(ds, reference_conditions(ds), options.variants, options.alpha, options.multiple_references, False, log,
-                       exceptions)
+                       exceptions, tokens)
         title = "Reference count (Lin 2004)"
     else:
         conditions = length_conditions(options.word_limits, options.compression, ds.documents is not None)
-        sw = run_sweep(ds, conditions, options.variants, options.alpha, options.multiple_references, True, log, exceptions)
+        sw = run_sweep(ds, conditions, options.variants, options.alpha, options.multiple_references, True, log, exceptions,
+                       tokens)
         title = "Length and compression (Pastra & Saggion 2003)"
     return sw, human, main, title
