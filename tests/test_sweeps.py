@@ -3,6 +3,7 @@ their consistency, Pastra & Saggion's average-rank aggregation, and the written 
 from __future__ import annotations
 
 import math
+import statistics
 from pathlib import Path
 
 import pandas as pd
@@ -103,3 +104,58 @@ def test_sweeps_write_their_tables(ds, tmp_path):
     assert f"| R1_ST1_RS0_A_R | {expected:.3f} |" in table
     refs = sweeps.run_sweep(ds, sweeps.reference_conditions(ds), VARIANTS, 0.5, "A", False)
     assert [c.name for c in refs.conditions] == ["all", "A", "B", "C"]
+
+
+def test_conditions_scored_together_equal_each_scored_alone(ds):
+    """sweep_scores shares the tokenised summaries and (summary, reference) pairs of the
+    conditions: every score must be what the condition gives alone, to the last bit."""
+    words = sweeps.source_words(ds)
+    conditions = sweeps.reference_conditions(ds) + sweeps.length_conditions([5, 1000], [1.0, 50.0], True)
+    variants = ["R1_ST1_RS0_A_R", "R2_ST0_RS0_M_P", "RL_ST1_RS0_A_F", "RSU4_ST1_RS0_A_R", "BLEU_ST1_RS0"]
+    together, topics = sweeps.sweep_scores(ds, conditions, variants, 0.5, "A", words)
+    for c in conditions:
+        alone, n = sweeps.condition_scores(ds, c, variants, 0.5, "A", words)
+        assert together[c.name] == alone and topics[c.name] == n
+        assert alone == _engine_scores(ds, c, variants, words)
+
+
+def _engine_scores(ds, cond, variants, words):
+    """The condition scored as the score jobs score a corpus (scoring.score_chunks on its records)."""
+    from metaeval.stages.scoring import corpus_bleu_from_stats, expand_stats, score_chunks
+    from metaeval.variants import Variant
+
+    out = {}
+    for v in variants:
+        p = Variant.parse(v)
+        records = sweeps._records(ds, cond, *p.setting, words)
+        scored = score_chunks([records], [] if p.family == "bleu" else [parse_measure(p.measure)], 0.5, "A", False,
+                              p.family == "bleu")
+        if p.family == "bleu":
+            out[v] = dict(corpus_bleu_from_stats(expand_stats(scored.bleu_stats)))
+            continue
+        per = {}
+        for (_, who), prf in zip(scored.rows, scored.prf[p.measure]):
+            per.setdefault(who, []).append(prf["PRF".index(p.prf)])
+        out[v] = {s: math.fsum(x) / len(x) if p.statistic == "A" else statistics.median(x) for s, x in per.items()}
+    return out
+
+
+@pytest.mark.parametrize("stem,stop", [(0, 0), (1, 1)])
+def test_word_limits_cut_from_the_whole_tokenisation_equal_rouge_truncation(ds, stem, stop):
+    """Tokens.truncated cuts the whole summary's tokens; it must equal tokenize_summary under -l
+    for every limit, with ROUGE's quirks: leading white space (an empty first field), punctuation
+    fields without tokens, hyphens, stop words, non-ASCII bytes, tabs, empty lines."""
+    from types import SimpleNamespace
+    from metaeval.metrics.tokenize import tokenize_summary
+    from metaeval.stages.scoring import setting_from_tag
+
+    summary = SimpleNamespace(topic="T", summarizer="S", sentences=[
+        "  The cats' well-known habits -- of the Running dogs, were better.", "", "\tA\u00a0b\u00e9c d.e  --  ",
+        "It is what it is: 3.5 percent of the $100 budget!", "one", "\u2014 \u2014", "Last words here ."])
+    tokens = sweeps.Tokens(ds)
+    for limit in range(1, 45):
+        expected = tokenize_summary(summary.sentences, setting_from_tag(stem, stop, limit))
+        assert tokens(summary, stem, stop, limit) == expected, limit
+    for s in ds.summaries[:12]:
+        for limit in (0, 1, 2, 7, 20, 50, 120, 400):
+            assert tokens(s, stem, stop, limit) == tokenize_summary(s.sentences, setting_from_tag(stem, stop, limit))

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -31,14 +32,17 @@ import numpy as np
 
 from .. import figures, tables
 from ..data.datasets import Dataset
-from ..metrics.rouge import parse_measure
-from ..metrics.tokenize import ALPHABETICAL, NO_EXCEPTIONS, tokenize_summary
+from ..metrics.bleu import corpus_statistics
+from ..metrics.rouge import Task, encode, parse_measure, plan, score
+from ..metrics.tokenize import (_TOKEN as TOKEN, ALPHABETICAL, NO_EXCEPTIONS, Tokenized, perl_split_ws, spl_lines,
+                                stopwords, tokenize_summary)
 from ..options import SweepOptions
 from ..stats import core
 from ..stats.correlation import kendall_tau_b, point_correlations
 from ..variants import Variant
 from .human import systems_by_combination
-from .scoring import TokenRecord, corpus_bleu_from_stats, expand_stats, score_chunks, setting_from_tag, topic_chunks
+from .scoring import (TokenRecord, corpus_bleu_from_stats, expand_stats, flat_reference_sets, setting_from_tag,
+                      topic_chunks)
 
 ALL = "all"
 
@@ -76,8 +80,8 @@ def source_words(ds: Dataset) -> dict[str, int]:
 
 class Tokens:
     """Tokenisation shared by the conditions of a sweep: each summary is tokenised once per setting
-    and length limit (the conditions of a reference sweep all share one), stemmed with the
-    exception files loaded in order ``exceptions``."""
+    (the conditions of a reference sweep all share it), stemmed with the exception files loaded in
+    order ``exceptions``; a length limit's tokens are cut from it (:meth:`truncated`)."""
 
     def __init__(self, ds: Dataset, exceptions: tuple[str, ...] = ALPHABETICAL):
         self.ds = ds
@@ -86,24 +90,63 @@ class Tokens:
         for s in ds.summaries:
             if s.kind == "system" and s.key in ds.judgments:
                 self.systems.setdefault(s.topic, []).append(s)
-        self._cache: dict[tuple, object] = {}
+        self._cache: dict[tuple, Tokenized] = {}
+        self._words: dict[tuple, list[tuple[int, list[int]]]] = {}
 
-    def __call__(self, summary, stem: int, stop: int, limit: int | None):
-        if limit is not None:        # a length limit is one condition's: nothing to share
-            return tokenize_summary(summary.sentences, setting_from_tag(stem, stop, limit, exceptions=self.exceptions))
+    def __call__(self, summary, stem: int, stop: int, limit: int | None) -> Tokenized:
+        if limit:
+            return self.truncated(summary, stem, stop, limit)
         key = (summary.topic, summary.summarizer, stem, stop)
         if key not in self._cache:
             self._cache[key] = tokenize_summary(summary.sentences,
                                                 setting_from_tag(stem, stop, exceptions=self.exceptions))
         return self._cache[key]
 
+    def truncated(self, summary, stem: int, stop: int, limit: int) -> Tokenized:
+        """:func:`tokenize_summary` under the word limit ``limit`` (ROUGE -l), cut from the whole
+        summary's tokens: -l keeps whole lines while the running count of Perl ``split(/\\s+/)``
+        fields stays below the limit and cuts the line that reaches it to its first fields, joined by
+        spaces. No token spans white space and stop words and stemming go token by token, so the
+        tokens of the cut line are those of its first fields: the line's first ``cum[k]`` tokens,
+        ``cum[k]`` the number of tokens (stop words removed) of its first ``k`` fields."""
+        full = self(summary, stem, stop, None)
+        key = (summary.topic, summary.summarizer, stop)
+        fields = self._words.get(key)
+        if fields is None:
+            fields = self._words[key] = field_token_counts(summary.sentences, bool(int(stop)))
+        count = 0
+        for i, (n, cum) in enumerate(fields):
+            if count + n < limit:
+                count += n
+                continue
+            sents = full.sentences[:i] + (full.sentences[i][:cum[limit - count]],)
+            return Tokenized(tuple(t for snt in sents for t in snt), sents)
+        return full
+
+
+def field_token_counts(sentences: Sequence[str], remove_stopwords: bool) -> list[tuple[int, list[int]]]:
+    """Per line of the summary as ROUGE reads it: its number of Perl ``split(/\\s+/)`` fields and
+    the number of tokens of its first k fields, k = 0..fields (stop words removed if asked)."""
+    stop = stopwords() if remove_stopwords else frozenset()
+    out = []
+    for line in spl_lines(sentences):
+        cum = [0]
+        for word in perl_split_ws(line):
+            cum.append(cum[-1] + sum(1 for raw in TOKEN.findall(word) if raw.decode("ascii") not in stop))
+        out.append((len(cum) - 1, cum))
+    return out
+
 
 def _records(ds: Dataset, cond: Condition, stem: int, stop: int, words: Mapping[str, int],
-             tokens: Tokens | None = None) -> list[TokenRecord]:
-    """The judged system summaries and the condition's references, tokenized under its limit."""
+             tokens: Tokens | None = None, topics: Sequence[str] | None = None) -> list[TokenRecord]:
+    """The judged system summaries and the condition's references, tokenized under its limit (of
+    ``topics`` only, in the data set's order, if given)."""
     tokens = tokens or Tokens(ds)
+    chosen = set(topics) if topics is not None else None
     out = []
     for topic in ds.topics:
+        if chosen is not None and topic not in chosen:
+            continue
         refs = ds.references(topic)
         if cond.reference is not None:
             refs = [r for r in refs if r.summarizer == cond.reference]
@@ -124,35 +167,102 @@ def _records(ds: Dataset, cond: Condition, stem: int, stop: int, words: Mapping[
 def condition_scores(ds: Dataset, cond: Condition, variants: Sequence[str], alpha: float, mode: str,
                      words: Mapping[str, int], tokens: Tokens | None = None
                      ) -> tuple[dict[str, dict[str, float]], int]:
-    """{variant: {system: score}} under one condition, and the number of topics it used: per
-    preprocessing setting one tokenised corpus, every measure scored from it."""
-    out: dict[str, dict[str, float]] = {v: {} for v in variants}
+    """{variant: {system: score}} under one condition, and the number of topics it used."""
+    scores, topics = sweep_scores(ds, [cond], variants, alpha, mode, words, tokens)
+    return scores[cond.name], topics[cond.name]
+
+
+def sweep_scores(ds: Dataset, conditions: Sequence[Condition], variants: Sequence[str], alpha: float, mode: str,
+                 words: Mapping[str, int], tokens: Tokens | None = None
+                 ) -> tuple[dict[str, dict[str, dict[str, float]]], dict[str, int]]:
+    """{condition: {variant: {system: score}}} and {condition: topics used}: per preprocessing
+    setting, the conditions are scored together, chunk of topics by chunk of topics, from one
+    encoded corpus of the distinct tokenised summaries of every condition (the reference
+    conditions share all their summaries; a summary shorter than a limit is the same under it as
+    without), every (summary, reference) pair counted once for all the conditions it occurs in.
+
+    Every score is as :func:`metaeval.stages.scoring.score_chunks` would give it for the condition
+    alone: a row is a judged system summary against the condition's references of its topic (in
+    summarizer order, no jackknifing), its P, R, F a function of the (peer, reference) pairs'
+    statistics, which depend on the two token sequences only; rows keep their order within a
+    condition."""
+    tokens = tokens or Tokens(ds)
     parsed = {v: Variant.parse(v) for v in variants}
-    topics = 0
+    out: dict[str, dict[str, dict[str, float]]] = {c.name: {v: {} for v in variants} for c in conditions}
+    topics = {c.name: 0 for c in conditions}
+    # distinct tokenisations of a summary over the conditions, at most: bounds a chunk's corpus
+    shapes = len({(c.word_limit, c.compression) for c in conditions})
+    sizes = Counter(s.topic for s in ds.summaries)
+    sizes = {t: n * shapes for t, n in sizes.items()}
     for stem, stop in dict.fromkeys(p.setting for p in parsed.values()):
-        records = _records(ds, cond, stem, stop, words, tokens)
-        topics = len({r.topic for r in records})
-        if not records:
-            continue
         mine = [v for v, p in parsed.items() if p.setting == (stem, stop)]
         measures = [parse_measure(m) for m in dict.fromkeys(parsed[v].measure for v in mine if parsed[v].family == "rouge")]
-        by_topic: dict[str, list[TokenRecord]] = {}
-        for r in records:
-            by_topic.setdefault(r.topic, []).append(r)
-        sizes = {t: len(rs) for t, rs in by_topic.items()}
-        chunks = ([r for t in chunk for r in by_topic[t]] for chunk in topic_chunks(list(by_topic), sizes))
-        scored = score_chunks(chunks, measures, alpha, mode, False, any(parsed[v].family == "bleu" for v in mine))
-        for v in mine:
-            variant = parsed[v]
-            if variant.family == "bleu":
-                out[v] = dict(corpus_bleu_from_stats(expand_stats(scored.bleu_stats)))
+        bleu = any(parsed[v].family == "bleu" for v in mine)
+        used: dict[str, set[str]] = {c.name: set() for c in conditions}
+        rows: dict[str, list[tuple[str, str]]] = {c.name: [] for c in conditions}
+        prf: dict[str, dict[str, list]] = {c.name: {m.id: [] for m in measures} for c in conditions}
+        stats: dict[str, list] = {c.name: [] for c in conditions}
+        for chunk in topic_chunks(list(ds.topics), sizes):
+            index: dict[Tokenized, int] = {}
+            summaries: list[Tokenized] = []
+            peers: list[int] = []
+            sets: list[list[list[int]]] = []
+            owner: list[str] = []
+            labels: list[tuple[str, str]] = []
+
+            def at(t: Tokenized) -> int:
+                i = index.get(t)
+                if i is None:
+                    i = index[t] = len(summaries)
+                    summaries.append(t)
+                return i
+
+            for c in conditions:
+                records = _records(ds, c, stem, stop, words, tokens, chunk)
+                used[c.name].update(r.topic for r in records)
+                refs: dict[str, list[TokenRecord]] = {}
+                for r in records:
+                    if r.kind == "human":
+                        refs.setdefault(r.topic, []).append(r)
+                ref_ids = {t: [at(r.tokenized) for r in sorted(rs, key=lambda r: r.summarizer)]
+                           for t, rs in refs.items()}
+                for r in records:
+                    if r.judged:
+                        peers.append(at(r.tokenized))
+                        sets.append([ref_ids[r.topic]])
+                        owner.append(c.name)
+                        labels.append((r.topic, r.summarizer))
+            if not peers:
                 continue
-            k = "PRF".index(variant.prf)
-            per: dict[str, list[float]] = {}
-            for (_, summarizer), prf in zip(scored.rows, scored.prf[variant.measure]):
-                per.setdefault(summarizer, []).append(prf[k])
-            out[v] = {s: (math.fsum(x) / len(x) if variant.statistic == "A" else statistics.median(x))
-                      for s, x in per.items()}
+            corpus = encode(summaries)
+            task = Task(peers, sets)
+            for c, row in zip(owner, labels):
+                rows[c].append(row)
+            if measures:
+                pl = plan(task)
+                for m in measures:
+                    p, r, f = score(corpus, m, pl, alpha, mode)
+                    for c, x in zip(owner, zip(p.tolist(), r.tolist(), f.tolist())):
+                        prf[c][m.id].append(x)
+            if bleu:
+                matrix = corpus_statistics(corpus, *flat_reference_sets(task))
+                for c, (t, who), st in zip(owner, labels, matrix.tolist()):
+                    stats[c].append((t, who, 0, st))
+        for c in conditions:
+            topics[c.name] = len(used[c.name])
+            if not used[c.name]:
+                continue
+            for v in mine:
+                variant = parsed[v]
+                if variant.family == "bleu":
+                    out[c.name][v] = dict(corpus_bleu_from_stats(expand_stats(stats[c.name])))
+                    continue
+                k = "PRF".index(variant.prf)
+                per: dict[str, list[float]] = {}
+                for (_, summarizer), x in zip(rows[c.name], prf[c.name][variant.measure]):
+                    per.setdefault(summarizer, []).append(x[k])
+                out[c.name][v] = {s: (math.fsum(x) / len(x) if variant.statistic == "A" else statistics.median(x))
+                                  for s, x in per.items()}
     return out, topics
 
 
@@ -184,13 +294,14 @@ class Sweep:
 
 
 def run_sweep(ds: Dataset, conditions: Sequence[Condition], variants: Sequence[str], alpha: float, mode: str,
-              aggregate: bool, log=None, exceptions: tuple[str, ...] = ALPHABETICAL) -> Sweep:
+              aggregate: bool, log=None, exceptions: tuple[str, ...] = ALPHABETICAL, tokens: Tokens | None = None
+              ) -> Sweep:
+    """``tokens``: the tokenisation to share with another sweep of ``ds`` (with ``exceptions``)."""
     words = source_words(ds)
-    tokens = Tokens(ds, exceptions)
-    scores, topics = {}, {}
-    for cond in conditions:
-        scores[cond.name], topics[cond.name] = condition_scores(ds, cond, variants, alpha, mode, words, tokens)
-        if log:
+    tokens = tokens if tokens is not None else Tokens(ds, exceptions)
+    scores, topics = sweep_scores(ds, conditions, variants, alpha, mode, words, tokens)
+    if log:
+        for cond in conditions:
             log.info("condition %s: %d topics", cond.name, topics[cond.name])
     aggregates: dict[str, dict[str, dict[str, float]]] = {}
     if aggregate:
@@ -326,19 +437,26 @@ def load(inputs: Mapping[str, str]) -> tuple[Dataset, str]:
     return read_dataset({k: v for k, v in inputs.items() if k != "system_human"}), inputs["system_human"]
 
 
-def compute(ds: Dataset, system_human: str, prefix: str, options: SweepOptions, log=None
-            ) -> tuple[Sweep, dict[str, dict[str, float]], str, str]:
+def compute(ds: Dataset, system_human: str, prefix: str, options: SweepOptions, log=None,
+            shared: dict | None = None) -> tuple[Sweep, dict[str, dict[str, float]], str, str]:
     """One sweep, ``references`` or ``lengths``: the sweep, the systems' human scores, the
-    combination its summaries show, and its title."""
+    combination its summaries show, and its title. ``shared``: a dict kept between the two sweeps
+    of ``ds`` (both tokenise the whole summaries; the lengths sweep cuts them)."""
     human = systems_by_combination(system_human)
     main = options.combination if options.combination in human else next(iter(human), options.combination)
     exceptions = options.stemmer_exceptions or NO_EXCEPTIONS     # None: no variant is stemmed
+    key = ("tokens", exceptions)
+    shared = {} if shared is None else shared
+    if key not in shared:
+        shared[key] = Tokens(ds, exceptions)
+    tokens = shared[key]
     if prefix == "references":
         sw = run_sweep(ds, reference_conditions(ds), options.variants, options.alpha, options.multiple_references, False, log,
-                       exceptions)
+                       exceptions, tokens)
         title = "Reference count (Lin 2004)"
     else:
         conditions = length_conditions(options.word_limits, options.compression, ds.documents is not None)
-        sw = run_sweep(ds, conditions, options.variants, options.alpha, options.multiple_references, True, log, exceptions)
+        sw = run_sweep(ds, conditions, options.variants, options.alpha, options.multiple_references, True, log, exceptions,
+                       tokens)
         title = "Length and compression (Pastra & Saggion 2003)"
     return sw, human, main, title
