@@ -226,9 +226,10 @@ def reasons(dry_run_output: str) -> dict[str, set[str]]:
     # and by the factuality stage (Williams tests between partial correlations, through stats/partial.py)
     ("stats/williams.py", {"correlate", "statistics", "factuality"},
      {"correlation_tables", "rerank", "report", "across", "all"}),
-    # the Wilcoxon verdicts by the agreement stage (and the report, for the method's description,
-    # which re-runs anyway because the agreement tables are its inputs)
-    ("stats/verdicts.py", {"agreement"}, {"report", "all"}),
+    # the Wilcoxon verdicts by the agreement stage and the re-ranking (its pairwise Wilcoxon tests)
+    # (and the report, for the method's description, which re-runs anyway because their tables are
+    # its inputs)
+    ("stats/verdicts.py", {"agreement", "rerank"}, {"report", "all"}),
 ])
 def test_changing_a_library_module_reruns_exactly_the_jobs_that_import_it(run, tmp_path, module, importers,
                                                                             downstream):
