@@ -829,7 +829,7 @@ def verify_frank(folder: Path, result) -> None:
 # ---------------------------------------------------------------------------- DUC / TAC
 
 SEE_HEADER = "topic a b c d e f summarizer q1 q2 q3 q4 q5 q6 q7 x pu mpu y mu e\n"
-DUC_SUMMARIZERS = ("1", "2", "A")
+DUC_SUMMARIZERS = ("1", "2", "A", "B")     # two human summaries a topic: a judged one is scored against the other
 
 
 def duc_base() -> dict[str, bytes]:
@@ -839,7 +839,8 @@ def duc_base() -> dict[str, bytes]:
         for i, s in enumerate(DUC_SUMMARIZERS):
             files[f"summaries/{t}.M.100.T.{s}"] = _u(f"The cat {i} sat .\nIt purred on {t} .\n")
             see.append(f"{t} x x x x x x {s} A B C D E {i + 1} 2 x 10 {5 + i} x 8 0.{5 + i}\n")
-            peer.append(f"{t} {s} 0.{4 + i} 5 0 0.{3 + i}5 {3 + i} {'NA' if i == 2 else 2 + i}\n")
+            v = min(i, 2)                      # linguistic quality and responsiveness stay within 1-5
+            peer.append(f"{t} {s} 0.{4 + i} 5 0 0.{3 + i}5 {3 + v} {'NA' if i == 2 else 2 + v}\n")
     files["see.txt"] = _u("".join(see))
     files["manual.peer"] = _u("".join(peer))
     return files

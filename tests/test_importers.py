@@ -158,3 +158,24 @@ def test_grade_to_unit():
     assert grade_to_unit("3", "A_best") == 0.5
     with pytest.raises(ValueError):
         grade_to_unit("F", "A_best")
+
+
+def test_duc_tac_refuses_judging_a_topics_only_human_summary_naming_the_table(tmp_path):
+    """A judged human summary is scored against its topic's other human summaries; a topic with one
+    human summary, judged in the SEE table, is refused by the importer, naming the table (not the
+    canonical copy, as validation would)."""
+    from fuzz_cases import call_duc, duc_base
+
+    for name, data in duc_base().items():
+        if not name.endswith(".B"):       # leave each topic one human summary, A
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name).write_bytes(data)
+    see = (tmp_path / "see.txt").read_text().splitlines(keepends=True)
+    (tmp_path / "see.txt").write_text("".join(line for line in see if " B A B " not in line))
+    peer = (tmp_path / "manual.peer").read_text().splitlines(keepends=True)
+    (tmp_path / "manual.peer").write_text("".join(line for line in peer if " B " not in line))
+    with pytest.raises(DatasetError) as e:
+        call_duc(tmp_path)
+    message = str(e.value)
+    assert message.startswith(f"{tmp_path / 'see.txt'}") and "field 'summarizer'" in message
+    assert "judges the human summary ('D30001', 'A'), the only human summary of its topic" in message

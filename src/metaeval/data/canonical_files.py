@@ -7,6 +7,7 @@ is in its dimension's range); errors name the file, the line and the field.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -357,3 +358,20 @@ def read_pyramids(path: Path, summary_keys: Iterable[tuple[str, str]]) -> dict[s
             expressed[summarizer] = tuple(units)
         out[topic] = TopicPyramid(topic, models, dict(scus), expressed)
     return out
+
+
+def check_judged_references(path: Path | str, summaries: list[Summary], judgments: Mapping[tuple[str, str], Any],
+                            lines: Mapping[tuple[str, str], int]) -> None:
+    """A judged human summary is scored like a system against the topic's *other* human summaries
+    (the leave-one-out of DUC/TAC; metaeval.metrics.rouge.reference_sets): a topic whose only human
+    summary is judged has none left to score it against. Refused here, naming the judgment's line,
+    rather than by the scoring job after validation passed."""
+    humans: dict[str, int] = Counter(s.topic for s in summaries if s.kind == "human")
+    kinds = {s.key: s.kind for s in summaries}
+    for key in sorted(judgments, key=lambda k: lines.get(k, 0)):
+        if kinds.get(key) == "human" and humans[key[0]] < 2:
+            raise fail(path, lines.get(key), "summarizer",
+                       f"judges the human summary ({key[0]!r}, {key[1]!r}), the only human summary of its topic; a "
+                       "judged human summary is scored against the topic's other human summaries (as DUC/TAC judge "
+                       "their model summaries), so the topic needs at least two human summaries to judge one "
+                       "against the others: add another reference of the topic, or leave this one unjudged")

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..files import write_text
-from .canonical_files import (annotation_means, check_preferences, read_annotations, read_documents, read_judgments,
-                              read_pyramids, read_summaries)
+from .canonical_files import (annotation_means, check_judged_references, check_preferences, read_annotations,
+                              read_documents, read_judgments, read_pyramids, read_summaries)
 from .contract import (ANNOTATION_HEADER, FILES, REQUIRED, SUMMARY_KINDS, Dataset, DatasetError, Summary, fail,
                        read_text)
 from . import safe_yaml
@@ -116,23 +116,6 @@ def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str
                            "this workflow reproduces, keeps only a-z and 0-9, so they score 0 on every ROUGE and BLEU "
                            "measure (transliterate such text, or judge it with a metric of your own)")
     return ds
-
-
-def check_judged_references(path: Path | str, summaries: list[Summary], judgments: Mapping[tuple[str, str], Any],
-                            lines: Mapping[tuple[str, str], int]) -> None:
-    """A judged human summary is scored like a system against the topic's *other* human summaries
-    (the leave-one-out of DUC/TAC; metaeval.metrics.rouge.reference_sets): a topic whose only human
-    summary is judged has none left to score it against. Refused here, naming the judgment's line,
-    rather than by the scoring job after validation passed."""
-    humans: dict[str, int] = Counter(s.topic for s in summaries if s.kind == "human")
-    kinds = {s.key: s.kind for s in summaries}
-    for key in sorted(judgments, key=lambda k: lines.get(k, 0)):
-        if kinds.get(key) == "human" and humans[key[0]] < 2:
-            raise fail(path, lines.get(key), "summarizer",
-                       f"judges the human summary ({key[0]!r}, {key[1]!r}), the only human summary of its topic; a "
-                       "judged human summary is scored against the topic's other human summaries (as DUC/TAC judge "
-                       "their model summaries), so the topic needs at least two human summaries to judge one "
-                       "against the others: add another reference of the topic, or leave this one unjudged")
 
 
 def _sort_key(s: Summary) -> tuple[str, int, str]:

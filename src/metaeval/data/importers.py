@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from .canonical_files import annotation_means, check_imported, check_sentences
+from .canonical_files import annotation_means, check_imported, check_judged_references, check_sentences
 from .contract import (REFERENCE_NAME, Annotation, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name,
                        check_text, fail, json_objects, parse_number)
 from .dataset_yaml import dimension_spec
@@ -352,6 +352,8 @@ def import_duc_tac(options: DucTacOptions, name: str) -> Dataset:
                     raise DatasetError(f"{path}: topic {key[0]!r}, summarizer {key[1]!r}, {d} = {v} is outside "
                                        f"[{dims[d].min:g}, {dims[d].max:g}]")
             judgments.setdefault(key, {}).update({d: v for d, v in row.items() if d in dims})
+        # what validation would refuse of the copy is refused here, naming the NIST table
+        check_judged_references(path, list(summaries.values()), table, {})
     for key in judgments:
         for d in dims:
             judgments[key].setdefault(d, math.nan)
