@@ -294,11 +294,11 @@ class Sweep:
 
 
 def run_sweep(ds: Dataset, conditions: Sequence[Condition], variants: Sequence[str], alpha: float, mode: str,
-              aggregate: bool, log=None, exceptions: tuple[str, ...] = ALPHABETICAL, tokens: Tokens | None = None
-              ) -> Sweep:
-    """``tokens``: the tokenisation to share with another sweep of ``ds`` (with ``exceptions``)."""
+              aggregate: bool, log=None, tokens: Tokens | None = None) -> Sweep:
+    """``tokens``: the tokenisation of ``ds`` to share with its other sweep (None: one of its own,
+    with the alphabetical stemmer exceptions)."""
     words = source_words(ds)
-    tokens = tokens if tokens is not None else Tokens(ds, exceptions)
+    tokens = tokens if tokens is not None else Tokens(ds, ALPHABETICAL)
     scores, topics = sweep_scores(ds, conditions, variants, alpha, mode, words, tokens)
     if log:
         for cond in conditions:
@@ -452,11 +452,10 @@ def compute(ds: Dataset, system_human: str, prefix: str, options: SweepOptions, 
     tokens = shared[key]
     if prefix == "references":
         sw = run_sweep(ds, reference_conditions(ds), options.variants, options.alpha, options.multiple_references, False, log,
-                       exceptions, tokens)
+                       tokens)
         title = "Reference count (Lin 2004)"
     else:
         conditions = length_conditions(options.word_limits, options.compression, ds.documents is not None)
-        sw = run_sweep(ds, conditions, options.variants, options.alpha, options.multiple_references, True, log, exceptions,
-                       tokens)
+        sw = run_sweep(ds, conditions, options.variants, options.alpha, options.multiple_references, True, log, tokens)
         title = "Length and compression (Pastra & Saggion 2003)"
     return sw, human, main, title
