@@ -186,23 +186,18 @@ def simulation_params(entry: Entry) -> SimulationParams:
 
 def _table_paths(entry: Entry) -> list[tuple[str, str]]:
     """The plain paths of a table entry that must exist (a pattern is checked by :func:`_table_problem`)."""
-    from .table import expand
+    from .table_files import entry_paths, expand
 
-    out = [("path", entry["path"])]
-    out += [(f"{s}.path", entry[s]["path"]) for s in ("references", "judgments") if (entry.get(s) or {}).get("path")]
-    out += [(f"metric_files[{i}].path", m["path"]) for i, m in enumerate(entry.get("metric_files") or ())]
-    return [(k, p) for k, p in out if expand(p) == [(p, None)]]
+    return [(k, p) for k, p in entry_paths(entry) if expand(p) == [(p, None)]]
 
 
 def _table_problem(key: str, entry: Entry) -> str | None:
     """What the schema cannot say of a table entry: a pattern that matches no file, where the
     references are (exactly one place), a splitter nltk cannot run offline."""
     from .table import SYSTEM, expand, nltk_problem
+    from .table_files import entry_paths
 
-    patterns = [("path", entry["path"])]
-    patterns += [(f"{s}.path", entry[s]["path"]) for s in ("references", "judgments") if (entry.get(s) or {}).get("path")]
-    patterns += [(f"metric_files[{i}].path", m["path"]) for i, m in enumerate(entry.get("metric_files") or ())]
-    for k, pattern in patterns:
+    for k, pattern in entry_paths(entry):
         if not expand(pattern):
             return (f"config key {key}.{k}: {pattern!r} matches no file; expected a file, or a pattern ({SYSTEM} and "
                     "* globs) matching at least one (relative paths are relative to the working directory)")

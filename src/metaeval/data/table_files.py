@@ -52,15 +52,19 @@ def _glob_regex(part: str) -> str:
     return "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in part)
 
 
+def entry_paths(entry: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(config key under the entry, path or pattern) of every file the mapping names: the
+    summaries, a references and a judgments file, the metric files."""
+    out = [("path", entry["path"])]
+    out += [(f"{s}.path", entry[s]["path"]) for s in ("references", "judgments") if (entry.get(s) or {}).get("path")]
+    out += [(f"metric_files[{i}].path", m["path"]) for i, m in enumerate(entry.get("metric_files") or ())]
+    return out
+
+
 def release_files(entry: Mapping[str, Any]) -> list[str]:
     """Every file the mapping reads (globs expanded): the import job's inputs, so that editing one
     re-runs the import."""
-    patterns = [entry["path"]]
-    for section in ("references", "judgments"):
-        if (entry.get(section) or {}).get("path"):
-            patterns.append(entry[section]["path"])
-    patterns += [m["path"] for m in entry.get("metric_files") or ()]
-    return sorted({f for p in patterns for f, _ in expand(p)})
+    return sorted({f for _, p in entry_paths(entry) for f, _ in expand(p)})
 
 
 def reader_of(path: str, declared: str | None) -> str:
