@@ -366,12 +366,19 @@ def check_judged_references(path: Path | str, summaries: list[Summary], judgment
     (the leave-one-out of DUC/TAC; metaeval.metrics.rouge.reference_sets): a topic whose only human
     summary is judged has none left to score it against. Refused here, naming the judgment's line,
     rather than by the scoring job after validation passed."""
-    humans: dict[str, int] = Counter(s.topic for s in summaries if s.kind == "human")
+    for key in lone_judged_humans(summaries, sorted(judgments, key=lambda k: lines.get(k, 0))):
+        raise fail(path, lines.get(key), "summarizer",
+                   f"judges the human summary ({key[0]!r}, {key[1]!r}), the only human summary of its topic; a "
+                   "judged human summary is scored against the topic's other human summaries (as DUC/TAC judge "
+                   "their model summaries), so the topic needs at least two human summaries to judge one "
+                   "against the others: add another reference of the topic, or leave this one unjudged")
+
+
+def lone_judged_humans(summaries: Iterable[Summary], keys: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Of the judged ``keys`` (in their order), the human summaries that are their topic's only
+    human summary: a judged human summary is scored against the topic's other human summaries (the
+    leave-one-out of DUC/TAC; metaeval.metrics.rouge.reference_sets), so these have none."""
+    summaries = list(summaries)
+    humans = Counter(s.topic for s in summaries if s.kind == "human")
     kinds = {s.key: s.kind for s in summaries}
-    for key in sorted(judgments, key=lambda k: lines.get(k, 0)):
-        if kinds.get(key) == "human" and humans[key[0]] < 2:
-            raise fail(path, lines.get(key), "summarizer",
-                       f"judges the human summary ({key[0]!r}, {key[1]!r}), the only human summary of its topic; a "
-                       "judged human summary is scored against the topic's other human summaries (as DUC/TAC judge "
-                       "their model summaries), so the topic needs at least two human summaries to judge one "
-                       "against the others: add another reference of the topic, or leave this one unjudged")
+    return [key for key in keys if kinds.get(key) == "human" and humans[key[0]] < 2]

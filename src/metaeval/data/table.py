@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
-from .canonical_files import annotation_means, check_imported, check_sentences, check_value
+from .canonical_files import annotation_means, check_imported, check_sentences, check_value, lone_judged_humans
 from .contract import Annotation, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name, fail
 from .dataset_yaml import KIND_BOUNDS, aggregation_spec, dimension_spec, parse_aggregation
 # the files, records and fields of a release (re-exported: the registry and the tests use them here)
@@ -449,19 +449,14 @@ def _check_judged_references(o: TableOptions, c: _Collected) -> None:
     """``references.judged``: each judged summary of the references' system is scored against the
     topic's other references (leave-one-out, as DUC/TAC judge their human summaries), so its topic
     needs another one; refused here naming the release's record (validation would refuse the copy)."""
-    humans: dict[str, int] = {}
-    for s in c.summaries.values():
-        if s.kind == "human":
-            humans[s.topic] = humans.get(s.topic, 0) + 1
-    for key in c.judgments:
-        if key[1] == o.references.system and humans[key[0]] < 2:
-            path, where = c.where[key]
-            raise fail(path, where, o.columns.summarizer or "summarizer (from the path)",
-                       f"the judged reference ({key[0]!r}, {key[1]!r}) is the only human summary of its topic "
-                       f"(config key {o.key}.references.judged is true): a judged reference is scored against the "
-                       "topic's other references, so the topic needs at least two human summaries to judge one against "
-                       "the others; declare the other references (references.column or references.path) or set "
-                       "judged: false")
+    for key in lone_judged_humans(c.summaries.values(), [k for k in c.judgments if k[1] == o.references.system]):
+        path, where = c.where[key]
+        raise fail(path, where, o.columns.summarizer or "summarizer (from the path)",
+                   f"the judged reference ({key[0]!r}, {key[1]!r}) is the only human summary of its topic "
+                   f"(config key {o.key}.references.judged is true): a judged reference is scored against the "
+                   "topic's other references, so the topic needs at least two human summaries to judge one against "
+                   "the others; declare the other references (references.column or references.path) or set "
+                   "judged: false")
 
 
 def _read_judgment(o: TableOptions, reader: _Reader, where: int | str, rec: Record, key: tuple[str, str],
