@@ -166,12 +166,20 @@ def test_vectorised_bootstrap_equals_the_sample_by_sample_one(resample, missing)
     np.testing.assert_allclose(hi, hi0, rtol=0, atol=1e-12)
 
 
-def test_resampled_medians_equal_numpys():
+@pytest.mark.parametrize("walk", ["numpy", "compiled"])
+def test_resampled_medians_equal_numpys(walk, monkeypatch):
+    """Both walks (numpy for small grids, in chunks of samples; the compiled kernel for large ones)
+    give numpy's nanmedian of the drawn topics, a row without any drawn value NaN."""
+    from metaeval.stats import bootstrap
     from metaeval.stats.bootstrap import counts, resampled_medians
 
+    monkeypatch.setattr(bootstrap, "_SMALL_MEDIANS", 10 ** 12 if walk == "numpy" else -1)
+    monkeypatch.setattr(bootstrap, "_MEDIAN_CHUNK", 30 * 9 * 7)       # chunks of 7 samples
     rng = np.random.default_rng(9)
     x = np.round(rng.normal(size=(30, 9)), 1)
     x[rng.random(x.shape) < 0.2] = np.nan
+    x[3, :] = np.nan
+    x[4, 1:] = np.nan
     idx = rng.integers(0, 9, (50, 9))
     got = resampled_medians(x, counts(idx, 9))
     import warnings

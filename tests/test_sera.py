@@ -124,3 +124,20 @@ def test_scores_of_a_data_set(tmp_path):
     assert {m for _, _, m, _ in rows} == {"SERA1_PL", "SERADIS1_PL", "SERA2_PL", "SERADIS2_PL", "SERA1_KW",
                                           "SERADIS1_KW", "SERA2_KW", "SERADIS2_KW"}
     assert len(rows) == len(items) * 8
+
+
+def test_top_documents_rank_by_score_then_corpus_order():
+    """The retrieval's top documents per query (a threshold from one sort of the block, then the few
+    above it ranked) against ranking every matching document by (score descending, position), with
+    many tied scores and rows with fewer matches than the depth."""
+    import numpy as np
+
+    from metaeval.metrics.sera import _top_documents
+
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        q, d, depth = int(rng.integers(1, 6)), int(rng.integers(1, 40)), int(rng.integers(1, 12))
+        scores = np.round(rng.normal(size=(q, d)), int(rng.integers(0, 2)))
+        matches = rng.random((q, d)) < rng.random()
+        want = [sorted(np.flatnonzero(m).tolist(), key=lambda j: (-s[j], j))[:depth] for s, m in zip(scores, matches)]
+        assert _top_documents(np.where(matches, scores, -np.inf), matches, depth) == want

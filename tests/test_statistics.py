@@ -259,3 +259,74 @@ def test_pair_counts_unweighted_equal_the_weighted_path_with_unit_weights():
             want = levels.pair_counts(x, y, np.ones(shape[-1]), epsilon, margin)
             for g, w in zip(got, want):
                 assert np.array_equal(g, w)
+
+
+def test_sorted_pair_counts_equal_counting_every_pair_by_hand():
+    """The O(n log n) counts (sort + inversions) against a plain double loop over the pairs, with
+    ties on either side, NaN, signed zeros and integer ranks of many bits; and tau-b over 5,000
+    items (the sorted path) against scipy's kendalltau."""
+    import scipy.stats
+
+    rng = np.random.default_rng(11)
+    for trial in range(60):
+        n = int(rng.integers(0, 70))
+        x = rng.integers(0, int(rng.integers(1, 9)), n).astype(float) if trial % 2 else np.round(rng.normal(size=n), 1)
+        y = rng.integers(0, int(rng.integers(1, 9)), n).astype(float) if trial % 3 else rng.normal(size=n)
+        x[rng.random(n) < 0.1] = np.nan
+        y[rng.random(n) < 0.1] = np.nan
+        x[:2] = [-0.0, 0.0][:min(2, n)]
+        want = [0, 0, 0, 0, 0]
+        for i in range(n):
+            for j in range(i + 1, n):
+                dx, dy = x[i] - x[j], y[i] - y[j]
+                if np.isnan(dx) or np.isnan(dy):
+                    continue
+                k = 4 if dx == 0 and dy == 0 else 2 if dx == 0 else 3 if dy == 0 else 0 if dx * dy > 0 else 1
+                want[k] += 1
+        assert levels.sorted_pair_counts(x, y) == tuple(want)
+    x = np.round(rng.normal(size=(3, 5000)), 2)
+    y = rng.integers(1, 6, 5000).astype(float)
+    want = [scipy.stats.kendalltau(row, y).statistic for row in x]
+    np.testing.assert_allclose(levels.kendall(x, y), want, rtol=1e-13, atol=0)
+
+
+def test_null_permutations_drawn_in_chunks_are_the_whole_stream():
+    """Samples a:b of the within-input permutations (the generator advanced past the earlier ones)
+    are rows a:b of the permutations drawn at once, whose keys are default_rng(seed).random; and
+    the null distribution does not depend on its chunk size."""
+    rng = np.random.default_rng(5)
+    z = rng.normal(size=(7, 9))
+    z[2, 3] = z[5, 0] = np.nan
+    whole = resampling.permute_within_inputs(z, 12, seed=4)
+    parts = np.concatenate([resampling.permute_within_inputs(z, b - a, 4, start=a) for a, b in ((0, 5), (5, 6), (6, 12))])
+    assert np.array_equal(whole, parts, equal_nan=True)
+    keys = np.random.default_rng(4).random((12, 7, 9))     # the documented keys, sorted per input
+    order = np.argsort(np.where(np.isnan(z), np.inf, keys), axis=1, kind="stable")
+    first = np.argsort(np.isnan(z), axis=0, kind="stable")     # the systems with a score, in order
+    for b in range(12):
+        for t in range(9):
+            m = int((~np.isnan(z[:, t])).sum())
+            assert np.array_equal(whole[b, first[:m, t], t], z[order[b, :m, t], t])
+    x = rng.normal(size=(3, 7, 9))
+    stat = levels.statistic("system", "pearson")
+    one = resampling.null_distribution(x, z, stat, 40, seed=4)
+    old = resampling._BUDGET
+    resampling._BUDGET = x.size * 3          # chunks of 3 samples
+    try:
+        chunked = resampling.null_distribution(x, z, stat, 40, seed=4)
+    finally:
+        resampling._BUDGET = old
+    assert np.array_equal(one.samples, chunked.samples, equal_nan=True)
+
+
+def test_gaussian_density_is_scipys_gaussian_kde():
+    """The figure's density curve against scipy's gaussian_kde (Scott's bandwidth) itself."""
+    from scipy.stats import gaussian_kde
+
+    from metaeval.stats.core import gaussian_density
+
+    rng = np.random.default_rng(2)
+    grid = np.linspace(0, 1, 201)
+    for n in (2, 7, 400):
+        values = rng.beta(2, 5, n)
+        np.testing.assert_allclose(gaussian_density(values, grid), gaussian_kde(values)(grid), rtol=1e-12, atol=1e-300)

@@ -29,6 +29,7 @@ import numpy as np
 
 from .. import figures, tables
 from ..options import CorrelationTablesOptions
+from ..stats.core import gaussian_density
 from ..tables import NA
 from ..variants import OPTIONS, Variant
 from .human import COMBINATIONS
@@ -460,8 +461,6 @@ def figure1(summary_human: list[dict[str, str]], png: str, svg: str) -> None:
 
 
 def figure2(summary_human: list[dict[str, str]], png: str, svg: str) -> None:
-    from scipy.stats import gaussian_kde
-
     plt = figures.pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.5))
     grid = np.linspace(0, 1, 201)
@@ -470,7 +469,7 @@ def figure2(summary_human: list[dict[str, str]], png: str, svg: str) -> None:
                        ("arithmetic", "arithmetic mean")):
         vals = np.array([float(r[col]) for r in summary_human if r.get(col, "NA") != "NA"])
         if len(vals) > 1 and np.ptp(vals) > 0:
-            ax.plot(grid, gaussian_kde(vals)(grid), label=label)
+            ax.plot(grid, gaussian_density(vals, grid), label=label)
             drawn = True
     ax.set_xlabel("score (rescaled to [0, 1])")
     ax.set_ylabel("density")

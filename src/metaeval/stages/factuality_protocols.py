@@ -11,7 +11,6 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 
 import numpy as np
-from scipy import stats
 
 from ..options import FactualityOptions
 from ..stats.binary import auc, balanced_accuracy, best_threshold, bootstrap_auc, bootstrap_balanced_accuracy, \
@@ -31,6 +30,8 @@ CORRELATED_KINDS = ("graded", "proportion", "binary")
 
 def correlations(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float, float, float]:
     """Pearson, Spearman, Kendall tau-b and their two-sided p (scipy), NaN when undefined."""
+    from scipy import stats     # imported where needed: scipy.stats takes a second to load
+
     if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return (np.nan,) * 6
     p = stats.pearsonr(x, y)

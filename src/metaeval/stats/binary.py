@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 from .core import percentile_interval, ranks
 
@@ -81,6 +80,8 @@ class DeLong(NamedTuple):
 
 def delong_test(a, b, labels) -> DeLong:
     """DeLong's test of two correlated AUCs (module docstring); the summaries where both scores are defined."""
+    from scipy import stats     # imported where needed: scipy.stats takes a second to load
+
     a, b, y = (np.asarray(v, dtype=float) for v in (a, b, labels))
     ok = np.isfinite(a) & np.isfinite(b) & np.isin(y, (0.0, 1.0))
     a, b, pos = a[ok], b[ok], y[ok] == 1

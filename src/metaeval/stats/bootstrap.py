@@ -55,6 +55,9 @@ class PerSummary:
     metrics: dict[str, np.ndarray]
     corpus_stats: dict[str, np.ndarray] = field(default_factory=dict)
     human: dict[str, np.ndarray] = field(default_factory=dict)
+    # the metrics' rows sorted for the medians (:func:`sorted_rows`) by the metrics' ids: the sort
+    # does not depend on the draws, and a bootstrap asks for its medians a few samples at a time
+    sorted_cache: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 # ----------------------------------------------------------------------------- resampled system scores
@@ -72,19 +75,60 @@ def resampled_means(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.ldexp(means, e) if e.any() else means
 
 
-def resampled_medians(x: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Medians (numpy's: the mean of the two middle values for an even count) of every row of x
-    (R, T; NaN = no value) over the drawn topics of every sample (c: (B, T) counts): (R, B)."""
+def sorted_rows(x: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(each row's values in ascending order, that order, where x has a value, the rows' binary
+    scale exponents) of x (R, T; NaN = no value): what :func:`resampled_medians` needs of x,
+    whatever the draws."""
     valid = ~np.isnan(x)
     x, e = binary_scale(x, axis=1)         # extreme rows: the middle values' mean scaled (exact)
     order = np.argsort(np.where(valid, x, np.inf), axis=1, kind="stable")
-    values = np.take_along_axis(x, order, axis=1)
-    total = np.rint(valid.astype(np.float64) @ c.T).astype(np.int64)
-    out = np.empty((x.shape[0], c.shape[0]))
-    from .kernels import resampled_medians as kernel   # compiled; imported where needed only
+    return np.take_along_axis(x, order, axis=1), order, valid, e
 
-    kernel(values, order, valid.sum(axis=1), np.rint(c).astype(np.int64), total, out)
+
+def resampled_medians(x: np.ndarray, c: np.ndarray, rows: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
+    """Medians (numpy's: the mean of the two middle values for an even count) of every row of x
+    (R, T; NaN = no value) over the drawn topics of every sample (c: (B, T) counts): (R, B).
+    ``rows``: :func:`sorted_rows` of x, when already computed."""
+    values, order, valid, e = sorted_rows(x) if rows is None else rows
+    total = np.rint(valid.astype(np.float64) @ c.T).astype(np.int64)
+    drawn = np.rint(c).astype(np.int64)
+    if x.size * c.shape[0] <= _SMALL_MEDIANS:
+        out = _walked_medians(values, order, valid, drawn, total)
+    else:
+        out = np.empty((x.shape[0], c.shape[0]))
+        from .kernels import resampled_medians as kernel   # compiled; imported where needed only
+
+        kernel(values, order, valid.sum(axis=1), drawn, total, out)
     return np.ldexp(out, e) if e.any() else out
+
+
+# Up to this many (row, topic, sample) cells the medians are walked with numpy: loading the
+# compiled kernel costs a small job more than the walk itself
+_SMALL_MEDIANS = 20_000_000
+_MEDIAN_CHUNK = 2_000_000    # cells per numpy walk
+
+
+def _walked_medians(values, order, valid, drawn, total) -> np.ndarray:
+    """The compiled kernel's walk (:func:`metaeval.stats.kernels.resampled_medians`) with numpy: per
+    row and sample, the running count of drawn copies along the sorted values; the middle values
+    are the first positions where it passes (n - 1) // 2 and n // 2; the median is the one value or
+    the two values' mean, the same operations as the kernel. (R, B), NaN where nothing is drawn."""
+    rows, samples = total.shape
+    out = np.full((rows, samples), np.nan)
+    in_order = np.take_along_axis(valid, order, axis=1)                 # (R, T): the sorted values that exist
+    step = max(1, _MEDIAN_CHUNK // max(1, values.size))
+    r = np.arange(rows)[:, None]
+    for a in range(0, samples, step):
+        b = min(samples, a + step)
+        running = np.cumsum(drawn[a:b][:, order] * in_order, axis=2)   # (b - a, R, T)
+        n = total[:, a:b].T                                             # (b - a, R)
+        k1, k2 = (n - 1) // 2, n // 2
+        j1 = np.minimum((running <= k1[..., None]).sum(axis=2), values.shape[1] - 1)
+        j2 = np.minimum((running <= k2[..., None]).sum(axis=2), values.shape[1] - 1)
+        low, high = values[r, j1.T], values[r, j2.T]                    # (R, b - a)
+        with np.errstate(invalid="ignore"):
+            out[:, a:b] = np.where(n.T <= 0, np.nan, np.where((k1 == k2).T, low, (low + high) / 2))
+    return out
 
 
 def resampled_corpus_bleu(stats: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -141,13 +185,20 @@ def variant_scores(ps: PerSummary, variants: Sequence[Variant], c: np.ndarray) -
     for v, variant in enumerate(variants):
         if not variant.corpus_level:
             by_metric.setdefault(variant.summary_metric, []).append(v)
-    for stat, reduce in (("A", resampled_means), ("M", resampled_medians)):
+    for stat in ("A", "M"):
         cols = [(v, m) for m, vs in by_metric.items() for v in vs if variants[v].statistic == stat]
         metrics = list(dict.fromkeys(m for _, m in cols))
         if not metrics:
             continue
         x = np.concatenate([ps.metrics[m] for m in metrics])             # (M * S, T)
-        scores = reduce(x, c).reshape(len(metrics), n_sys, -1)            # (M, S, B)
+        if stat == "M":
+            key = tuple(metrics)
+            if key not in ps.sorted_cache:
+                ps.sorted_cache[key] = sorted_rows(x)
+            scores = resampled_medians(x, c, ps.sorted_cache[key])
+        else:
+            scores = resampled_means(x, c)
+        scores = scores.reshape(len(metrics), n_sys, -1)                  # (M, S, B)
         row = {m: i for i, m in enumerate(metrics)}
         for v, m in cols:
             out[:, :, v] = scores[row[m]].T

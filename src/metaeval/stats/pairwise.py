@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
 
 from . import core
 from .stable import binary_scale
@@ -39,6 +38,8 @@ class PairTest:
 
 def normality(per_summary: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Shapiro-Wilk p per system (rows of ``per_summary``, NaN = no summary); normal = not rejected."""
+    from scipy import stats     # imported where needed: scipy.stats takes a second to load
+
     p = np.full(per_summary.shape[0], np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -55,6 +56,8 @@ def wilcoxon_or_t(per_summary: np.ndarray, pairs: Sequence[tuple[int, int]], nor
     ``normal``; else scipy's Wilcoxon signed-rank test (``wilcoxon(d)``), the pairs with the same
     number of topics in one vectorised call (:func:`metaeval.stats.verdicts.wilcoxon_pvalues`: each
     row's p as scipy gives it for that row alone; one call per pair cost about 1 ms each)."""
+    from scipy import stats     # imported where needed: scipy.stats takes a second to load
+
     p = [1.0] * len(pairs)
     wilcoxon_rows: dict[int, list[tuple[int, np.ndarray]]] = {}
     with warnings.catch_warnings():

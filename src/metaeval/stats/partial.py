@@ -31,7 +31,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 from .core import pearson, percentile_interval, ranks
 from .stable import binary_scale, ordinary
@@ -85,6 +84,8 @@ def residualise(values: np.ndarray, codes: np.ndarray) -> np.ndarray:
 
 def _t_p(r: float, df: int) -> float:
     """Two-sided p of a correlation r with df degrees of freedom (t = r sqrt(df / (1 - r^2)))."""
+    from scipy import stats     # imported where needed: scipy.stats takes a second to load
+
     if not np.isfinite(r) or df < 1:
         return np.nan
     if abs(r) >= 1:

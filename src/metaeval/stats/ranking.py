@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 
 class Ranking(NamedTuple):
@@ -39,6 +38,8 @@ def outcomes(preferred, other) -> np.ndarray:
 
 def ranking_accuracy(preferred, other, confidence: float = 0.95) -> Ranking:
     """Ranking accuracy with its Clopper-Pearson interval (module docstring), over the pairs both scores define."""
+    from scipy import stats     # imported where needed: scipy.stats takes a second to load
+
     o = outcomes(preferred, other)
     o = o[np.isfinite(o)]
     n, c, t = o.size, int((o > 0).sum()), int((o == 0).sum())
@@ -57,6 +58,8 @@ class McNemar(NamedTuple):
 
 def mcnemar_exact(a_preferred, a_other, b_preferred, b_other) -> McNemar:
     """The exact McNemar test between two metrics' correctness on the same pairs (module docstring)."""
+    from scipy import stats     # imported where needed: scipy.stats takes a second to load
+
     oa, ob = outcomes(a_preferred, a_other), outcomes(b_preferred, b_other)
     ok = np.isfinite(oa) & np.isfinite(ob)
     ca, cb = oa[ok] > 0, ob[ok] > 0

@@ -198,12 +198,16 @@ class Null:
     samples: np.ndarray     # (B, ...)
 
 
-def permute_within_inputs(z: np.ndarray, samples: int, seed: int) -> np.ndarray:
+def permute_within_inputs(z: np.ndarray, samples: int, seed: int, start: int = 0) -> np.ndarray:
     """(B, S, T): z with each input's human scores shuffled among the systems that have one
-    (``default_rng(seed)``: a uniform per sample, system and input, sorted)."""
+    (``default_rng(seed)``: a uniform per sample, system and input, sorted). ``start``: these are
+    samples start:start + samples of that stream (its generator advanced past the earlier ones, one
+    64-bit step per uniform), so a long null distribution is drawn a chunk at a time."""
     z = np.asarray(z, dtype=float)
     valid = ~np.isnan(z)
-    keys = np.random.default_rng(seed).random((samples, *z.shape))
+    stream = np.random.PCG64(seed)          # default_rng(seed)'s bit generator
+    stream.advance(start * z.size)
+    keys = np.random.Generator(stream).random((samples, *z.shape))
     shuffled = np.argsort(np.where(valid, keys, np.inf), axis=1, kind="stable")   # valid ones first
     slots = np.broadcast_to(np.argsort(~valid, axis=0, kind="stable"), shuffled.shape)
     out = np.empty(shuffled.shape)
@@ -215,12 +219,12 @@ def null_distribution(x, z, statistic, samples: int, seed: int, levels=(0.95, 0.
     """The statistic of every metric in x (..., S, T) against human scores permuted within inputs."""
     x = np.asarray(x, dtype=float)
     observed = np.asarray(statistic(x, np.asarray(z, dtype=float)))
-    zp = permute_within_inputs(z, samples, seed)
     out = np.empty((samples, *observed.shape))
     step = _chunk(samples, x.size)
     for a in range(0, samples, step):
         b = min(samples, a + step)
-        out[a:b] = statistic(x, zp[a:b].reshape(b - a, *(1,) * (x.ndim - 2), *zp.shape[1:]))
+        zp = permute_within_inputs(z, b - a, seed, start=a)
+        out[a:b] = statistic(x, zp.reshape(b - a, *(1,) * (x.ndim - 2), *zp.shape[1:]))
     levels = np.asarray(levels, dtype=float)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
