@@ -280,3 +280,17 @@ def test_summary_answer_from_a_hand_made_table():
     assert "the best metric for coverage at the summary level is <b>A</b> (Pearson r = 0.500, 95% CI [0.100, 0.700], " \
            "over all 18 judged summaries pooled); 1 of the other 2 metrics is not significantly worse" in text
     assert summary_answer([row("A", "NA", "NA")], "coverage", "R1_ST1_RS0_A_R", 0.05) is None
+
+
+def test_kendall_tau_b_is_scipys_to_the_bit_on_both_paths():
+    """Pairs compared at once (up to 200 items) and pairs counted after sorting (above): the same
+    float as scipy's kendalltau, ties on either side, a constant side NaN."""
+    from metaeval.stats.correlation import kendall_tau_b
+
+    rng = np.random.default_rng(21)
+    for n in (3, 40, 200, 201, 777, 1500):
+        for _ in range(6):
+            x = np.round(rng.normal(size=n), int(rng.integers(0, 3)))
+            y = rng.integers(0, int(rng.integers(2, 9)), n).astype(float)
+            assert kendall_tau_b(x, y) == stats.kendalltau(x, y).statistic
+    assert np.isnan(kendall_tau_b(np.ones(300), np.arange(300.0)))

@@ -102,9 +102,10 @@ def resampled_medians(x: np.ndarray, c: np.ndarray, rows: tuple[np.ndarray, ...]
     return np.ldexp(out, e) if e.any() else out
 
 
-# Up to this many (row, topic, sample) cells the medians are walked with numpy: loading the
-# compiled kernel costs a small job more than the walk itself
-_SMALL_MEDIANS = 20_000_000
+# Up to this many (row, topic, sample) cells the medians are walked with numpy: importing numba
+# and loading the cached kernel (numba also loads scipy.linalg) takes about 0.6 s, what numpy needs
+# for some 50 million cells
+_SMALL_MEDIANS = 50_000_000
 _MEDIAN_CHUNK = 2_000_000    # cells per numpy walk
 
 

@@ -29,7 +29,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .core import corrcoef, counts, draws, paired_bootstrap_p, pearson, percentile_interval, ranks
+from .core import corrcoef, counts, draws, paired_bootstrap_p, pearson, percentile_interval, ranks, sorted_pair_counts
 
 
 def point_correlations(metric: np.ndarray, human: np.ndarray) -> tuple[float, float, float, int]:
@@ -43,32 +43,31 @@ def point_correlations(metric: np.ndarray, human: np.ndarray) -> tuple[float, fl
     return float(np.clip(corrcoef(m, h)[0, 1], -1, 1)), float(spearman), kendall_tau_b(m, h), n
 
 
-# Up to this many items the pairs are counted at once (n^2 / 2 comparisons); beyond, scipy's sort
-# (n log n) is cheaper than the pairs' memory.
-PAIRWISE_MAX_N = 1000
+# Up to this many items the pairs are compared at once (n^2 / 2 comparisons); beyond, they are
+# counted after sorting (:func:`metaeval.stats.core.sorted_pair_counts`, n log n): the same integers.
+PAIRWISE_MAX_N = 200
 
 
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     """Kendall's tau-b of two vectors, exactly as ``scipy.stats.kendalltau(x, y,
     variant="b")`` computes it: (C - D) / sqrt(P - T_x) / sqrt(P - T_y), C - D the integer sum over
     the P pairs of sign(x_i - x_j) sign(y_i - y_j), T_x / T_y the pairs tied in x / y; NaN if either
-    side is all tied or has a NaN (scipy's ``nan_policy="propagate"``); clipped to [-1, 1]. Large
-    inputs go to scipy itself."""
+    side is all tied or has a NaN (scipy's ``nan_policy="propagate"``); clipped to [-1, 1]."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     n = len(x)
     if np.isnan(x).any() or np.isnan(y).any():
         return float("nan")
     if n > PAIRWISE_MAX_N:
-        from scipy import stats      # imported here: most jobs never need it
-
-        return float(stats.kendalltau(x, y, variant="b")[0])
-    i, j = np.triu_indices(n, 1)
-    sx = (x[i] > x[j]).astype(np.int64) - (x[i] < x[j])
-    sy = (y[i] > y[j]).astype(np.int64) - (y[i] < y[j])
-    untied_x, untied_y = int(np.count_nonzero(sx)), int(np.count_nonzero(sy))
+        con, dis, only_x, only_y, _ = sorted_pair_counts(x, y)
+        con_minus_dis, untied_x, untied_y = con - dis, con + dis + only_y, con + dis + only_x
+    else:
+        i, j = np.triu_indices(n, 1)
+        sx = (x[i] > x[j]).astype(np.int64) - (x[i] < x[j])
+        sy = (y[i] > y[j]).astype(np.int64) - (y[i] < y[j])
+        con_minus_dis, untied_x, untied_y = int((sx * sy).sum()), int(np.count_nonzero(sx)), int(np.count_nonzero(sy))
     if untied_x == 0 or untied_y == 0:
         return float("nan")
-    tau = int((sx * sy).sum()) / np.sqrt(untied_x) / np.sqrt(untied_y)
+    tau = con_minus_dis / np.sqrt(untied_x) / np.sqrt(untied_y)
     return float(np.minimum(1.0, max(-1.0, tau)))
 
 

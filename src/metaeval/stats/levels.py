@@ -31,7 +31,7 @@ from typing import Callable
 
 import numpy as np
 
-from .core import MIN_ITEMS, pearson, ranks
+from .core import MIN_ITEMS, pearson, ranks, sorted_pair_counts
 from .stable import binary_scale
 
 COEFFICIENTS = ("pearson", "spearman", "kendall")
@@ -40,6 +40,7 @@ _BLOCK = 2_000_000   # elements per temporary array in the pairwise Kendall coun
 # from this many items the unweighted exact-tie counts sort instead of comparing every pair (the
 # two give the same integers; the pairwise blocks are faster below it)
 _SORTED_FROM = 200
+_FEW_ROWS = 256      # up to this many unweighted rows, sorted with numpy (no compiled kernel to load)
 
 
 def _valid_weights(x, y, w):
@@ -62,18 +63,16 @@ def pair_counts(x, y, w=None, epsilon: float = 0.0, y_margin: float = 0.0):
     w[i] * w[j] (NaN items left out). x pairs with |x_i - x_j| <= epsilon count as tied in x
     (mt-metrics-eval's ``_MatrixSufficientStatistics``: x = metric, y = gold); y ties are exact.
     Pairs with |y_i - y_j| < y_margin are left out (WMT20's Kendall-like threshold). Without
-    weights, epsilon and margin, from 200 items: :func:`sorted_pair_counts`, O(n log n); otherwise
-    the O(n^2) pairs, computed in blocks of rows."""
+    epsilon and margin, from 200 items: sorted (:func:`_sorted_counts`), O(n log n); otherwise the
+    O(n^2) pairs, computed in blocks of rows."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     n = x.shape[-1]
     batch = np.broadcast_shapes(x.shape[:-1], y.shape[:-1], np.shape(w)[:-1] if w is not None else ())
     out = np.zeros((5, *batch))
     step = max(1, _BLOCK // max(1, int(np.prod(batch)) * n))
     j = np.arange(n)
-    if w is None and n >= _SORTED_FROM and np.all(np.asarray(epsilon) == 0) and y_margin == 0:
-        xb, yb = np.broadcast_to(x, (*batch, n)).reshape(-1, n), np.broadcast_to(y, (*batch, n)).reshape(-1, n)
-        counts = np.array([sorted_pair_counts(a, b) for a, b in zip(xb, yb)], dtype=float)
-        return tuple(counts.T.reshape(5, *batch))
+    if n >= _SORTED_FROM and np.all(np.asarray(epsilon) == 0) and y_margin == 0:
+        return _sorted_counts(x, y, w, batch, n)
     if w is None:           # whole counts (exact): the pairs i < j only, the five kinds from four masks
         for a in range(0, n - 1, step):
             i = np.arange(a, min(n - 1, a + step))
@@ -107,57 +106,26 @@ def pair_counts(x, y, w=None, epsilon: float = 0.0, y_margin: float = 0.0):
     return tuple(out)
 
 
-def sorted_pair_counts(x, y) -> tuple[int, int, int, int, int]:
-    """(concordant, discordant, tied in x only, tied in y only, tied in both) of the pairs of 1-D x
-    and y (items with NaN on either side left out), exact ties, in O(n log n): Knight's (1966,
-    JASA 61, "A computer method for calculating Kendall's tau with ungrouped data") way, which scipy's
-    ``kendalltau`` also takes. Sorted by (x, y), a pair is discordant exactly when its y values are
-    inverted; the ties come from the runs of equal x, equal y and equal (x, y); concordant is the rest."""
-    ok = ~np.isnan(x) & ~np.isnan(y)
-    x, y = x[ok], y[ok]
-    n = x.size
-    if n < 2:
-        return 0, 0, 0, 0, 0
-    order = np.lexsort((y, x))
-    xs, ys = x[order], y[order]
-    same_x = xs[1:] == xs[:-1]
-    tied_x, tied_both = _tied_pairs(same_x), _tied_pairs(same_x & (ys[1:] == ys[:-1]))
-    _, y_rank, y_runs = np.unique(ys, return_inverse=True, return_counts=True)
-    tied_y = int((y_runs * (y_runs - 1) // 2).sum())
-    dis = _inversions(y_rank.reshape(-1), y_runs.size)
-    con = n * (n - 1) // 2 - dis - tied_x - tied_y + tied_both
-    return con, dis, tied_x - tied_both, tied_y - tied_both, tied_both
+def _sorted_counts(x, y, w, batch: tuple[int, ...], n: int) -> tuple[np.ndarray, ...]:
+    """:func:`pair_counts` with exact ties by sorting, O(n log n) a row: a few unweighted rows with
+    numpy (:func:`metaeval.stats.core.sorted_pair_counts`), otherwise the compiled merge sort
+    (:func:`metaeval.stats.kernels.weighted_pair_counts`; missing items weigh 0). Whole-number
+    weights (draw counts) give the same whole numbers as the pairwise blocks."""
+    rows = int(np.prod(batch))
+    xb, yb = np.broadcast_to(x, (*batch, n)).reshape(rows, n), np.broadcast_to(y, (*batch, n)).reshape(rows, n)
+    if w is None and rows <= _FEW_ROWS:
+        counts = np.array([sorted_pair_counts(a, b) for a, b in zip(xb, yb)], dtype=float).reshape(rows, 5)
+    else:
+        ok = ~np.isnan(xb) & ~np.isnan(yb)
+        wb = np.where(ok, 1.0 if w is None else np.broadcast_to(w, (*batch, n)).reshape(rows, n), 0.0)
+        xb, yb = np.where(ok, xb, 0.0), np.where(ok, yb, 0.0)
+        order = np.lexsort((yb, xb), axis=-1)
+        from .kernels import weighted_pair_counts   # compiled; imported where needed only
 
-
-def _tied_pairs(same: np.ndarray) -> int:
-    """The pairs within the runs of a sorted sequence, given where each item equals the one before."""
-    run = np.diff(np.flatnonzero(np.r_[True, ~same, True]))       # the lengths of the runs
-    return int((run * (run - 1) // 2).sum())
-
-
-def _inversions(r: np.ndarray, m: int) -> int:
-    """The pairs i < j with r[i] > r[j] of integers 0 <= r < m, one bit of r at a time from the
-    highest (a wavelet tree): among the items whose higher bits agree, kept in their original order,
-    every item with the bit 0 counts the items before it with the bit 1; then each such group is
-    split stably by the bit. O(n log m) in whole numbers."""
-    a = r.astype(np.int64)
-    n, total = a.size, 0
-    for b in range(max(1, int(m - 1).bit_length()) - 1, -1, -1):
-        prefix, bit = a >> (b + 1), (a >> b) & 1
-        start = np.flatnonzero(np.r_[True, prefix[1:] != prefix[:-1]])        # the groups' first items
-        group = np.repeat(np.arange(start.size), np.diff(np.r_[start, n]))
-        ones = np.cumsum(bit) - bit                                              # ones before each item
-        ones_before = ones - ones[start][group]                                  # ... within its group
-        total += int(ones_before[bit == 0].sum())
-        zero = 1 - bit
-        zeros = np.cumsum(zero) - zero
-        zeros_before = zeros - zeros[start][group]
-        zeros_in_group = np.add.reduceat(zero, start)[group]
-        place = start[group] + np.where(bit == 0, zeros_before, zeros_in_group + ones_before)
-        moved = np.empty_like(a)
-        moved[place] = a
-        a = moved
-    return total
+        counts = np.empty((rows, 5))
+        weighted_pair_counts(*(np.ascontiguousarray(np.take_along_axis(a, order, axis=-1)) for a in (xb, yb, wb)),
+                             counts)
+    return tuple(counts.T.reshape(5, *batch))
 
 
 def _count(mask: np.ndarray):
