@@ -37,8 +37,8 @@ from .stable import binary_scale
 COEFFICIENTS = ("pearson", "spearman", "kendall")
 LEVELS = ("system", "input", "global")
 _BLOCK = 2_000_000   # elements per temporary array in the pairwise Kendall counts
-# from this many items the unweighted exact-tie counts sort instead of comparing every pair (the
-# two give the same integers; the pairwise blocks are faster below it)
+# from this many items the exact-tie counts sort instead of comparing every pair (the two give the
+# same whole numbers with whole-number weights; the pairwise blocks are faster below it)
 _SORTED_FROM = 200
 _FEW_ROWS = 256      # up to this many unweighted rows, sorted with numpy (no compiled kernel to load)
 
@@ -68,11 +68,11 @@ def pair_counts(x, y, w=None, epsilon: float = 0.0, y_margin: float = 0.0):
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     n = x.shape[-1]
     batch = np.broadcast_shapes(x.shape[:-1], y.shape[:-1], np.shape(w)[:-1] if w is not None else ())
+    if n >= _SORTED_FROM and np.all(np.asarray(epsilon) == 0) and y_margin == 0:
+        return _sorted_counts(x, y, w, batch, n)
     out = np.zeros((5, *batch))
     step = max(1, _BLOCK // max(1, int(np.prod(batch)) * n))
     j = np.arange(n)
-    if n >= _SORTED_FROM and np.all(np.asarray(epsilon) == 0) and y_margin == 0:
-        return _sorted_counts(x, y, w, batch, n)
     if w is None:           # whole counts (exact): the pairs i < j only, the five kinds from four masks
         for a in range(0, n - 1, step):
             i = np.arange(a, min(n - 1, a + step))
