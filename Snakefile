@@ -23,10 +23,16 @@
 
 from snakemake.utils import min_version
 
-from metaeval import registry
+from metaeval import forkserver, registry
 from metaeval.options import ConfigError, Options, check_config_files, load_schema
 
 min_version("9.0")
+
+# Each job's script runs in a child of one process that has imported numpy, pandas, scipy,
+# matplotlib and numba once (metaeval.forkserver; METAEVAL_FORKSERVER=0 switches it off). It starts
+# first, in the background, so that it is ready when the first job is.
+if workflow.is_main_process:
+    forkserver.start()
 
 # The config files read with the project's safe YAML loader first: a `!!python/object` tag, a key
 # given twice or nested aliases are an error naming the file and the line (metaeval.options).
@@ -49,6 +55,7 @@ except ConfigError as error:
 
 
 include: "rules/common.smk"
+
 
 
 wildcard_constraints:

@@ -111,7 +111,9 @@ def run_config(code: Path, workdir: Path, cfg: dict, dataset: str | None) -> dic
     every data set's and the verdict across them; bench_targets.py calls it too)."""
     (workdir / "config").mkdir(parents=True, exist_ok=True)
     (workdir / "config/config.yaml").write_text(yaml.safe_dump(cfg))
-    env = {**os.environ, "PYTHONPATH": str(code / "src")}
+    # A fork server of its own (metaeval.forkserver), started by this run: no run finds one another
+    # run has warmed.
+    env = {**os.environ, "PYTHONPATH": str(code / "src"), "METAEVAL_FORKSERVER_DIR": tempfile.mkdtemp(prefix="fs")}
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "snakemake", "-s", str(code / "Snakefile"), "-d", str(workdir), "--cores",
                     "2", "all", "--quiet"], env=env, check=True, capture_output=True)

@@ -13,6 +13,7 @@ directory of that workflow run (the script's paths are relative to it); it rewri
 outputs. docs/performance.md ("The analyses at the engine's pace") used it.
 """
 import cProfile
+import os
 import runpy
 import sys
 import time
@@ -20,6 +21,7 @@ import time
 
 def main() -> int:
     out, script = sys.argv[1], sys.argv[2]
+    os.environ["METAEVAL_FORKSERVER"] = "0"     # profile here, not in a fork server's child
     sys.argv = [script]
     profile = cProfile.Profile(timer=time.process_time)
     profile.enable()

@@ -183,8 +183,9 @@ def test_archive_reproduces_byte_identical_results(run, tmp_path):
 
 
 def test_shards_give_identical_results(run, tmp_path):
+    """... and so do jobs started cold (the fork server switched off) against the warm ones of ``run``."""
     workdir = setup_dir(tmp_path / "sharded", {"scale": {"shards": 3}})
-    snakemake(workdir, "--cores", "2")
+    snakemake(workdir, "--cores", "2", env={**os.environ, "METAEVAL_FORKSERVER": "0"})
     assert len(list((workdir / "results/sim/scores/parts").glob("ST0_RS0.shard*.tsv"))) == 3
     final = tables(workdir, final_only=True)
     assert "scores/system_scores.tsv" in final and "analysis/correlations.tsv" in final

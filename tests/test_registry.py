@@ -110,6 +110,14 @@ def test_a_generic_doors_code_version_covers_the_stage_module():
     assert LIBRARY / "stages" / "agreement.py" not in import_closure(REPO / "workflow/scripts/analysis_stage.py")
 
 
+def test_every_door_starts_warm_first():
+    """Each door hands itself to the fork server before it imports anything heavy
+    (metaeval.forkserver): its first statements after the docstring are the import and the call."""
+    for script in sorted((REPO / "workflow" / "scripts").glob("*.py")):
+        body = ast.parse(script.read_text(encoding="utf-8")).body[1:3]
+        assert [ast.unparse(node) for node in body] == ["from metaeval.forkserver import run_warm", "run_warm()"], script
+
+
 # --------------------------------------------------------------------------- the house stays small
 
 def _functions(path: Path):

@@ -85,6 +85,30 @@ def test_bootstrap_samples_do_not_depend_on_the_chunk_and_the_interval_is_numpys
     assert core.paired_bootstrap_p(a, a) == 1.0 and core.paired_bootstrap_p(a + 1, a) == 0.0
 
 
+def test_percentile_interval_equals_numpys_nanpercentile_column_by_column():
+    """The vectorised pass over columns without NaN and nanpercentile over the others give, bit for
+    bit, what numpy's nanpercentile gives for every column (2-D and 3-D samples; some NaN, all NaN,
+    none; ties; one sample)."""
+    rng = np.random.default_rng(11)
+    cases = [rng.normal(size=(1000, 40)), rng.integers(0, 5, size=(999, 7)).astype(float),
+             rng.normal(size=(200, 3, 5)), rng.normal(size=(1, 6))]
+    cases[0][rng.random((1000, 40)) < 0.002] = np.nan
+    cases[0][:, 3] = np.nan
+    cases[2][rng.random((200, 3, 5)) < 0.01] = np.nan
+    import warnings
+
+    for samples in cases:
+        for confidence in (0.95, 0.9, 0.5, 0.999):
+            tail = (1 - confidence) / 2 * 100
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                expected = (np.nanpercentile(samples, tail, axis=0), np.nanpercentile(samples, 100 - tail, axis=0))
+            got = core.percentile_interval(samples, confidence)
+            for g, e in zip(got, expected):
+                assert g.shape == e.shape
+                assert np.array_equal(g, e, equal_nan=True)
+
+
 def test_no_stage_or_stats_module_defines_its_own_pearson_ranks_or_percentile_interval():
     """Average ranks and the percentile interval are computed in metaeval.stats.core only, and the
     Pearson routines it replaced are gone; bootstrap.weighted_pearson keeps the correlation stage's

@@ -8,6 +8,7 @@ The map of the package (each stage of the workflow is one module of ``stages``):
 ``variants``              metric variant ids (Graham's ``R2_ST1_RS0_A_R``, ``BLEU_ST1_RS0``, ``SERA5_PL_A``)
 ``tables``, ``figures``   the one table layer (TSV/Markdown via pandas) and the figure helpers
 ``files``, ``logs``       atomic writes; per-job logs
+``forkserver``            jobs started warm: a process with the libraries imported forks each job
 ``provenance``            code versions (import closure of a job's script), package versions, git state
 ``data``                  the canonical data set form, importers, the simulated default data set
 ``metrics``               the metric engines: ROUGE exactly as ROUGE-1.5.5, BLEU (sacrebleu), SERA

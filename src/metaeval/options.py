@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from .data.formats import FORMATS, SCORES, simulation_params
-from .data.simulate import SimulationParams
 from .metrics.tokenize import exception_order
 from . import registry
 from .outputs import RESULTS, file as output_file
@@ -31,7 +30,7 @@ from .records import (AcrossOptions, AgreementOptions, AnnotatorsOptions, Calibr
                       CalibrationRunOptions, CalibrationTablesOptions, ChrfOptions, CorrelateOptions,
                       CorrelationTablesOptions, FactualityOptions, GatherOptions, HumanOptions, IntervalOptions,
                       RerankOptions, RougeOptions, ScaleOptions, ScoreJob, SeraIndexOptions, SeraOptions,
-                      StatisticsOptions, SweepOptions, from_section)
+                      SimulationParams, StatisticsOptions, SweepOptions, from_section)
 from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"

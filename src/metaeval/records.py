@@ -288,3 +288,18 @@ class CalibrationJobs(NamedTuple):
     main: CalibrationRunOptions
     grid: CalibrationRunOptions
     tables: CalibrationTablesOptions
+
+
+class SimulationParams(NamedTuple):
+    """The parameters of the simulated data set's generator, :mod:`metaeval.data.simulate` (defaults:
+    the config schema, ``datasets.<name>`` of format ``simulated``;
+    :func:`metaeval.data.formats.simulation_params` builds them from a config entry). Kept here, away
+    from numpy: unpickling any job's options loads this module."""
+
+    seed: int
+    topics: int
+    systems: int
+    humans: int
+    units: int
+    sentences: int
+    documents: int

@@ -1,4 +1,8 @@
 """One verdict across the configured data sets (results/all/): tables, figures and the report; a verdict per target."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.logs import job_log
 from metaeval.stages import across
 from metaeval.stages.correlation_tables import read_williams

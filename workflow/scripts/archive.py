@@ -1,4 +1,8 @@
 """Write the reproducible archive of one data set."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.logs import job_log
 from metaeval.stages.archive import write_archive
 

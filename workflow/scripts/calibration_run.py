@@ -1,5 +1,9 @@
 """Calibration on known truth: the simulations at one number of systems and topics (the user's, or
 a {topics} of the grid)."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.logs import job_log
 from metaeval.stages import calibration
 

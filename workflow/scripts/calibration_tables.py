@@ -1,4 +1,8 @@
 """Calibration on known truth: the tables (error / power, coverage, topics needed) and the figure."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.logs import job_log
 from metaeval.stages import calibration
 

@@ -1,5 +1,9 @@
 """The correlation tables (Graham 2015's Tables 1, 2, 4; Table 5 SERA, Table 6 file metrics), Figures 1-3 and
 the answer per target."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.logs import job_log
 from metaeval.stages import correlation_tables as ct
 from metaeval.stages.correlation_tables import read_williams

@@ -1,5 +1,9 @@
 """Check the score files of metrics computed elsewhere against the validated data set; write the
 oriented per-summary table, one row per metric and the signature lines."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.data import metric_scores
 from metaeval.logs import job_log
 

@@ -1,4 +1,8 @@
 """Gather the per-(measure, setting, shard) tables (and SERA's, chrF's and the file metrics') into summary_scores.tsv and system_scores.tsv."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.logs import job_log
 from metaeval.stages import scoring
 

@@ -1,4 +1,8 @@
 """Human scores per judged summary and per summarizer (Graham 2015 §3)."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.data.datasets import read_dataset
 from metaeval.logs import job_log
 from metaeval.stages import human

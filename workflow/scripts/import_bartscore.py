@@ -1,4 +1,8 @@
 """Import one of BARTScore's unified pickles (read without running code) into the canonical form."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.data.bartscore import import_bartscore_pkl
 from metaeval.data.datasets import write_dataset
 from metaeval.logs import job_log

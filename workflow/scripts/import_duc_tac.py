@@ -1,4 +1,8 @@
 """Import a NIST DUC/TAC folder and its judgment tables into the canonical form."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.data.datasets import write_dataset
 from metaeval.data.importers import import_duc_tac
 from metaeval.logs import job_log

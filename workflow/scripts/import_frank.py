@@ -1,5 +1,9 @@
 """Import FRANK's release (human annotations and the baseline metrics' scores; no texts) into the
 canonical form and a score file of the baseline metrics."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from pathlib import Path
 
 from metaeval import tables

@@ -1,5 +1,9 @@
 """Import REALSumm's own release (scores_dicts/abs.pkl and ext.pkl, read without running code) into
 the canonical form and a score file of the authors' metric scores."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval import tables
 from metaeval.data.datasets import write_dataset
 from metaeval.data.metric_scores import HEADER

@@ -1,4 +1,8 @@
 """Import the official SummEval paired annotation jsonl into the canonical form."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.data.datasets import write_dataset
 from metaeval.data.importers import import_summeval_jsonl
 from metaeval.logs import job_log

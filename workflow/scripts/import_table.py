@@ -1,5 +1,9 @@
 """Import a release declared as a table (format: table; the mapping is the data set's config entry)
 into the canonical form and a score file of its metric columns (header only when it maps none)."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval import tables
 from metaeval.data.datasets import write_dataset
 from metaeval.data.metric_scores import HEADER

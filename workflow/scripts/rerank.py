@@ -1,4 +1,8 @@
 """Systems re-ranked by the best variant; pairwise significance under it; the re-ranking of every target."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.logs import job_log
 from metaeval.stages import rerank
 

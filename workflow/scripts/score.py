@@ -1,4 +1,8 @@
 """Score every judged summary of one topic shard with every ROUGE measure and BLEU under one setting."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.data.datasets import read_dataset
 from metaeval.logs import job_log
 from metaeval.stages import scoring

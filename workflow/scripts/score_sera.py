@@ -1,4 +1,8 @@
 """SERA and SERA-DIS of every judged summary (Cohan & Goharian 2016)."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.data.datasets import read_dataset
 from metaeval.logs import job_log
 from metaeval.metrics.sera import read_index

@@ -1,4 +1,8 @@
 """Build the SERA retrieval index of a data set's documents (or the configured corpus), once."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.logs import job_log
 from metaeval.metrics.sera import write_index
 from metaeval.stages import sera

@@ -1,4 +1,8 @@
 """Generate the embedded default benchmark (metaeval.data.simulate) in the canonical form."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.data.datasets import write_dataset
 from metaeval.data.simulate import simulate
 from metaeval.logs import job_log

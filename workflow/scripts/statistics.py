@@ -1,5 +1,9 @@
 """Issue 14's statistics of the tested variants: correlation levels, bootstrap, permutation tests,
 Kendall variants, tie calibration, pairwise accuracy, null baseline, uncertainty of the winner."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.logs import job_log
 from metaeval.stages import statistics
 

@@ -1,5 +1,9 @@
 """The systems scored against all references and each single reference (Lin 2004), and with every
 summary cut to word limits and compression rates (Pastra & Saggion 2003)."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval.logs import job_log
 from metaeval.stages import sweeps
 

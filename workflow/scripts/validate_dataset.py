@@ -2,6 +2,10 @@
 bad one stops the run before any analysis; the config entry's metric declarations are checked
 against the files by the file metrics job); write its normalised copy and its summary table to
 results/{dataset}/data/."""
+from metaeval.forkserver import run_warm
+
+run_warm()   # the rest runs in a process that has the libraries imported
+
 from metaeval import tables
 from metaeval.data import metric_scores
 from metaeval.data.contract import FILES

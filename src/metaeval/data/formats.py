@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping
 from .contract import FILES, METRIC_SCORES, REQUIRED
 from .frank import RELEASE_FILES as FRANK_FILES, SPLITS as FRANK_SPLITS
 from .importers import SUMMARY_FILE, DucTacOptions
-from .simulate import SimulationParams
+from ..records import SimulationParams
 
 Entry = Mapping[str, Any]      # a data set's validated config entry (defaults filled in)
 # The key, among an import stage's files, of the score file its importer writes (metric_scores.tsv).

@@ -38,10 +38,10 @@ abstractive systems. ``dataset.yaml`` records every system's ``c_s`` and ``f_s``
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
+from ..records import SimulationParams
 from .contract import Dataset, Dimension, Summary
 from .pyramid import TopicPyramid
 
@@ -50,19 +50,6 @@ FUNCTION_WORDS = ("the", "of", "and", "a", "to", "in", "was", "for", "on", "that
 SYLLABLES = ("ka", "lo", "mi", "ren", "tus", "vo", "dar", "pel", "sin", "gor", "ba", "ne", "tri",
              "pho", "lan", "cu", "mer", "sol", "vik", "ta", "zen", "ru", "fam", "dor", "bel", "qui")
 LQ_QUESTIONS = ("grammaticality", "non_redundancy", "referential_clarity", "focus", "structure")
-
-
-class SimulationParams(NamedTuple):
-    """The generator's parameters (defaults: the config schema, ``datasets.<name>`` of format
-    ``simulated``; :func:`metaeval.data.formats.simulation_params` builds them from a config entry)."""
-
-    seed: int
-    topics: int
-    systems: int
-    humans: int
-    units: int
-    sentences: int
-    documents: int
 
 
 def _word(rng: np.random.Generator, n_syll: int) -> str:

@@ -235,9 +235,20 @@ def percentile_interval(samples: np.ndarray, confidence: float) -> tuple[np.ndar
     (1 - confidence)/2 and 1 - (1 - confidence)/2 percentiles, numpy's linear interpolation, NaN
     samples dropped; NaN where no sample is defined."""
     tail = (1 - confidence) / 2 * 100
+    samples = np.asarray(samples, dtype=float)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)   # all-NaN columns: no interval
-        return np.nanpercentile(samples, tail, axis=0), np.nanpercentile(samples, 100 - tail, axis=0)
+        if samples.ndim < 2 or not samples.shape[0] or not samples.size:
+            return np.nanpercentile(samples, tail, axis=0), np.nanpercentile(samples, 100 - tail, axis=0)
+        # numpy's nanpercentile goes column by column in Python; the columns without NaN take
+        # percentile's one vectorised pass, which gives the same values (nanpercentile computes
+        # each column with it once its NaNs are dropped).
+        lo, hi = np.percentile(samples, [tail, 100 - tail], axis=0)
+        missing = np.isnan(samples).any(axis=0)
+        if missing.any():
+            lo[missing] = np.nanpercentile(samples[:, missing], tail, axis=0)
+            hi[missing] = np.nanpercentile(samples[:, missing], 100 - tail, axis=0)
+        return lo, hi
 
 
 def gaussian_density(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
