@@ -267,6 +267,40 @@ def test_import_closure_covers_what_importing_the_script_loads():
     assert "metrics/bleu.py" in static                     # the bootstrap's corpus BLEU
 
 
+IMPORTS_AT_EVERY_DEPTH = '''\
+"""from metaeval.stats import verdicts"""
+import metaeval.tables
+class A:
+    def f(self):
+        try:
+            pass
+        except ValueError:
+            from metaeval.stats import williams
+        finally:
+            for _ in ():
+                while False:
+                    with open("x"):
+                        from metaeval import figures
+match 1:
+    case 1:
+        if True:
+            pass
+        else:
+            from metaeval.stats.core import pearson
+x = "import metaeval.records"
+'''
+
+
+def test_import_closure_finds_imports_at_any_depth(tmp_path):
+    """Imports in functions, classes, branches, loops, handlers, with blocks and match cases all
+    count; names in strings and expressions do not."""
+    script = tmp_path / "door.py"
+    script.write_text(IMPORTS_AT_EVERY_DEPTH)
+    found = {p.relative_to(package_dir()).as_posix() for p in import_closure(script)}
+    assert {"tables.py", "stats/williams.py", "figures.py", "stats/core.py"} <= found
+    assert "stats/verdicts.py" not in found and "records.py" not in found
+
+
 def test_code_version_changes_with_an_imported_module_only(tmp_path):
     import shutil
 
