@@ -146,3 +146,33 @@ def test_a_server_folder_open_to_other_users_is_refused(folder):
     os.chmod(folder / f"metaeval-forkserver-{os.getuid()}", 0o777)
     with pytest.raises(OSError, match="not private"):
         forkserver.socket_path({forkserver.FOLDER: str(folder)})
+
+
+def test_an_edited_library_module_is_what_the_next_job_runs(folder, tmp_path):
+    """The server imports the project's modules too; a job must still see an edit made after that."""
+    src = tmp_path / "src"
+    shutil.copytree(REPO / "src" / "metaeval", src / "metaeval", ignore=shutil.ignore_patterns("__pycache__"))
+    script = tmp_path / "door.py"
+    script.write_text(textwrap.dedent(f"""\
+        import sys
+        sys.path.insert(0, {str(src)!r})
+        from metaeval.forkserver import run_warm
+
+        run_warm()
+        preloaded = "metaeval.stats.core" in sys.modules
+        import metaeval.records
+        print("warm" if "numpy" in sys.modules else "cold", preloaded, getattr(metaeval.records, "MARKER", None))
+        """))
+    env = {**os.environ, forkserver.FOLDER: str(folder), "PYTHONPATH": str(src)}
+    run = lambda: subprocess.run([sys.executable, str(script)], env=env, cwd=tmp_path, capture_output=True,  # noqa: E731
+                                 text=True, timeout=60).stdout.strip()
+    assert run() == "cold False None"           # no server yet: this one starts it
+    path = forkserver.socket_path(env)
+    deadline = time.time() + 60
+    while time.time() < deadline and run() != "warm True None":    # ready, with the library imported
+        time.sleep(0.2)
+    assert run() == "warm True None"
+    records = src / "metaeval" / "records.py"
+    records.write_text(records.read_text() + "\nMARKER = 2\n")
+    assert run() == "warm False 2"               # the preloaded modules dropped: the edit is read
+    assert path.exists()

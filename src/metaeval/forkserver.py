@@ -14,10 +14,11 @@ What stays as it was:
 
 * each job is still one process for Snakemake (the door waits for its child and exits with its
   status), so re-runs, logs, ``--cores``, interrupts and failures behave as before;
-* the server imports no module of this project, so an edited module is read by the next job as
-  it would be by a fresh process (the server is keyed by its interpreter, installed packages, the
-  environment variables that steer imports and this file's own text, and a new key starts a new
-  server);
+* an edited module of this project is read by the next job as it would be by a fresh process: the
+  server imports the project's modules last, and a child drops them all when any file's time or
+  size changed since (Python's own check of a cached .pyc) or the door's package is another folder;
+  the server is keyed by its interpreter, installed packages, the environment variables that steer
+  imports and this file's own text (a new key starts a new server);
 * a job's outputs are the same bytes (tests/test_operations.py compares a run of cold jobs with a
   warm one).
 
@@ -45,11 +46,12 @@ import sys
 from pathlib import Path
 from typing import Mapping
 
+LIBRARY = "metaeval"
 # Imported before the server takes its first job (what every job imports), then one by one while no
 # job is waiting (what many import; numba with its compiler set up), so that the first jobs of a
 # run, which start about a second after the server, already start warm.
 PRELOAD_FIRST = ("numpy", "pandas", "yaml", "snakemake.iocontainers")
-PRELOAD_THEN = ("numba", "scipy.special", "matplotlib.pyplot", "scipy.stats", "scipy.linalg", "sacrebleu")
+PRELOAD_THEN = ("numba", "scipy.special", "matplotlib.pyplot", "scipy.stats", "scipy.linalg", "sacrebleu", LIBRARY)
 IDLE_SECONDS = 60.0
 PID_SECONDS = 30.0                      # the longest a door waits for the server to fork its job
 SWITCH = "METAEVAL_FORKSERVER"          # "0": every job starts cold
@@ -177,8 +179,11 @@ def _start_server(path: Path, environment: Mapping[str, str]) -> None:
 
 def _run_in_child(connection: socket.socket, script: str) -> int | None:
     """The child's exit status; None if no child was started."""
+    library = sys.modules.get(LIBRARY)
     request = json.dumps({"script": os.path.abspath(script), "cwd": os.getcwd(), "argv": sys.argv,
-                          "path": sys.path, "environ": dict(os.environ)}).encode()
+                          "path": sys.path, "environ": dict(os.environ),
+                          "library": os.path.dirname(library.__file__) if library and library.__file__ else None}
+                         ).encode()
     sys.stdout.flush()
     sys.stderr.flush()
     try:
@@ -253,6 +258,8 @@ def serve(path: Path, lock_fd: int, idle_seconds: float = IDLE_SECONDS) -> None:
         if not ready and later:
             _preload(later.pop(0))
             continue
+        if not ready and _library and _drop_stale_library(os.path.dirname(sys.modules[LIBRARY].__file__)):
+            later.append(LIBRARY)       # an edited module: the library imported again, while idle
         if wake_read in ready:
             os.read(wake_read, 512)
         _reap(doors)
@@ -276,11 +283,68 @@ def _preload(name: str) -> None:
     import importlib
 
     try:
+        if name == LIBRARY:
+            _preload_library()
+            return
         module = importlib.import_module(name)
         if name == "numba":
             module.njit(lambda x: x + 1)(1)
     except Exception:
         pass
+
+
+# This project's modules as the server imported them: name -> (file, modification time, size), each
+# taken before its import. A child whose door finds any of them changed, gone, or the package in
+# another folder drops them all and imports the library afresh (the check Python makes of a cached
+# .pyc: the source's time and size).
+_library: dict[str, tuple[str, int, int]] = {}
+
+
+def _preload_library() -> None:
+    import importlib
+    import importlib.util
+    import pkgutil
+
+    package = importlib.import_module(LIBRARY)
+    folder = os.path.dirname(package.__file__)
+    _library[LIBRARY] = _stat(package.__file__)
+    for info in pkgutil.walk_packages([folder], prefix=f"{LIBRARY}."):
+        spec = importlib.util.find_spec(info.name)
+        if spec is None or not spec.origin:
+            continue
+        before = _stat(spec.origin)
+        try:
+            importlib.import_module(info.name)
+        except Exception:
+            continue
+        _library[info.name] = before
+
+
+def _stat(path: str) -> tuple[str, int, int]:
+    info = os.stat(path)
+    return path, info.st_mtime_ns, info.st_size
+
+
+def _drop_stale_library(folder: str | None) -> bool:
+    """Forget the preloaded library unless every module is the file it was, in the door's folder
+    (``folder``); whether it was forgotten."""
+    loaded = sys.modules.get(LIBRARY)
+    if loaded is None or not _library:
+        return False
+    current = folder is not None and os.path.dirname(loaded.__file__) == folder
+    for path, mtime, size in _library.values() if current else ():
+        try:
+            if _stat(path) != (path, mtime, size):
+                current = False
+                break
+        except OSError:
+            current = False
+            break
+    if not current:
+        for name in [n for n in sys.modules if n == LIBRARY or n.startswith(f"{LIBRARY}.")]:
+            del sys.modules[name]
+        _library.clear()
+    return not current
 
 
 def _is_file(path: Path, inode: int) -> bool:
@@ -380,6 +444,7 @@ def _run_job(door: socket.socket, request: dict) -> int:
     sys.argv = request["argv"]
     sys.path[:] = request["path"]
     tempfile.tempdir = None           # found again from the door's TMPDIR
+    _drop_stale_library(request.get("library"))
     code = 0
     try:
         runpy.run_path(request["script"], run_name="__main__")

@@ -32,8 +32,10 @@ def package_dir() -> Path:
     return Path(spec.origin).parent
 
 
+@lru_cache(maxsize=None)
 def _module_file(name: str) -> Path | None:
-    """The file of module ``metaeval.x.y`` (a package's ``__init__.py``), None if there is none."""
+    """The file of module ``metaeval.x.y`` (a package's ``__init__.py``), None if there is none
+    (looked up once per process: parsing the workflow asks for each module once per rule)."""
     parts = name.split(".")
     if parts[0] != PACKAGE:
         return None
