@@ -48,10 +48,11 @@ from typing import Mapping
 
 LIBRARY = "metaeval"
 # Imported before the server takes its first job (what every job imports), then one by one while no
-# job is waiting (what many import; numba with its compiler set up), so that the first jobs of a
+# job is waiting (what many import: numba with its compiler set up and this project first, as the
+# scoring jobs come first), so that the first jobs of a
 # run, which start about a second after the server, already start warm.
 PRELOAD_FIRST = ("numpy", "pandas", "yaml", "snakemake.iocontainers")
-PRELOAD_THEN = ("numba", "scipy.special", "matplotlib.pyplot", "scipy.stats", "scipy.linalg", "sacrebleu", LIBRARY)
+PRELOAD_THEN = ("numba", LIBRARY, "scipy.special", "matplotlib.pyplot", "scipy.stats", "scipy.linalg", "sacrebleu")
 IDLE_SECONDS = 60.0
 PID_SECONDS = 30.0                      # the longest a door waits for the server to fork its job
 SWITCH = "METAEVAL_FORKSERVER"          # "0": every job starts cold
