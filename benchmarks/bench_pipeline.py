@@ -34,6 +34,7 @@ import argparse
 import contextlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -112,12 +113,14 @@ def run_config(code: Path, workdir: Path, cfg: dict, dataset: str | None) -> dic
     (workdir / "config").mkdir(parents=True, exist_ok=True)
     (workdir / "config/config.yaml").write_text(yaml.safe_dump(cfg))
     # A fork server of its own (metaeval.forkserver), started by this run: no run finds one another
-    # run has warmed.
-    env = {**os.environ, "PYTHONPATH": str(code / "src"), "METAEVAL_FORKSERVER_DIR": tempfile.mkdtemp(prefix="fs")}
+    # run has warmed. Removing its folder afterwards also ends it (its socket is gone).
+    servers = tempfile.mkdtemp(prefix="fs")
+    env = {**os.environ, "PYTHONPATH": str(code / "src"), "METAEVAL_FORKSERVER_DIR": servers}
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "snakemake", "-s", str(code / "Snakefile"), "-d", str(workdir), "--cores",
                     "2", "all", "--quiet"], env=env, check=True, capture_output=True)
     wall = time.perf_counter() - t
+    shutil.rmtree(servers, ignore_errors=True)
     stages: dict[str, list[float]] = {}
     jobs = 0
     for log in (workdir / "results").glob(f"{dataset or '*'}/logs/*.log"):
@@ -145,8 +148,6 @@ def checkout(revision: str, folder: Path):
 
 def warm(code: Path, tmp: Path) -> None:
     """One run of the small scenario, so that numba's cache holds the compiled kernels."""
-    import shutil
-
     work = tmp / f"warm-{code.name}"
     shutil.copytree(REPO / ".test/input", work / "input")
     (work / "config").mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ What stays as it was:
 * each job is still one process for Snakemake (the door waits for its child and exits with its
   status), so re-runs, logs, ``--cores``, interrupts and failures behave as before;
 * an edited module of this project is read by the next job as it would be by a fresh process: the
-  server imports the project's modules last, and a child drops them all when any file's time or
+  server imports the project's modules too, and a child drops them all when any file's time or
   size changed since (Python's own check of a cached .pyc) or the door's package is another folder;
   the server is keyed by its interpreter, installed packages, the environment variables that steer
   imports and this file's own text (a new key starts a new server);
@@ -49,8 +49,8 @@ from typing import Mapping
 LIBRARY = "metaeval"
 # Imported before the server takes its first job (what every job imports), then one by one while no
 # job is waiting (what many import: numba with its compiler set up and this project first, as the
-# scoring jobs come first), so that the first jobs of a
-# run, which start about a second after the server, already start warm.
+# scoring jobs come first), so that the first jobs of a run, which start about a second after the
+# server, already start warm.
 PRELOAD_FIRST = ("numpy", "pandas", "yaml", "snakemake.iocontainers")
 PRELOAD_THEN = ("numba", LIBRARY, "scipy.special", "matplotlib.pyplot", "scipy.stats", "scipy.linalg", "sacrebleu")
 IDLE_SECONDS = 60.0
