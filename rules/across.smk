@@ -11,6 +11,7 @@ rule across:
     params:
         code=code("across"),
         options=OPTIONS.across,
+    priority: registry.rule_priority("across")
     log:
         OUT.log("across", OUT.ACROSS),
     threads: 1

@@ -18,6 +18,7 @@ rule archive_dataset:
         config=lambda wc: OPTIONS.resolved(wc.dataset),
         results=lambda wc: OUT.dataset_dir(wc.dataset),
         git=lambda wc: git_state(workflow.basedir),
+    priority: registry.rule_priority("archive_dataset")
     log:
         OUT.ARCHIVE_LOG,
     conda:

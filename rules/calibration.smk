@@ -19,6 +19,7 @@ rule calibration_model:
     params:
         code=code("calibration_model"),
         options=CALIBRATION.model,
+    priority: registry.rule_priority("calibration_model")
     log:
         OUT.log("calibration_model"),
     threads: 1
@@ -40,6 +41,7 @@ rule calibration_grid:
         options=CALIBRATION.grid,
     wildcard_constraints:
         topics="[0-9]+",
+    priority: registry.rule_priority("calibration_grid")
     log:
         OUT.log("calibration_grid_T{topics}"),
     threads: 1
@@ -72,6 +74,7 @@ rule calibration_tables:
     params:
         code=code("calibration_tables"),
         options=CALIBRATION.tables,
+    priority: registry.rule_priority("calibration_tables")
     log:
         OUT.log("calibration_tables"),
     threads: 1

@@ -16,6 +16,7 @@ rule correlate:
     params:
         code=code("correlate"),
         options=OPTIONS.correlate,
+    priority: registry.rule_priority("correlate")
     log:
         OUT.log("correlate"),
     threads: 1
@@ -39,6 +40,7 @@ rule correlation_tables:
     params:
         code=code("correlation_tables"),
         options=OPTIONS.correlation_tables,
+    priority: registry.rule_priority("correlation_tables")
     log:
         OUT.log("correlation_tables"),
     threads: 1

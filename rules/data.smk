@@ -25,6 +25,7 @@ for fmt in IMPORTED:
             options=lambda wc, fmt=fmt: fmt.options(OPTIONS.dataset(wc.dataset)),
             # the door, through params: a loop variable in script: would be read when the job runs
             door=fmt.script,
+        priority: registry.rule_priority(fmt.script)
         log:
             OUT.log(fmt.script),
         conda:
@@ -51,6 +52,7 @@ rule validate_dataset:
         # what the check of the score files needs (partial coverage allowed?), not the metrics'
         # declarations (names, orientation): changing those re-runs the file metrics job, not this one
         file_metrics=lambda wc: OPTIONS.file_metrics(wc.dataset)._replace(declarations=()),
+    priority: registry.rule_priority("validate_dataset")
     log:
         OUT.log("validate_dataset"),
     conda:

@@ -9,6 +9,7 @@ rule human_scores:
     params:
         code=code("human_scores"),
         options=lambda wc: OPTIONS.human_job(wc.dataset),
+    priority: registry.rule_priority("human_scores")
     log:
         OUT.log("human_scores"),
     threads: 1

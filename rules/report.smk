@@ -14,6 +14,7 @@ rule report:
     params:
         code=code("report", modules=registry.hook_modules()),
         config=lambda wc: OPTIONS.resolved(wc.dataset),
+    priority: registry.rule_priority("report")
     log:
         OUT.log("report"),
     threads: 1

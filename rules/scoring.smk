@@ -18,6 +18,7 @@ rule score:
     params:
         code=code("score"),
         job=lambda wc: OPTIONS.score_job(wc.stem),
+    priority: registry.rule_priority("score")
     log:
         OUT.log("score_ST{stem}_RS{stop}.shard{shard}"),
     threads: 1
@@ -37,6 +38,7 @@ rule score_chrf:
     params:
         code=code("score_chrf"),
         options=OPTIONS.chrf,
+    priority: registry.rule_priority("score_chrf")
     log:
         OUT.log("score_chrf"),
     threads: 1
@@ -56,6 +58,7 @@ rule sera_index:
     params:
         code=code("sera_index"),
         options=OPTIONS.sera_index,
+    priority: registry.rule_priority("sera_index")
     log:
         OUT.log("sera_index"),
     threads: 1
@@ -76,6 +79,7 @@ rule score_sera:
     params:
         code=code("score_sera"),
         options=OPTIONS.sera,
+    priority: registry.rule_priority("score_sera")
     log:
         OUT.log("score_sera"),
     threads: 1
@@ -96,6 +100,7 @@ rule file_metrics:
     params:
         code=code("file_metrics"),
         options=lambda wc: OPTIONS.file_metrics(wc.dataset),
+    priority: registry.rule_priority("file_metrics")
     log:
         OUT.log("file_metrics"),
     resources:
@@ -115,6 +120,7 @@ rule gather_scores:
     params:
         code=code("gather_scores"),
         options=lambda wc: OPTIONS.gather_job(wc.dataset),
+    priority: registry.rule_priority("gather_scores")
     log:
         OUT.log("gather_scores"),
     resources:
@@ -135,6 +141,7 @@ rule system_intervals:
     params:
         code=code("system_intervals"),
         options=OPTIONS.intervals,
+    priority: registry.rule_priority("system_intervals")
     log:
         OUT.log("system_intervals"),
     threads: 1

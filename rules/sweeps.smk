@@ -14,6 +14,7 @@ rule sweeps:
     params:
         code=code("sweeps"),
         options=OPTIONS.sweeps,
+    priority: registry.rule_priority("sweeps")
     log:
         OUT.log("sweeps"),
     threads: 1

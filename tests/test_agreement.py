@@ -48,6 +48,37 @@ def test_each_pairs_p_value_is_scipys_for_that_pair_alone():
     assert ag.wilcoxon_method(free) == "exact" and ag.wilcoxon_method(tied) == "asymptotic"
 
 
+def test_pairs_with_missing_topics_are_scipys_on_their_common_topics(monkeypatch):
+    """Pairs that lack topics (several rows share each missing subset, others have their own) get
+    scipy's p on their common topics, row by row; and every scorer's verdicts are the same whether
+    the scorers are tested in one batch, in batches of one, or alone."""
+    rng = np.random.default_rng(11)
+    pairs, topics = 30, 20
+    a = np.round(rng.normal(size=(pairs, topics)), 1)          # zeros and ties
+    a[::3] = rng.normal(size=(10, topics))
+    b = np.zeros((pairs, topics))
+    a[0:6, 3] = np.nan                                         # one subset shared by six pairs
+    b[6:9, [0, 5, 7]] = np.nan                                 # another by three
+    a[9, 4:17] = np.nan                                        # a pair with 7 common topics
+    a[10, 2], b[10, 11] = np.nan, np.nan
+    v = ag.paired_verdicts(a, b, 0.05, 5)
+    for k in range(pairs):
+        ok = ~np.isnan(a[k] - b[k])
+        assert v.p[k] == stats.wilcoxon(a[k][ok] - b[k][ok]).pvalue
+        assert v.n_topics[k] == ok.sum()
+    grids = {f"m{k}": rng.normal(size=(6, topics)) for k in range(5)}
+    grids["m0"][2, :4] = np.nan
+    ii, jj = np.triu_indices(6, 1)
+    alone = {n: ag.paired_verdicts(g[ii], g[jj], 0.05, 5) for n, g in grids.items()}
+    for batch in (ag.BATCH_VALUES, 1):
+        monkeypatch.setattr(ag, "BATCH_VALUES", batch)
+        together = ag.verdicts_of_scorers(grids, ii, jj, 0.05, 5)
+        assert list(together) == list(grids)
+        for n in grids:
+            for field in ("p", "mean_diff", "median_diff", "n_topics", "verdict"):
+                assert np.array_equal(getattr(together[n], field), getattr(alone[n], field), equal_nan=True)
+
+
 def test_direction_by_median_then_mean():
     a = np.array([[1.0, 1, 1, 0, 0, 0, 5, 1, 1, 1]])
     b = np.array([[0.0, 0, 0, 1, 1, 1, 0, 1, 1, 1]])   # median difference 0, mean > 0

@@ -103,3 +103,30 @@ def test_engine_statistics_with_jackknifed_reference_sets():
                 for p, sets in zip(task.peers, task.reference_sets) for refs in sets]
     assert [st for _, _, _, st in result.stats] == expected
     assert len(expected) == 3 * 4 + 1        # 3 systems x 4 leave-one-out sets; the judged human A: one set
+
+
+def test_corpus_bleu_of_rows_has_sacrebleus_bits():
+    """The vectorised corpus BLEU of many statistics rows equals sacrebleu's ``BLEU.compute_bleu``
+    of each row exactly: realistic rows, rows with an order unmatched, an empty hypothesis,
+    hypotheses shorter and longer than the reference, and counts near 2**40."""
+    import numpy as np
+    from sacrebleu.metrics import BLEU
+
+    from metaeval.metrics.bleu import corpus_bleu_of_rows
+
+    rng = np.random.default_rng(7)
+    rows = rng.integers(0, 40, (20000, 10))
+    rows[:, 6:] += rows[:, 2:6]                               # totals >= matches
+    rows[:500, 2:6] = rng.integers(1, 3, (500, 4))            # every order matched, low counts
+    rows[500:600, 0] = 0                                      # empty hypothesis
+    rows[600:700, [2, 6]] = 0                                 # no unigram at all
+    rows[700:800, 1] = rows[700:800, 0]                       # hypothesis as long as the reference
+    big = rng.integers(0, 2 ** 40, (500, 10))
+    big[:, 6:] += big[:, 2:6]
+    rows = np.vstack([rows, big])
+    expected = [BLEU.compute_bleu(r[2:6], r[6:], r[0], r[1], "none", None, False, 4).score for r in rows.tolist()]
+    got = corpus_bleu_of_rows(rows)
+    assert got.dtype == np.float64 and got.shape == (len(rows),)
+    assert got.tolist() == expected
+    assert 0 < np.count_nonzero(got) < len(rows)
+    assert corpus_bleu_of_rows(np.zeros((0, 10), dtype=np.int64)).shape == (0,)

@@ -55,7 +55,7 @@ def test_corpus_scores_are_the_engines():
     rng = np.random.default_rng(0)
     rows = rng.integers(0, 30, (20, len(bleu.STATISTICS)))
     rows[:, 6:] += rows[:, 2:6]                                   # totals >= matches
-    assert REGISTRY["bleu"].corpus_scores(rows) == [bleu.bleu_from_counts(r) for r in rows.tolist()]
+    assert list(REGISTRY["bleu"].corpus_scores(rows)) == [bleu.bleu_from_counts(r) for r in rows.tolist()]
     assert [REGISTRY["bleu"].corpus_score(r) for r in rows.tolist()] == [bleu.bleu_from_statistics(r) for r in rows]
     stats = rng.integers(0, 30, (20, 3 * 8))
     assert np.array_equal(REGISTRY["chrf"].corpus_scores(stats), chrf.f_scores(stats))

@@ -140,6 +140,50 @@ def python_files() -> list[Path]:
     return sorted([*LIBRARY.rglob("*.py"), *(REPO / "workflow" / "scripts").glob("*.py")])
 
 
+def _rule_graph(workdir: Path, *targets: str) -> tuple[dict[str, set[str]], set[str]]:
+    """The rule graph of a dry run (``--rulegraph``): every job rule's successors, and the rules."""
+    dot = snakemake(workdir, *targets, "--rulegraph", "dot").stdout
+    label = dict(re.findall(r'(\d+)\[label = "([^"]+)"', dot))
+    jobs = set(registry.job_rules())
+    after: dict[str, set[str]] = {label[n]: set() for n in label if label[n] in jobs}
+    for a, b in re.findall(r"(\d+) -> (\d+)", dot):
+        if label[a] in jobs and label[b] in jobs:
+            after[label[a]].add(label[b])
+    return after, set(after)
+
+
+@pytest.mark.parametrize("targets", [(), ("calibration",), ("archive",)])
+def test_priorities_start_the_longest_chain_of_waiting_jobs_first(tmp_path, targets):
+    """Of two rules whose jobs can run at the same time (neither waits on the other), the one with the
+    longer chain of jobs waiting on it, one after another, has the higher priority; and a job's
+    priority is above every job that waits on it. Chains counted on the rule graph of the small
+    scenario's main job, its calibration and its archive."""
+    scenario(tmp_path)
+    after, rules = _rule_graph(tmp_path, *targets)
+    assert {"correlate", "statistics", "gather_scores"} <= rules or targets
+
+    def reach(r: str) -> set[str]:
+        out, todo = set(), list(after[r])
+        while todo:
+            n = todo.pop()
+            if n not in out:
+                out.add(n)
+                todo.extend(after[n])
+        return out
+
+    def chain(r: str) -> int:
+        return max((1 + chain(n) for n in after[r]), default=0)
+
+    reachable = {r: reach(r) for r in rules}
+    for u in rules:
+        for v in after[u]:
+            assert registry.rule_priority(u) > registry.rule_priority(v), (u, v)
+        for v in rules:
+            if v in reachable[u] or u in reachable[v] or chain(u) <= chain(v):
+                continue
+            assert registry.rule_priority(u) > registry.rule_priority(v), (u, chain(u), v, chain(v))
+
+
 def test_no_module_over_the_line_limit():
     long = {p.relative_to(REPO).as_posix(): n for p in python_files()
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}

@@ -27,6 +27,56 @@ def test_pearson_is_scipys_over_the_defined_items_and_weights_repeat_items():
     assert np.array_equal(core.pearson(x.T, y[:, None], axis=0)[[0, 2, 3]], core.pearson(x, y)[[0, 2, 3]])
 
 
+def test_pearson_of_vectors_with_and_without_missing_items_has_the_all_weighted_bits():
+    """Where only some vectors miss an item, the complete ones go the plain route and the others the
+    weighted one: every value equals, bit for bit, the weighted route for all (unit weights), and
+    scipy's r on the defined items; also with extreme magnitudes, constant and short vectors, a
+    tolerance, and y broadcast from one vector or from full shape."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(7, 9, 16))
+    x[2, 3, 5] = x[6, 0, 0] = np.nan
+    x[4, 1] = np.nan                                           # a vector with no item
+    x[1, 2, :14] = np.nan                                      # two items left
+    x[3, 4] = 1e300 * rng.normal(size=16)                     # scaled by a power of two
+    x[5, 5] = 2.0                                              # constant
+    for y in (rng.normal(size=16), rng.normal(size=(7, 9, 16))):
+        for tolerance in (0.0, 1e-12):
+            got = core.pearson(x, y, tolerance=tolerance)
+            weighted = core.pearson(x, y, np.ones(16), tolerance=tolerance)
+            assert np.array_equal(got, weighted, equal_nan=True)
+        yb = np.broadcast_to(y, x.shape)
+        for k in [(0, 0), (2, 3), (3, 4), (6, 8)]:
+            ok = ~np.isnan(x[k])
+            assert got[k] == pytest.approx(stats.pearsonr(x[k][ok], yb[k][ok])[0], abs=1e-12)
+        assert np.isnan(got[4, 1]) and np.isnan(got[1, 2]) and np.isnan(got[5, 5])
+    # vectors contiguous but the other axes in another order in memory (as numpy's where leaves a
+    # product's axes): the same bits
+    other = np.ascontiguousarray(np.moveaxis(x, 1, 0)).swapaxes(0, 1)
+    assert not other.flags.c_contiguous and core._rows_split_exactly(other, y, other.shape, -1)
+    assert np.array_equal(core.pearson(other, y), core.pearson(other, y, np.ones(16)), equal_nan=True)
+    # along a middle axis (no split): the same numbers as along the last
+    assert np.array_equal(core.pearson(np.moveaxis(x, 2, 1), y[:, :, None] if y.ndim == 1 else np.moveaxis(y, 2, 1),
+                                       axis=1), core.pearson(x, y), equal_nan=True)
+
+
+def test_pearson_against_one_side_has_pearsons_bits():
+    """Many x against one y with y's side computed once: bit for bit pearson(x, y) along the same
+    axis, for x and y with and without missing items, constant and extreme vectors, and scipy's r."""
+    rng = np.random.default_rng(9)
+    y = rng.normal(size=(6, 12, 5))
+    y[2, :, 1] = 3.0                                           # constant
+    y[4, :, 3] = 1e300 * rng.normal(size=12)
+    xs = [rng.normal(size=(1, 12, 5)) for _ in range(3)]
+    xs[1][0, 4, 2] = np.nan
+    for target in (y, np.where(np.arange(12)[:, None] == 7, np.nan, y)):
+        against = core.pearson_against(target, axis=1)
+        for x in xs:
+            assert np.array_equal(against(x), core.pearson(x, target, axis=1), equal_nan=True)
+    r = core.pearson_against(y, axis=1)(xs[0])
+    assert r[0, 0] == pytest.approx(stats.pearsonr(xs[0][0, :, 0], y[0, :, 0])[0], abs=1e-12)
+    assert np.isnan(r[2, 1])
+
+
 def test_pearson_is_undefined_with_fewer_than_3_items_or_a_constant_side():
     assert np.isnan(core.pearson([1.0, 2.0], [2.0, 1.0]))
     assert np.isnan(core.pearson([1.0, 1.0, 1.0], [1.0, 2.0, 3.0]))

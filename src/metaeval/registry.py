@@ -90,10 +90,22 @@ class Stage:
     # "module:function" taking the stage's notes file and returning why the stage did not apply to
     # the data set (its sections are then left out of the report, with that line), or None
     inapplicable: str | None = None
+    # how many jobs wait on this stage's files one after another before the run is done (its
+    # kind's KIND_PRIORITY unless set): Snakemake starts the ready jobs with the longest such chain
+    # first (critical path first), e.g. correlate before statistics since the correlation tables
+    # wait on it. tests/test_registry.py checks it against the rule graph.
+    priority: int | None = None
 
     def __post_init__(self):
         if self.reads and self.rule is None:     # a rule made from the registry is named as its stage
             object.__setattr__(self, "rule", self.name)
+        if self.priority is None:
+            object.__setattr__(self, "priority", KIND_PRIORITY.get(self.kind, 0))
+
+
+# The jobs after a stage of each kind, one after another: an import, the validation, a scoring job
+# and the gathering of scores, an analysis, the report, the verdict across data sets or the archive.
+KIND_PRIORITY = {"import": 8, "data": 7, "scoring": 5, "analysis": 2, "report": 1}
 
 
 def _in(folder: str, names: Mapping[str, str]) -> dict[str, str]:
@@ -152,7 +164,7 @@ STAGES: tuple[Stage, ...] = (
           sections=("chrf",), options="chrf", enabled="chrf", needs=("texts",)),
     Stage("sera_index", {"index": "scores/sera/index.zip"}, "SERA's retrieval index", kind="scoring",
           rule="sera_index", rules_file="scoring", module="stages.sera", sections=("sera",), options="sera_index",
-          enabled="sera", needs=("texts",)),
+          enabled="sera", needs=("texts",), priority=6),
     Stage("sera", {"scores": "scores/sera_scores.tsv", "signature": "scores/sera/signature.txt"},
           "SERA (Cohan & Goharian 2016)", kind="scoring", rule="score_sera", rules_file="scoring",
           module="stages.sera", sections=("sera",), options="sera", enabled="sera", needs=("texts",)),
@@ -163,19 +175,21 @@ STAGES: tuple[Stage, ...] = (
     Stage("scores", {"summaries": "scores/summary_scores.tsv", "systems": "scores/system_scores.tsv",
                      "signature": "scores/scoring_signature.txt", "bleu_stats_{setting}": "scores/bleu_stats_{setting}.tsv"},
           "every metric's per-summary and system scores, with their signatures", kind="scoring",
-          rule="gather_scores", rules_file="scoring", module="stages.scoring", final=("summaries", "systems"), context=("signature",)),
+          rule="gather_scores", rules_file="scoring", module="stages.scoring", final=("summaries", "systems"), context=("signature",),
+          priority=4),
     # ------------------------------------------------------------------ human scores and the analyses
     Stage("human", {"summaries": "human/summary_human.tsv", "systems": "human/system_human.tsv",
                     "skipped": "human/skipped.tsv", "targets": "human/targets.tsv"},
           "the targets: Graham's combinations of coverage and linguistic quality, every dimension, composites", rule="human_scores", rules_file="human",
-          module="stages.human", sections=("human_scores",), options="human", context=("targets",)),
+          module="stages.human", sections=("human_scores",), options="human", context=("targets",), priority=4),
     Stage("correlation", {"correlations": "analysis/correlations.tsv",
                           "williams_{combination}": "analysis/williams_{combination}.tsv",
                           "summary_level": "analysis/summary_level_correlations.tsv", "notes": "analysis/notes.tsv",
                           "targets_williams": "analysis/williams_targets.tsv"},
           "correlations, Williams tests, optimal variants", rule="correlate", rules_file="correlation",
           module="stages.correlation", sections=("correlation",), options="correlate", final=True,
-          expand={"combination": "human.combinations"}, context=("correlations", "summary_level", "targets_williams")),
+          expand={"combination": "human.combinations"}, context=("correlations", "summary_level", "targets_williams"),
+          priority=3),
     Stage("correlation_tables",
           {**_table("analysis", "table1", "table1"), **_table("analysis", "table2", "table2"),
            **_table("analysis", "table4", "table4"), **_table("analysis", "table5", "table5"),
@@ -277,7 +291,7 @@ STAGES: tuple[Stage, ...] = (
           )),
     Stage("intervals", {"table": "intervals/system_intervals.tsv", "markdown": "intervals/intervals.md",
                         **_figure("intervals", "figure", "figure_intervals")},
-          "ROUGE-1.5.5's bootstrap intervals of system scores", kind="scoring", rule="system_intervals",
+          "ROUGE-1.5.5's bootstrap intervals of system scores", kind="scoring", rule="system_intervals", priority=2,
           rules_file="scoring", module="stages.intervals", sections=("intervals",), options="intervals",
           needs=("texts",), final=True, category="Confidence intervals",
           report=(ReportSection("Confidence intervals of system scores (ROUGE-1.5.5 -c 95 -r 1000)", (
@@ -398,13 +412,13 @@ STAGES: tuple[Stage, ...] = (
           sections=("across",), options="across"),
     Stage("calibration_model", {"model": "calibration/model.tsv"}, "the model fitted for calibration",
           kind="calibration", rule="calibration_model", rules_file="calibration", module="stages.calibration",
-          sections=("calibration",)),
+          sections=("calibration",), priority=2),
     Stage("calibration_main", {"rejections": "calibration/error_power.tsv", "coverage": "calibration/coverage.tsv"},
           "simulations at the data set's numbers", kind="calibration", rule="calibration_main",
-          rules_file="calibration", module="stats.calibration", sections=("calibration",)),
+          rules_file="calibration", module="stats.calibration", sections=("calibration",), priority=1),
     Stage("calibration_grid", {"rejections": "calibration/grid/power_T{topics}.tsv"},
           "simulations at each number of topics of the grid", kind="calibration", rule="calibration_grid",
-          rules_file="calibration", module="stats.calibration", sections=("calibration",)),
+          rules_file="calibration", module="stats.calibration", sections=("calibration",), priority=1),
     Stage("calibration", {"error_power_md": "calibration/error_power.md", "coverage_md": "calibration/coverage.md",
                           "power": "calibration/power_by_topics.tsv",
                           **_table("calibration", "topics_needed", "topics_needed"),
@@ -452,6 +466,11 @@ def dataset_sections() -> list[str]:
 def rules_files() -> list[str]:
     """The rules files the Snakefile includes (rules/<name>.smk), in stage order."""
     return list(dict.fromkeys(s.rules_file for s in STAGES if s.rules_file))
+
+
+def rule_priority(rule: str) -> int:
+    """The scheduling priority of a rule's jobs: the highest of its stages' (``Stage.priority``)."""
+    return max((s.priority for s in STAGES if s.rule == rule), default=0)
 
 
 def job_rules(*kinds: str) -> list[str]:

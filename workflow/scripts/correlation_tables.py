@@ -6,7 +6,6 @@ run_warm()   # the rest runs in a process that has the libraries imported
 
 from metaeval.logs import job_log
 from metaeval.stages import correlation_tables as ct
-from metaeval.stages.correlation_tables import read_williams
 from metaeval.stages.human import primary_of
 
 with job_log(snakemake.log[0], f"correlation tables {snakemake.wildcards.dataset}"):
@@ -16,5 +15,5 @@ with job_log(snakemake.log[0], f"correlation tables {snakemake.wildcards.dataset
         i["correlations"], williams, i["summary_human"], i.get("file_metrics"), i["summary_level"],
         i["targets_williams"], i["targets"])
     ct.write(ct.compute(corr, will, summary_human, file_metrics, snakemake.params.options, summary_level,
-                        lambda target: read_williams(williams, i["targets_williams"], target), primary_of(i["targets"])),
+                        ct.williams_reader(williams, i["targets_williams"]), primary_of(i["targets"])),
              dict(snakemake.output.items()))

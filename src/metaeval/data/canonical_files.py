@@ -242,6 +242,10 @@ def read_annotations(path: Path, dims: Mapping[str, Dimension], summary_keys: It
     out: list[Annotation] = []
     seen: dict[tuple[str, str, str, str], int] = {}
     groups: dict[str, tuple[str, int]] = {}
+    # names and score cells repeat on most lines: each distinct one is checked once (the first
+    # line where it occurs is the one an error would name)
+    checked_names: set[tuple[str, str]] = set()
+    scores: dict[tuple[str, str], float] = {}
     for line_no, cells in _tsv_rows(path, lines, len(header)):
         row = dict(zip(header, cells))
         key = (row["topic"], row["summarizer"])
@@ -252,10 +256,11 @@ def read_annotations(path: Path, dims: Mapping[str, Dimension], summary_keys: It
             raise fail(path, line_no, "dimension", f"{row['dimension']!r} is not a dimension declared in dataset.yaml "
                        f"(declared: {', '.join(dims)})")
         for name in ("annotator", "group"):
-            if name in row:
+            if name in row and (name, row[name]) not in checked_names:
                 if not row[name]:
                     raise fail(path, line_no, name, "empty; expected a name")
                 check_name(path, line_no, name, row[name])
+                checked_names.add((name, row[name]))
         group = row.get("group", "all")
         first = groups.setdefault(row["annotator"], (group, line_no))
         if first[0] != group:
@@ -267,8 +272,11 @@ def read_annotations(path: Path, dims: Mapping[str, Dimension], summary_keys: It
                        f"on {row['dimension']!r}; first on line {seen[ident]}")
         seen[ident] = line_no
         cell = row["score"].strip()
-        value = parse_number(path, line_no, "score", cell, "an ASCII decimal number")
-        score = check_value(path, line_no, "score", cell, dims[row["dimension"]], value)
+        score = scores.get((cell, row["dimension"]))
+        if score is None:
+            value = parse_number(path, line_no, "score", cell, "an ASCII decimal number")
+            score = scores[cell, row["dimension"]] = check_value(path, line_no, "score", cell, dims[row["dimension"]],
+                                                                 value)
         out.append(Annotation(key[0], key[1], row["dimension"], row["annotator"], group, score))
     return out
 

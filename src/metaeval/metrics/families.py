@@ -77,10 +77,11 @@ class Bleu(CorpusFamily):
         return f"BLEU_{key[len('bleu_stats_'):]}" if key.startswith(self.stats_prefix) else None
 
     def corpus_scores(self, stats: np.ndarray) -> Sequence[float]:
-        """sacrebleu's ``BLEU.compute_bleu`` of every row (:func:`metaeval.metrics.bleu.bleu_from_counts`)."""
-        from .bleu import bleu_from_counts
+        """sacrebleu's ``BLEU.compute_bleu`` of every row, computed for all rows at once with its bits
+        (:func:`metaeval.metrics.bleu.corpus_bleu_of_rows`)."""
+        from .bleu import corpus_bleu_of_rows
 
-        return [bleu_from_counts(row) for row in stats.tolist()]
+        return corpus_bleu_of_rows(stats)
 
 
 class Sera(MeanMedianFamily):

@@ -49,8 +49,7 @@ def agreement_tables(human: Mapping[str, np.ndarray], metrics: Mapping[str, np.n
     combination, per pair type. Pure: arrays in, rows out. ``baseline`` is a per-summary metric id."""
     ii, jj, types = vd.pair_grid(summarizers, kinds)
     types_arr = np.array(types)
-    verdicts = {name: vd.paired_verdicts(grid[ii], grid[jj], alpha, min_topics)
-                for name, grid in [*human.items(), *metrics.items()]}
+    verdicts = vd.verdicts_of_scorers({**human, **metrics}, ii, jj, alpha, min_topics)
     rows = []
     for comb in combinations:
         h = verdicts[comb]
@@ -160,11 +159,14 @@ def _difference_figure(res: AgreementResult, comb: str | None, png: str, svg: st
         sign = np.where(h.mean_diff[sel] < 0, -1.0, 1.0)
         d, mv, hv = d * sign, mv * sign, hv * sign
         bins = np.linspace(d.min(), d.max(), 31) if len(d) and np.ptp(d) > 0 else 10
-        axes[k, 0].hist([d[hv != 0], d[hv == 0]], bins=bins, stacked=True, color=["tab:blue", "lightgrey"],
-                        label=["human: significant", "human: no difference"])
+        # stacked as filled outlines: one polygon per group instead of a rectangle per bin and group
+        # (drawing hundreds of rectangles in both formats was most of this stage's time)
+        axes[k, 0].hist([d[hv != 0], d[hv == 0]], bins=bins, stacked=True, histtype="stepfilled",
+                        color=["tab:blue", "lightgrey"], label=["human: significant", "human: no difference"])
         agree, contra = mv == hv, (hv != 0) & (mv == -hv)
         axes[k, 1].hist([d[agree], d[~agree & ~contra], d[contra]], bins=bins, stacked=True,
-                        color=["tab:green", "tab:orange", "tab:red"], label=["agree", "disagree", "contradict"])
+                        histtype="stepfilled", color=["tab:green", "tab:orange", "tab:red"],
+                        label=["agree", "disagree", "contradict"])
         safe = vd.safe_difference(v, h)
         axes[k, 0].set_title(f"{name}: by human significance", fontsize=9)
         axes[k, 1].set_title(f"{name}: by agreement with humans", fontsize=9)

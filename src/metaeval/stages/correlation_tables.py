@@ -324,13 +324,26 @@ def main_of(corr: list[dict[str, str]], primary: str | None = None) -> str:
 def read_williams(files: Mapping[str, str], stacked: str | None, target: str):
     """One target's Williams p-value table (a frame with a ``variant`` column, as its
     williams_<combination>.tsv has it), from its own file or from williams_targets.tsv; None without one."""
-    if target in files:
-        return tables.read_tsv(files[target])
-    if not stacked:
-        return None
-    f = tables.read_tsv(stacked)
-    mine = f[f["target"] == target]
-    return mine.drop(columns="target").reset_index(drop=True) if len(mine) else None
+    return williams_reader(files, stacked)(target)
+
+
+def williams_reader(files: Mapping[str, str], stacked: str | None):
+    """:func:`read_williams` of any target, williams_targets.tsv (every target's matrix, large) read
+    at most once."""
+    read: dict[str, object] = {}
+
+    def of(target: str):
+        if target in files:
+            return tables.read_tsv(files[target])
+        if not stacked:
+            return None
+        if "stacked" not in read:
+            read["stacked"] = tables.read_tsv(stacked)
+        f = read["stacked"]
+        mine = f[f["target"] == target]
+        return mine.drop(columns="target").reset_index(drop=True) if len(mine) else None
+
+    return of
 
 
 # The report's opening table: one row per target and level (answers.tsv).

@@ -51,7 +51,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .bootstrap import resampled_means
-from .core import counts, pearson, ranks
+from .core import counts, pearson_against, ranks
 from .stable import nanmean as stable_nanmean
 from .correlation import column_correlations
 
@@ -103,8 +103,9 @@ def slice_correlations(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return out
     with np.errstate(invalid="ignore", divide="ignore"):
         for c, (a, b) in enumerate(((x, y), (ranks(x, axis=1), ranks(y, axis=1)))):
+            against = pearson_against(b, axis=1)
             for p in range(P):       # one predictor at a time bounds the memory at (Q, S, N)
-                out[c, p] = pearson(a[p][None], b, axis=1)
+                out[c, p] = against(a[p][None])
         i, j = np.triu_indices(S, 1)
         dx, dy = np.sign(x[:, i] - x[:, j]), np.sign(y[:, i] - y[:, j])
         num = np.einsum("pkn,qkn->pqn", dx, dy)

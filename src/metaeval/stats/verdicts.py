@@ -35,9 +35,9 @@ spares the agreement job statsmodels' 2-second import.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -92,6 +92,10 @@ class Verdicts:
     n_topics: np.ndarray
     verdict: np.ndarray   # +1, -1, 0; NaN = untestable
 
+    def rows(self, which: slice) -> "Verdicts":
+        """The verdicts of some of the pairs."""
+        return Verdicts(*(getattr(self, f.name)[which] for f in fields(self)))
+
 
 def paired_verdicts(a: np.ndarray, b: np.ndarray, alpha: float, min_topics: int) -> Verdicts:
     """Wilcoxon verdicts for pairs given as rows: ``a`` and ``b`` are (P, T) per-topic scores of
@@ -116,12 +120,14 @@ def paired_verdicts(a: np.ndarray, b: np.ndarray, alpha: float, min_topics: int)
     p[testable & ~nonzero] = 1.0  # identical scores on every common topic: no difference
     complete = testable & nonzero & ok.all(axis=1)
     p[complete] = wilcoxon_pvalues(d[complete])
-    from scipy import stats
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for i in np.flatnonzero(testable & nonzero & ~ok.all(axis=1)):
-            p[i] = stats.wilcoxon(d[i][ok[i]]).pvalue
+    # pairs tested on a subset of the topics: those sharing the same subset are tested in one call
+    # (each still as scipy tests it alone, on its common topics)
+    incomplete = np.flatnonzero(testable & nonzero & ~ok.all(axis=1))
+    if len(incomplete):
+        subsets, which = np.unique(ok[incomplete], axis=0, return_inverse=True)
+        for k, common in enumerate(subsets):
+            rows = incomplete[which.reshape(-1) == k]
+            p[rows] = wilcoxon_pvalues(d[rows][:, common])
     direction = np.sign(np.where(median != 0, median, mean))
     verdict = np.where(p < alpha, direction, 0.0)
     verdict[~testable] = np.nan
@@ -129,6 +135,30 @@ def paired_verdicts(a: np.ndarray, b: np.ndarray, alpha: float, min_topics: int)
         with np.errstate(over="ignore"):
             mean, median = np.ldexp(mean, e[:, 0]), np.ldexp(median, e[:, 0])
     return Verdicts(p, mean, median, n, verdict)
+
+
+BATCH_VALUES = 1 << 22     # scores per batch of scorers in :func:`verdicts_of_scorers` (32 MB of float64)
+
+
+def verdicts_of_scorers(grids: Mapping[str, np.ndarray], first: np.ndarray, second: np.ndarray, alpha: float,
+                        min_topics: int) -> dict[str, Verdicts]:
+    """:func:`paired_verdicts` of every scorer's (S, T) grid on the pairs (``first[k]``, ``second[k]``)
+    of its rows, with the scorers' pairs stacked into batches of about :data:`BATCH_VALUES` scores:
+    every pair's verdict depends on that pair alone, so a batch gives each scorer exactly its own
+    verdicts, with a few calls of scipy's test instead of a few per scorer."""
+    names = list(grids)
+    out: dict[str, Verdicts] = {}
+    if not names:
+        return out
+    pairs = len(first)
+    per_scorer = max(1, pairs * np.asarray(grids[names[0]]).shape[-1])
+    step = max(1, BATCH_VALUES // per_scorer)
+    for start in range(0, len(names), step):
+        batch = names[start:start + step]
+        v = paired_verdicts(np.concatenate([np.asarray(grids[n])[first] for n in batch]),
+                            np.concatenate([np.asarray(grids[n])[second] for n in batch]), alpha, min_topics)
+        out.update({n: v.rows(slice(k * pairs, (k + 1) * pairs)) for k, n in enumerate(batch)})
+    return out
 
 
 @dataclass
