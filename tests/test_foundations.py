@@ -2,6 +2,7 @@
 defaults, the output contract, and code versions from a script's import closure."""
 from __future__ import annotations
 
+import ast
 import copy
 import math
 import shutil
@@ -299,6 +300,47 @@ def test_import_closure_finds_imports_at_any_depth(tmp_path):
     found = {p.relative_to(package_dir()).as_posix() for p in import_closure(script)}
     assert {"tables.py", "stats/williams.py", "figures.py", "stats/core.py"} <= found
     assert "stats/verdicts.py" not in found and "records.py" not in found
+
+
+TRICKY_IMPORTS = '''\
+"""The import statements of a module: prose that reads like one,
+import of the next line, from the registry import
+"""
+from metaeval.stats import (core,
+                            williams)   # a comment with ( a bracket
+from metaeval import \\
+    tables
+if True: import metaeval.figures
+try: import metaeval.records
+except ImportError: pass
+x = 1; from metaeval.stats import verdicts
+# note: import metaeval.outputs
+def f():
+    """Docstring.
+
+    from here on, import nothing
+    """
+    from ..metrics import bleu
+y = ("import metaeval.logs",
+     "from metaeval import files")
+'''
+
+
+def test_import_statements_alone_find_what_the_whole_files_ast_finds():
+    """provenance.import_tree (the import lines only, parsed; the whole file when a piece does not
+    parse alone) finds the same imports as parsing the whole file: for every module and door of
+    the project, and for a source with multi-line, one-line, commented and string look-alikes."""
+    from metaeval.provenance import _imported, import_tree
+
+    files = [*package_dir().rglob("*.py"), *(REPO / "workflow/scripts").glob("*.py")]
+    assert len(files) > 100
+    for text in [*(f.read_text(encoding="utf-8") for f in files), TRICKY_IMPORTS]:
+        fast = _imported(import_tree(text), "metaeval.stages.x", "metaeval.stages")
+        assert fast == _imported(ast.parse(text), "metaeval.stages.x", "metaeval.stages")
+    found = _imported(import_tree(TRICKY_IMPORTS), "metaeval.stages.x", "metaeval.stages")
+    assert {"metaeval.stats.williams", "metaeval.tables", "metaeval.figures", "metaeval.records",
+            "metaeval.stats.verdicts", "metaeval.metrics.bleu"} <= found
+    assert not {"metaeval.outputs", "metaeval.logs", "metaeval.files"} & found
 
 
 def test_code_version_changes_with_an_imported_module_only(tmp_path):

@@ -14,7 +14,9 @@ import ast
 import hashlib
 import importlib.util
 import platform
+import re
 import subprocess
+import textwrap
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -93,17 +95,50 @@ def _with_parents(name: str) -> list[str]:
     return [".".join(parts[: i + 1]) for i in range(len(parts))]
 
 
+# A line that starts an import statement (at any indentation), or holds one after a ``:`` or ``;``
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:import[ \t]+[\w.]|from[ \t]+[\w.]+[ \t]+import\b)"
+                          r"|[:;][ \t]*(?:import[ \t]+[\w.]|from[ \t]+[\w.]+[ \t]+import\b)")
+
+
+def import_tree(text: str) -> ast.Module:
+    """A module's import statements as an AST: only the lines that hold one (with their
+    continuation lines: open brackets, trailing backslashes), each dedented, parsed as one module -
+    a tenth of parsing the whole file, which the workflow does for every module at every start.
+    When a piece does not parse on its own (a docstring line that reads like an import, a one-line
+    ``try: import x``), the whole file is parsed instead: every import statement is always found
+    (tests/test_foundations.py checks this against the whole file's AST for every module)."""
+    lines = text.split("\n")
+    pieces: list[str] = []
+    i = 0
+    while i < len(lines):
+        if not _IMPORT_LINE.search(lines[i]):
+            i += 1
+            continue
+        j, depth = i, 0
+        while True:
+            depth += lines[j].count("(") - lines[j].count(")")
+            if (depth <= 0 and not lines[j].rstrip().endswith("\\")) or j + 1 == len(lines):
+                break
+            j += 1
+        pieces.append(textwrap.dedent("\n".join(lines[i:j + 1])))
+        i = j + 1
+    try:
+        return ast.parse("\n".join(pieces))
+    except SyntaxError:
+        return ast.parse(text)
+
+
 @lru_cache(maxsize=None)
 def _module_imports(name: str, path: Path, mtime_ns: int) -> frozenset[str]:
     """The metaeval modules one module imports (parsed once per version of the file)."""
-    return frozenset(_imported(ast.parse(path.read_text(encoding="utf-8")), name, _package_of(name, path)))
+    return frozenset(_imported(import_tree(path.read_text(encoding="utf-8")), name, _package_of(name, path)))
 
 
 def import_closure(script: Path | str, modules: tuple[str, ...] = ()) -> list[Path]:
     """Every ``metaeval`` module file a script imports, directly or through other modules, and
     those of ``modules`` (what a generic door imports by name at run time); sorted."""
     script = Path(script)
-    todo = sorted(_imported(ast.parse(script.read_text(encoding="utf-8")), None, None) | set(modules))
+    todo = sorted(_imported(import_tree(script.read_text(encoding="utf-8")), None, None) | set(modules))
     seen: dict[str, Path] = {}
     while todo:
         name = todo.pop()
