@@ -294,3 +294,34 @@ def test_kendall_tau_b_is_scipys_to_the_bit_on_both_paths():
             y = rng.integers(0, int(rng.integers(2, 9)), n).astype(float)
             assert kendall_tau_b(x, y) == stats.kendalltau(x, y).statistic
     assert np.isnan(kendall_tau_b(np.ones(300), np.arange(300.0)))
+
+
+def test_column_correlations_are_scipys_and_core_pearsons_bits_for_every_pair():
+    """Every (column of x, column of y) pair over the rows both define: Pearson core.pearson on
+    those rows, Spearman core.pearson of their ranks, Kendall tau-b scipy's; with
+    columns of x sharing missing-row patterns, columns of y missing other rows, ties, a constant
+    column and too few rows (NaN)."""
+    from metaeval.stats.core import pearson, ranks
+    from metaeval.stats.correlation import column_correlations
+
+    rng = np.random.default_rng(21)
+    x = np.round(rng.normal(size=(12, 7)), 1)                  # ties
+    x[[1, 4], :3] = np.nan                                      # three columns miss the same rows
+    x[:, 5] = 2.0                                               # constant
+    x[:10, 6] = np.nan                                          # two rows left
+    y = rng.normal(size=(12, 4))
+    y[0, 1] = y[7, 2] = np.nan
+    p, s, k, n = column_correlations(x, y)
+    for a in range(x.shape[1]):
+        for b in range(y.shape[1]):
+            ok = ~np.isnan(x[:, a]) & ~np.isnan(y[:, b])
+            assert n[a, b] == ok.sum()
+            xa, yb = x[ok, a], y[ok, b]
+            if ok.sum() < 3 or np.ptp(xa) == 0:
+                assert np.isnan(p[a, b]) and np.isnan(s[a, b]) and np.isnan(k[a, b])
+                continue
+            assert p[a, b] == pytest.approx(pearson(xa, yb), abs=1e-15)
+            assert s[a, b] == pytest.approx(pearson(ranks(xa), ranks(yb)), abs=1e-15)
+            assert p[a, b] == pytest.approx(stats.pearsonr(xa, yb)[0], abs=1e-12)
+            assert s[a, b] == pytest.approx(stats.spearmanr(xa, yb)[0], abs=1e-12)
+            assert k[a, b] == pytest.approx(stats.kendalltau(xa, yb)[0], abs=1e-12)

@@ -165,6 +165,27 @@ def test_permutation_system_shortcut_equals_swapped_grids(method):
         np.testing.assert_allclose(getattr(fast, field), getattr(slow, field), rtol=0, atol=1e-12)
 
 
+def test_whole_system_swaps_give_each_metrics_system_means_swapped_by_hand():
+    """With whole systems swapped, the permuted system means of both metrics of every pair are, by
+    a loop over samples, pairs and systems, the other metric's mean over its defined topics where
+    the system is swapped and the metric's own elsewhere (NaN without a defined topic)."""
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(4, 5, 6))
+    x[1, 2, :4] = np.nan
+    x[3, 0] = np.nan                                           # a system without any topic
+    pairs = np.array([(0, 1), (2, 3), (1, 3)])
+    rows = rng.random((9, 5)) < 0.5
+    ma, mb = resampling._swapped_system_means(x, pairs, rows, None)
+    with np.errstate(invalid="ignore"):
+        own = np.array([[np.nanmean(x[m, s]) if (~np.isnan(x[m, s])).any() else np.nan for s in range(5)]
+                        for m in range(4)])
+    for b in range(9):
+        for k, (i, j) in enumerate(pairs):
+            for s in range(5):
+                want_a, want_b = (own[j, s], own[i, s]) if rows[b, s] else (own[i, s], own[j, s])
+                np.testing.assert_array_equal([ma[b, k, s], mb[b, k, s]], [want_a, want_b])
+
+
 def test_permutation_p_values_are_uniform_for_exchangeable_metrics():
     """Two metrics with the same noise around the human scores: under H0 the p-values are uniform
     (a permutation p-value without +1 is slightly anti-conservative: P(p <= a) ~ a + 1/samples)."""

@@ -78,9 +78,11 @@ def check_config_files(paths: Sequence[Path | str]) -> None:
 # ----------------------------------------------------------------------------- schema and defaults
 
 def load_schema(path: Path | str = SCHEMA) -> dict[str, Any]:
+    """The config schema (the workflow's own file; libyaml's safe loader when PyYAML has it, the
+    same document in an eighth of the time, which every start of the workflow waits for)."""
     import yaml
 
-    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def _validator(schema: Mapping[str, Any]):

@@ -29,7 +29,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .core import corrcoef, counts, draws, paired_bootstrap_p, pearson, percentile_interval, ranks, sorted_pair_counts
+from .core import (corrcoef, counts, draws, paired_bootstrap_p, pearson, pearson_against, percentile_interval, ranks,
+                   sorted_pair_counts)
 
 
 def point_correlations(metric: np.ndarray, human: np.ndarray) -> tuple[float, float, float, int]:
@@ -71,14 +72,27 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.minimum(1.0, max(-1.0, tau)))
 
 
-def _tau_b_with(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Kendall's tau-b of every column of x (n, a) with the vector y (n,)."""
-    i, j = np.triu_indices(len(y), 1)
-    dx = np.sign(x[i] - x[j])
-    dy = np.sign(y[i] - y[j])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tau = (dx * dy[:, None]).sum(axis=0) / np.sqrt((dx != 0).sum(axis=0) * float((dy != 0).sum()))
-    return np.clip(tau, -1, 1)
+class _Columns:
+    """The columns of x defined (not constant) on a set of rows, with what every column of y
+    correlated with them needs of them alone: computed once however many columns of y share
+    those rows (Pearson is symmetric bit for bit, so x's side can be the cached one)."""
+
+    def __init__(self, cols: np.ndarray, xs: np.ndarray):
+        self.cols, self.xs = cols, xs
+        self.pearson = pearson_against(xs, axis=0)
+        self.spearman = pearson_against(ranks(xs, axis=0), axis=0)
+        i, j = np.triu_indices(len(xs), 1)
+        self.pairs = i, j
+        self.signs = np.sign(xs[i] - xs[j])
+        self.untied = (self.signs != 0).sum(axis=0)
+
+    def tau_b(self, y: np.ndarray) -> np.ndarray:
+        """Kendall's tau-b of every column with the vector y (n,)."""
+        i, j = self.pairs
+        dy = np.sign(y[i] - y[j])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tau = (self.signs * dy[:, None]).sum(axis=0) / np.sqrt(self.untied * float((dy != 0).sum()))
+        return np.clip(tau, -1, 1)
 
 
 def column_correlations(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -91,6 +105,7 @@ def column_correlations(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.nd
     okx = ~np.isnan(x)
     # columns of x with the same rows defined share every mask below
     patterns, group = np.unique(okx.T, axis=0, return_inverse=True)
+    prepared: dict[tuple[int, bytes], _Columns | None] = {}
     for k in range(b):
         oky = ~np.isnan(y[:, k])
         for g, pattern in enumerate(patterns):
@@ -100,16 +115,20 @@ def column_correlations(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.nd
             counts[cols, k] = n
             if n < 3:
                 continue
-            xs, ys = x[rows][:, cols], y[rows, k]
+            ys = y[rows, k]
             if np.ptp(ys) == 0:
                 continue
-            defined = np.ptp(xs, axis=0) > 0
-            cols, xs = cols[defined], xs[:, defined]
-            if not len(cols):
+            key = (g, rows.tobytes())
+            if key not in prepared:
+                xs = x[rows][:, cols]
+                defined = np.ptp(xs, axis=0) > 0
+                prepared[key] = _Columns(cols[defined], xs[:, defined]) if defined.any() else None
+            c = prepared[key]
+            if c is None:
                 continue
-            out[0][cols, k] = pearson(xs, ys[:, None], axis=0)
-            out[1][cols, k] = pearson(ranks(xs, axis=0), ranks(ys)[:, None], axis=0)
-            out[2][cols, k] = _tau_b_with(xs, ys)
+            out[0][c.cols, k] = c.pearson(ys[:, None])
+            out[1][c.cols, k] = c.spearman(ranks(ys)[:, None])
+            out[2][c.cols, k] = c.tau_b(ys)
     return out[0], out[1], out[2], counts
 
 

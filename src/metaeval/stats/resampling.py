@@ -163,6 +163,15 @@ def _swapped_system_means(x, pairs, rows, cols):
     used, inverse = np.unique(pairs, return_inverse=True)          # only the metrics in a pair
     x, pairs = x[used], inverse.reshape(pairs.shape)
     valid = ~np.isnan(x)
+    if cols is None:
+        # whole systems swapped: a swapped system takes the other metric's total and count whole
+        # (t_a - t_a + t_b is t_b exactly), so its mean is the other metric's system mean itself
+        n = valid.sum(axis=-1).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = np.where(n > 0, np.where(valid, x, 0.0).sum(axis=-1) / n, np.nan)     # (M, S)
+        a, b = means[pairs[:, 0]], means[pairs[:, 1]]                                      # (K, S)
+        swap = rows[:, None, :]
+        return np.where(swap, b, a), np.where(swap, a, b)
     parts = []
     for v in (np.where(valid, x, 0.0), valid.astype(float)):      # sums, then counts
         total = v.sum(axis=-1)[None]                               # (1, M, S)
