@@ -18,7 +18,7 @@ for _stage in registry.analysis_stages():
             options=registry.stage_options(_stage, OPTIONS),
             # the door, through params: a loop variable in script: would be read when the job runs
             door=_stage.script or "analysis_stage",
-        priority: _stage.priority
+        priority: registry.rule_priority(_stage.rule)
         log:
             OUT.log(_stage.name),
         threads: 1

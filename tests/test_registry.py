@@ -182,6 +182,10 @@ def test_priorities_start_the_longest_chain_of_waiting_jobs_first(tmp_path, targ
             if v in reachable[u] or u in reachable[v] or chain(u) <= chain(v):
                 continue
             assert registry.rule_priority(u) > registry.rule_priority(v), (u, chain(u), v, chain(v))
+    # chains as long: the heavier job first (Stage.weight)
+    if not targets:
+        assert chain("statistics") == chain("rerank")
+        assert registry.rule_priority("statistics") > registry.rule_priority("rerank")
 
 
 def test_no_module_over_the_line_limit():

@@ -95,6 +95,10 @@ class Stage:
     # first (critical path first), e.g. correlate before statistics since the correlation tables
     # wait on it. tests/test_registry.py checks it against the rule graph.
     priority: int | None = None
+    # among ready jobs with chains as long, the heavier starts first (longest processing time first
+    # packs the cores best): 1 light; 2 about a second or more; 3 several seconds on the default
+    # data set (docs/performance.md's per-stage times)
+    weight: int = 1
 
     def __post_init__(self):
         if self.reads and self.rule is None:     # a rule made from the registry is named as its stage
@@ -161,7 +165,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("chrf", {"scores": "scores/chrf_scores.tsv", "stats_{metric}": "scores/chrf_stats_{metric}.tsv",
                    "signature": "scores/chrf_signature.txt"},
           "chrF / chrF++ as sacrebleu", kind="scoring", rule="score_chrf", rules_file="scoring", module="stages.chrf",
-          sections=("chrf",), options="chrf", enabled="chrf", needs=("texts",)),
+          sections=("chrf",), options="chrf", enabled="chrf", needs=("texts",), weight=2),
     Stage("sera_index", {"index": "scores/sera/index.zip"}, "SERA's retrieval index", kind="scoring",
           rule="sera_index", rules_file="scoring", module="stages.sera", sections=("sera",), options="sera_index",
           enabled="sera", needs=("texts",), priority=6),
@@ -229,7 +233,7 @@ STAGES: tuple[Stage, ...] = (
               ReportSection("SERA, chrF and pyramid scores (Cohan & Goharian 2016; Popović 2015, 2017)",
                             (ReportItem("correlation_tables", "table5_md"),)),
               ReportSection("Metrics from score files", (ReportItem("correlation_tables", "table6_md"),)),
-          )),
+          ), weight=2),
     Stage("statistics",
           {"levels": "statistics/correlation_levels.tsv", "levels_md": "statistics/correlation_levels.md",
            "permutation_{combination}": "statistics/permutation_{combination}.tsv",
@@ -264,7 +268,7 @@ STAGES: tuple[Stage, ...] = (
                              "rank of its value on the full data. Long, overlapping intervals mean the order of these "
                              "variants is not settled by the data."),
               )),
-          )),
+          ), weight=3),
     Stage("annotators",
           {"alpha": "annotators/alpha.tsv", "alpha_md": "annotators/alpha.md",
            "ceiling": "annotators/ceiling.tsv", "ceiling_md": "annotators/ceiling.md",
@@ -288,7 +292,7 @@ STAGES: tuple[Stage, ...] = (
                   ReportItem("annotators", "notes", "Notes of the annotators stage: data sets or groups without "
                                                     "enough annotators, undefined values and the settings."),
               )),
-          )),
+          ), weight=2),
     Stage("intervals", {"table": "intervals/system_intervals.tsv", "markdown": "intervals/intervals.md",
                         **_figure("intervals", "figure", "figure_intervals")},
           "ROUGE-1.5.5's bootstrap intervals of system scores", kind="scoring", rule="system_intervals", priority=2,
@@ -308,7 +312,7 @@ STAGES: tuple[Stage, ...] = (
               ReportItem("reference_sweep", "figure_png",
                          "Pearson r with the human scores when the systems are scored against all references and "
                          "against each single reference."),
-          )),)),
+          )),), weight=2),
     Stage("length_sweep", _sweep("lengths"), "word limits and compression rates (Pastra & Saggion 2003)",
           rule="sweeps", rules_file="sweeps", module="stages.sweeps", sections=("sweeps",), options="sweeps",
           needs=("texts",), final=True, category="Length and compression",
@@ -317,7 +321,7 @@ STAGES: tuple[Stage, ...] = (
               ReportItem("length_sweep", "figure_png",
                          "Pearson r with the human scores under each word limit and compression rate, and for the "
                          "average-rank aggregation across them."),
-          )),)),
+          )),), weight=2),
     Stage("agreement", {"verdicts": "agreement/verdicts.tsv", "agreement": "agreement/agreement.tsv",
                         "table2_md": "agreement/table2.md", "table3_md": "agreement/table3.md",
                         **_figure("agreement", "accuracy", "figure_accuracy"),
@@ -334,7 +338,7 @@ STAGES: tuple[Stage, ...] = (
                          "Metric score differences of every pair, oriented so that the human-preferred summarizer is on "
                          "the right: coloured by human significance (left) and by agreement (right); beyond the dotted "
                          "lines the metric never contradicts the humans."),
-          )),)),
+          )),), weight=3),
     Stage("rerank", {**_table("rerank", "table3", "table3"), "normality": "rerank/normality.tsv",
                      "pairwise": "rerank/pairwise.tsv", "summary": "rerank/summary.tsv",
                      "by_target": "rerank/by_target.tsv",
@@ -398,7 +402,7 @@ STAGES: tuple[Stage, ...] = (
                                                     "protocol does not apply to this data set and why, and left-out "
                                                     "metrics."),
               )),
-          )),
+          ), weight=2),
     # ------------------------------------------------------------------ the report, across data sets, on request
     Stage("report", {"report": "report.html"}, "one self-contained HTML report per data set", kind="report",
           rule="report", rules_file="report", module="stages.report", final=True),
@@ -469,8 +473,9 @@ def rules_files() -> list[str]:
 
 
 def rule_priority(rule: str) -> int:
-    """The scheduling priority of a rule's jobs: the highest of its stages' (``Stage.priority``)."""
-    return max((s.priority for s in STAGES if s.rule == rule), default=0)
+    """The scheduling priority of a rule's jobs, from the highest of its stages': its chain of waiting
+    jobs first (``Stage.priority``), its weight among jobs with chains as long (``Stage.weight``)."""
+    return max((10 * s.priority + s.weight for s in STAGES if s.rule == rule), default=0)
 
 
 def job_rules(*kinds: str) -> list[str]:
