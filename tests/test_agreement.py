@@ -46,6 +46,12 @@ def test_each_pairs_p_value_is_scipys_for_that_pair_alone():
     batch = ag.paired_verdicts(np.stack([tied, free]), np.zeros((2, 40)), 0.05, 5).p
     assert batch[1] == stats.wilcoxon(free).pvalue == stats.wilcoxon(free, method="exact").pvalue
     assert ag.wilcoxon_method(free) == "exact" and ag.wilcoxon_method(tied) == "asymptotic"
+    # the rows' methods at once: each row's own, as scipy picks it (no zero and no tie: exact)
+    small = np.array([[0.5, -1.5, 2.0], [0.5, -0.5, 2.0], [0.0, 1.0, 2.0], [1.0, 2.0, -3.0]])
+    assert ag.wilcoxon_methods(small).tolist() == ["exact", "permutation", "permutation", "exact"]
+    wide = np.stack([free, tied, np.where(np.arange(40) == 3, 0.0, free)])
+    assert ag.wilcoxon_methods(wide).tolist() == ["exact", "asymptotic", "asymptotic"]
+    assert ag.wilcoxon_methods(rng.normal(size=(2, 60))).tolist() == ["asymptotic"] * 2
 
 
 def test_pairs_with_missing_topics_are_scipys_on_their_common_topics(monkeypatch):

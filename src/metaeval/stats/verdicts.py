@@ -52,13 +52,21 @@ METHOD = ("paired two-sided Wilcoxon signed-rank test over the topics both summa
 
 def wilcoxon_method(d: np.ndarray) -> str:
     """The method scipy's ``wilcoxon(method='auto')`` uses for one complete row of differences."""
-    n = d.shape[-1]
-    nonzero = np.abs(d[d != 0])
+    return str(wilcoxon_methods(np.asarray(d, dtype=float)[None])[0])
+
+
+def wilcoxon_methods(d: np.ndarray) -> np.ndarray:
+    """:func:`wilcoxon_method` of every row of ``d`` (P, n; complete): exact up to 50 differences
+    without a zero or a tie (the sorted magnitudes strictly increase from above 0), else the
+    permutation test up to 13, else the normal approximation."""
+    rows, n = d.shape
     if n > EXACT_MAX_N:
-        return "asymptotic"
-    if len(nonzero) == n and len(np.unique(nonzero)) == n:
-        return "exact"
-    return "permutation" if n <= PERMUTATION_MAX_N else "asymptotic"
+        return np.full(rows, "asymptotic")
+    magnitudes = np.sort(np.abs(d), axis=1)
+    clean = (np.diff(magnitudes, axis=1) != 0).all(axis=1)
+    if n:
+        clean &= magnitudes[:, 0] != 0
+    return np.where(clean, "exact", "permutation" if n <= PERMUTATION_MAX_N else "asymptotic")
 
 
 def wilcoxon_pvalues(d: np.ndarray) -> np.ndarray:
@@ -71,7 +79,7 @@ def wilcoxon_pvalues(d: np.ndarray) -> np.ndarray:
         return p
     from scipy import stats
 
-    methods = np.array([wilcoxon_method(row) for row in d])
+    methods = wilcoxon_methods(d)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for method in ("exact", "permutation", "asymptotic"):
