@@ -145,7 +145,7 @@ def paired_verdicts(a: np.ndarray, b: np.ndarray, alpha: float, min_topics: int)
     return Verdicts(p, mean, median, n, verdict)
 
 
-BATCH_VALUES = 1 << 22     # scores per batch of scorers in :func:`verdicts_of_scorers` (32 MB of float64)
+BATCH_VALUES = 1 << 20     # scores per batch of scorers in :func:`verdicts_of_scorers` (8 MB of float64)
 
 
 def verdicts_of_scorers(grids: Mapping[str, np.ndarray], first: np.ndarray, second: np.ndarray, alpha: float,
