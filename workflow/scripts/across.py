@@ -5,7 +5,7 @@ run_warm()   # the rest runs in a process that has the libraries imported
 
 from metaeval.logs import job_log
 from metaeval.stages import across
-from metaeval.stages.correlation_tables import read_williams
+from metaeval.stages.correlation_tables import williams_reader
 
 with job_log(snakemake.log[0], "across data sets"):
     i, o = dict(snakemake.input.items()), snakemake.params.options
@@ -15,6 +15,7 @@ with job_log(snakemake.log[0], "across data sets"):
     combinations = {d: {k[len("williams_"):-len(f"__{d}")]: v for k, v in i.items()
                         if k.startswith("williams_") and not k.startswith("williams__") and k.endswith(f"__{d}")}
                     for d in o.datasets}
+    readers = {d: williams_reader(combinations[d], i[f"stacked__{d}"]) for d in o.datasets}
     targets = across.by_target(across.load_frames({d: i[f"correlations__{d}"] for d in o.datasets}),
-                               lambda d, t: read_williams(combinations[d], i[f"stacked__{d}"], t), o)
+                               lambda d, t: readers[d](t), o)
     across.write(result, dict(snakemake.output.items()), targets)

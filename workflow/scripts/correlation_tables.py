@@ -10,10 +10,10 @@ from metaeval.stages.human import primary_of
 
 with job_log(snakemake.log[0], f"correlation tables {snakemake.wildcards.dataset}"):
     i = dict(snakemake.input.items())
-    williams = {k[len("williams_"):]: v for k, v in i.items() if k.startswith("williams_")}
+    williams_of = ct.williams_reader({k[len("williams_"):]: v for k, v in i.items() if k.startswith("williams_")},
+                                     i["targets_williams"])
     corr, will, summary_human, file_metrics, summary_level = ct.load(
-        i["correlations"], williams, i["summary_human"], i.get("file_metrics"), i["summary_level"],
-        i["targets_williams"], i["targets"])
+        i["correlations"], williams_of, i["summary_human"], i.get("file_metrics"), i["summary_level"], i["targets"])
     ct.write(ct.compute(corr, will, summary_human, file_metrics, snakemake.params.options, summary_level,
-                        ct.williams_reader(williams, i["targets_williams"]), primary_of(i["targets"])),
+                        williams_of, primary_of(i["targets"])),
              dict(snakemake.output.items()))

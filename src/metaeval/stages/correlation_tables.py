@@ -396,21 +396,20 @@ def answers_table(rows: Sequence[Mapping[str, object]]) -> DisplayTable:
                                           "baseline rank"], body)
 
 
-def load(correlations: str, williams: Mapping[str, str], summary_human: str, file_metrics: str | None = None,
-         summary_level: str | None = None, stacked: str | None = None, targets: str | None = None
-         ) -> tuple[list, object, list, list, list]:
+def load(correlations: str, williams_of, summary_human: str, file_metrics: str | None = None,
+         summary_level: str | None = None, targets: str | None = None) -> tuple[list, object, list, list, list]:
     """The correlation rows, the main target's Williams table (a frame), the per-summary
     human scores, the file metrics' metrics.tsv rows (none without score files) and the
-    summary-level rows, as text cells; ``stacked``: williams_targets.tsv (the other targets'
-    matrices); ``targets``: human/targets.tsv (which target is primary)."""
+    summary-level rows, as text cells; ``williams_of``: :func:`williams_reader` of the Williams
+    files (its own reads are shared with the answers table's); ``targets``: human/targets.tsv
+    (which target is primary)."""
     from .human import primary_of
 
     corr = tables.read_tsv(correlations).to_dict("records")
     primary = main_of(corr, primary_of(targets))
     metrics = tables.read_tsv(file_metrics).to_dict("records") if file_metrics else []
     level = tables.read_tsv(summary_level).to_dict("records") if summary_level else []
-    return (corr, read_williams(williams, stacked, primary), tables.read_tsv(summary_human).to_dict("records"),
-            metrics, level)
+    return (corr, williams_of(primary), tables.read_tsv(summary_human).to_dict("records"), metrics, level)
 
 
 def compute(corr: list[dict[str, str]], williams, summary_human: list[dict[str, str]],

@@ -78,7 +78,7 @@ class _Columns:
     those rows (Pearson is symmetric bit for bit, so x's side can be the cached one)."""
 
     def __init__(self, cols: np.ndarray, xs: np.ndarray):
-        self.cols, self.xs = cols, xs
+        self.cols = cols
         self.pearson = pearson_against(xs, axis=0)
         self.spearman = pearson_against(ranks(xs, axis=0), axis=0)
         i, j = np.triu_indices(len(xs), 1)
