@@ -8,9 +8,9 @@ import pytest
 
 from metaeval.metrics import bleu, chrf
 from metaeval.metrics.family import CorpusFamily, MeanMedianFamily
-from metaeval.metrics.families import REGISTRY, corpus_families, of_form, owner
+from metaeval.metrics.families import REGISTRY, corpus_families, metric_id_problem, of_form, owner
 from metaeval.stages import analysis_inputs
-from metaeval.variants import Variant, metric_id_problem
+from metaeval.variants import Variant
 
 
 @pytest.mark.parametrize("text,family", [

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from .data.formats import FORMATS, SCORES, simulation_params
+from .data.safe_yaml import load
 from .metrics.tokenize import exception_order
 from . import registry
 from .outputs import RESULTS, file as output_file
@@ -59,8 +60,6 @@ def check_config_files(paths: Sequence[Path | str]) -> None:
     win). The Snakefile runs it on ``config/config.yaml`` before its ``configfile:`` directive and on
     every ``--configfile`` (which Snakemake has read by then: a file it cannot read at all gets its
     own message first)."""
-    from .data.safe_yaml import load
-
     def error(path: str, line: int | None, problem: str) -> ConfigError:
         return ConfigError(f"config file {path}{f', line {line}' if line else ''}: {problem}")
 

@@ -17,9 +17,11 @@ Adding an analysis stage is its module (``load`` -> ``compute`` -> ``write``), i
 schema section and its tests (docs/layout.md, "Adding a stage"), in the way of sacrerouge's
 registries and of the snakemake-workflows catalogue, whose final targets come from one place.
 
-The registry holds declarations only (no import of a stage module): hooks are named
-``"module:function"`` and imported by who calls them (:func:`hook`), so importing the registry stays
-cheap and circle-free.
+The registry holds declarations only (no import of a stage module, an engine or an importer):
+hooks are named ``"module:function"`` and imported by who calls them (:func:`hook`), so importing
+the registry stays cheap and circle-free, and a job's code version covers the registry only where
+the job reads it (the report's; docs/layout.md, "Layers"). It imports the values below it (the
+records) and the data layer's declarations (the contract's files, the release formats).
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ import importlib
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Callable, Mapping, NamedTuple
+
+from .data.contract import FILES as DATA_FILES
+from .data.formats import IMPORTED
+from .records import from_section
 
 # The input bundle of the analysis jobs (rules/common.smk ``analysis_inputs``: the metric scores of
 # every family and the human scores), as a ``reads`` entry.
@@ -131,17 +137,9 @@ def _sweep(prefix: str) -> dict[str, str]:
             **_figure(d, "figure", f"figure_{prefix}")}
 
 
-def _data_files() -> dict[str, str]:
-    from .data.contract import FILES   # the data set contract names its files
-
-    return dict(FILES)
-
-
 def _imports() -> tuple[Stage, ...]:
     """The import stages, one per release format with an import job (metaeval.data.formats: each
     format's stage, rule and module), writing the canonical form in results/{dataset}/<stage>/."""
-    from .data.formats import IMPORTED
-
     return tuple(Stage(f.stage, _in(f.stage, f.files()), f"{f.title or f'the {f.name} release'} in the canonical form", kind="import",
                        rule=f.script, rules_file="data", module=f.module.removeprefix("metaeval."))
                  for f in IMPORTED)
@@ -151,7 +149,7 @@ def _imports() -> tuple[Stage, ...]:
 STAGES: tuple[Stage, ...] = (
     # ------------------------------------------------------------------ data
     *_imports(),
-    Stage("data", _in("data", _data_files()), "the validated, normalised canonical copy", kind="data",
+    Stage("data", _in("data", dict(DATA_FILES)), "the validated, normalised canonical copy", kind="data",
           rule="validate_dataset", rules_file="data", module="data.datasets", context=("dataset",)),
     Stage("summary", {"summary": "data/summary.tsv"}, "the data set's counts and dimensions", kind="data",
           rule="validate_dataset", rules_file="data", module="data.datasets", final=True, context=("summary",)),
@@ -497,28 +495,12 @@ def hook(name: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), function)
 
 
-def run_stage(smk: Any) -> None:
-    """The generic door (workflow/scripts/analysis_stage.py) of a stage whose module has the stage
-    shape: ``load(inputs, options)`` -> ``compute(loaded, options)`` -> ``write(result, options, outputs)``,
-    inputs and outputs as dicts of the rule's named files; logged to the job's log."""
-    from .logs import job_log
-
-    s = stage(smk.rule)
-    module = importlib.import_module(f"metaeval.{s.module}")
-    with job_log(smk.log[0], f"{s.name} {smk.wildcards.dataset}"):
-        options = smk.params.options
-        loaded = module.load(dict(smk.input.items()), options)
-        module.write(module.compute(loaded, options), options, dict(smk.output.items()))
-
-
 def stage_options(s: Stage, options: Any) -> Any:
     """A stage's options record: the ``Options`` attribute it names, or its ``record`` built by field
     name from its config section (``options.config``: the validated config, defaults filled in)."""
     if s.options:
         return attrgetter(s.options)(options)
     if s.record:
-        from .records import from_section
-
         return from_section(hook(s.record), options.config[s.sections[0]])
     return None
 

@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .. import figures, tables
-from ..options import AgreementOptions
+from ..records import AgreementOptions
 from ..stats import verdicts as vd
 from ..variants import Variant
 from . import analysis_inputs

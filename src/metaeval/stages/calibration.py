@@ -24,7 +24,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .. import figures, tables
-from ..options import CalibrationModelOptions, CalibrationRunOptions, CalibrationTablesOptions
+from ..records import CalibrationModelOptions, CalibrationRunOptions, CalibrationTablesOptions
 from ..stats.calibration import (CORRELATION_TESTS, DELTA_R, TEST_NAMES, TESTS, Coverage, PairModel, PointResult,
                                  Rejections, RunSettings, fit_components, run_point, system_correlation,
                                  topics_needed)

@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .. import tables
-from ..options import CorrelateOptions
+from ..records import CorrelateOptions
 from ..stats.annotator_resampling import HumanResampler
 from ..stats.bootstrap import bootstrap_pearson
 from ..stats.core import Plan, corrcoef

@@ -34,7 +34,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .. import figures, tables
-from ..options import StatisticsOptions
+from ..records import StatisticsOptions
 from ..stats import kendall
 from ..stats.bootstrap import PerSummary, variant_scores
 from ..stats.levels import COEFFICIENT, LEVELS, statistic, weighted_means
