@@ -1,4 +1,4 @@
-"""Issue 22: annotators as data - Krippendorff's alpha, the human ceiling, human parity, annotator
+"""Annotators as data - Krippendorff's alpha, the human ceiling, human parity, annotator
 resampling in the correlation bootstrap, and the stage end to end (SummEval from the release).
 
 Every expected value is computed independently of the code under test: ``krippendorff.alpha`` on

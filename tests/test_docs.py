@@ -1,4 +1,4 @@
-"""The documentation cannot drift from what it documents (issue 24).
+"""The documentation cannot drift from what it documents.
 
 - README.md opens with the two set-up commands (``.ci/run`` greps the second one) and stays short;
 - every relative link (and #anchor) in README.md, docs/*.md and config/README.md resolves;

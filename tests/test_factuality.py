@@ -1,4 +1,4 @@
-"""Issue 23, factual consistency: the statistics against reference implementations (pingouin,
+"""Factual consistency: the statistics against reference implementations (pingouin,
 scikit-learn, scipy) and plain loops; FRANK's definitions reproduced from its released
 evaluate.py (one-hot residualisation with scikit-learn, scipy's pearsonr/spearmanr of the
 residuals); the stage end to end on FRANK, QAGS-CNN, QAGS-XSum and Rank19 from the releases; bad input.

@@ -1,4 +1,4 @@
-"""The metric-family interface and its registry (issue 27, item 2): every family's ids read back,
+"""The metric-family interface and its registry: every family's ids read back,
 the corpus-level families' corpus scores are the engines' (so sacrebleu's), and a family added to
 the registry is parsed, refused as a score-file id and read by the analyses without any other edit."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The fuzz suite of issue 29: every reader of user input, fed structured mutations of a valid file
+"""The fuzz suite: every reader of user input, fed structured mutations of a valid file
 (tests/fuzz_cases.py says which), either gives the same numbers as a direct computation or stops
 with the project's own error naming the user's file; never another exception, a crash, more than
 1.5 GB of address space or 10 s for one input.
@@ -83,7 +83,7 @@ def test_a_crash_is_a_finding_and_the_fuzzing_goes_on(tmp_path, monkeypatch):
 
 # =========================================================================== what the fuzzer found
 
-# --------------------------------------------------------------------------- the pickle reader (issue29-pickle)
+# --------------------------------------------------------------------------- the pickle reader (hostile pickles)
 
 def _pickle_error(tmp_path: Path, data: bytes) -> str:
     """Import a BARTScore pickle in a child process (a crash must not take pytest down): the

@@ -105,7 +105,7 @@ def test_statistics_options_rerun_only_the_statistics_job(run):
 
 
 def test_factuality_options_rerun_only_the_factuality_job(run):
-    """A factuality.* value (issue 23) reaches the factuality job and the report (which records the choices)."""
+    """A factuality.* value reaches the factuality job and the report (which records the choices)."""
     for extra in ({"seed": 3}, {"proportion_cutoff": 0.5}, {"dimensions": ["coverage"]}):
         assert set(job_counts(dry_run(run, {"factuality": extra}))) == {"factuality", "report", "all"}, extra
 

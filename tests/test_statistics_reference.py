@@ -1,4 +1,4 @@
-"""The statistics of issue 14 against the peers' own values on REALSumm (../shared/reference, made by
+"""The statistics beyond Graham 2015 against the peers' own values on REALSumm (../shared/reference, made by
 mt-metrics-eval's stats.py and nlpstats 0.0.1; its README says which call made which value) and
 against nlpstats itself on small random data."""
 from __future__ import annotations

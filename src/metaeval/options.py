@@ -213,7 +213,7 @@ def check(config: Mapping[str, Any]) -> None:
     check_calibration(config)
     check_statistics(config)
     check_factuality(config)
-    # issue 22: the annotators stage's variant ids must parse (a data set lacking one gets a note)
+    # the annotators stage's variant ids must parse (a data set lacking one gets a note)
     for i, v in enumerate(config["annotators"]["variants"]):
         if v not in ANNOTATOR_SELECTORS:
             try:
@@ -415,7 +415,7 @@ class Options:
                                        baselines=tuple(dict.fromkeys(
                                            Variant.parse(v).summary_metric
                                            for v in [*c["baselines"], config["agreement"]["baseline"]])))
-        # issue 22: annotators as data
+        # annotators as data
         self.annotators_enabled: bool = config["annotators"]["enabled"]
         self.annotators = from_section(AnnotatorsOptions, config["annotators"], summarizers=c["summarizers"],
                                        baselines=c["baselines"])

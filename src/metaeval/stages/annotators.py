@@ -1,4 +1,4 @@
-"""Annotators stage (issue 22): annotators as data - their agreement, the human ceiling, and whether
+"""Annotators stage: annotators as data - their agreement, the human ceiling, and whether
 a metric is as good as one more annotator.
 
 load (annotations.tsv, dataset.yaml and :mod:`metaeval.stages.analysis_inputs`) -> :func:`compute`
@@ -511,14 +511,14 @@ def _rule_notes(notes_tsv: str | None, dimension: str, group: str) -> tuple[str 
 
 
 def methods(config: Mapping) -> list[str]:
-    """The report's methods lines of the annotators stage (issue 22) and of annotator resampling."""
+    """The report's methods lines of the annotators stage and of annotator resampling."""
     an, c = config.get("annotators", {}), config.get("correlation", {})
     lines = []
     if not an.get("enabled", True):
-        lines.append("Annotators (issue 22): disabled (annotators.enabled: false).")
+        lines.append("Annotators: disabled (annotators.enabled: false).")
     else:
         lines.append(
-            "Annotators (issue 22), for data sets with per-annotator judgments: Krippendorff's alpha by the "
+            "Annotators, for data sets with per-annotator judgments: Krippendorff's alpha by the "
             "krippendorff package (interval level for graded scores and proportions, nominal for binary labels and "
             f"preferences) per dimension and annotator group, with a percentile bootstrap over summaries "
             f"({an.get('bootstrap_samples')} samples, seed {an.get('seed')}); the human ceiling by leaving annotators "

@@ -1,4 +1,4 @@
-"""Factual consistency (issue 23): the meta-evaluation protocols of FRANK, QAGS, SummaC and Rank19,
+"""Factual consistency: the meta-evaluation protocols of FRANK, QAGS, SummaC and Rank19,
 for every per-summary metric (the built-in ROUGE / BLEU / chrF / SERA scores and the metrics of
 score files alike).
 

@@ -1,4 +1,4 @@
-"""Annotators in the correlation bootstrap (issue 22; ``correlation.resample_annotators``).
+"""Annotators in the correlation bootstrap (``correlation.resample_annotators``).
 
 Scheme. Every bootstrap sample of :func:`metaeval.stats.bootstrap.bootstrap_pearson` keeps its draws
 of systems and topics (the same as without this option) and in addition draws, for every annotator

@@ -287,7 +287,7 @@ def bootstrap_pearson(ps: PerSummary, variants: Sequence[Variant], combinations:
     (V, C), from ``plan`` (samples, resample, seed, confidence; the draws of
     :func:`metaeval.stats.core.draws`, the interval :func:`metaeval.stats.core.percentile_interval`).
     ``system_metric`` (S, V) and ``system_human`` (S, C) are the full-data system scores,
-    used as they are when only systems are resampled. ``human`` (issue 22, annotators resampled:
+    used as they are when only systems are resampled. ``human`` (annotators resampled:
     :class:`metaeval.stats.annotator_resampling.HumanResampler`): f(topic counts (b, T), start,
     stop) -> the human system scores (b, S, C) of samples start:stop, instead of the means of the
     human grids (with every topic counted once when topics are not resampled)."""
