@@ -39,6 +39,7 @@ def seven(tmp_path_factory) -> Path:
     return workdir
 
 
+@pytest.mark.workflow
 def test_every_benchmark_report_opens_with_an_answer(seven):
     assert sorted(p.name for p in (seven / "results").iterdir() if (p / "report.html").exists()) == \
         sorted([*NAMES, "all"])
@@ -55,6 +56,7 @@ def test_every_benchmark_report_opens_with_an_answer(seven):
         assert ("At the summary level, the best metric" in answer) == (name == "frank"), name
 
 
+@pytest.mark.workflow
 def test_frank_is_score_only(seven):
     res = seven / "results/frank"
     assert not (res / "scores/parts").exists() and not (res / "intervals").exists() and not (res / "sweeps").exists()
@@ -70,6 +72,7 @@ def test_frank_is_score_only(seven):
     assert variants == {f"{m}_{s}" for m in metrics["metric"] for s in "AM"}
 
 
+@pytest.mark.workflow
 def test_realsumm_is_read_from_the_authors_release(seven):
     """REALSumm from neulab/REALSumm's own pickles (realsumm_pkl): 24 systems (bart_out once), no source
     articles, and the authors' 14 metric scores as file metrics (their correlations: tests/test_realsumm_release.py)."""
@@ -80,6 +83,7 @@ def test_realsumm_is_read_from_the_authors_release(seven):
     assert len(metrics) == 14 and {"BERTScore_F", "JS2", "MoverScore", "REALSumm_ROUGE_2_R"} <= set(metrics["metric"])
 
 
+@pytest.mark.workflow
 def test_summeval_keeps_every_annotator(seven):
     res = seven / "results/summeval"
     annotations = tables.read_tsv(res / "data/annotations.tsv")
@@ -108,6 +112,7 @@ def _release_means() -> dict[tuple[str, str], dict[str, float]]:
     return out
 
 
+@pytest.mark.workflow
 def test_summeval_answers_per_dimension_equal_scipy(seven):
     """SummEval from the release, one run: every dimension is a target of its own, and the system- and
     summary-level Pearson, Spearman and Kendall of every variant with it equal scipy's on the scores

@@ -17,7 +17,9 @@ import pytest
 from conftest import REPO
 from metaeval import forkserver
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the fork server is Linux-only")
+# slow: each test starts a server that imports the libraries
+pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the fork server is Linux-only"),
+              pytest.mark.slow]
 
 DOOR = textwrap.dedent("""\
     import os, sys

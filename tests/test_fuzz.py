@@ -38,6 +38,7 @@ def _described(report: dict) -> str:
     return "\n".join(lines)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reader", fuzz_cases.READERS)
 def test_a_reader_gives_the_right_numbers_or_its_own_error_naming_the_file(reader, tmp_path, record_property):
     report = fuzz_cases.run(reader, EXAMPLES, _out(tmp_path, reader))
@@ -47,6 +48,7 @@ def test_a_reader_gives_the_right_numbers_or_its_own_error_naming_the_file(reade
     assert not report["findings"], _described(report)
 
 
+@pytest.mark.slow
 def test_a_crash_is_a_finding_and_the_fuzzing_goes_on(tmp_path, monkeypatch):
     """The harness itself: a reader that kills its process, raises another exception, names no
     file of the user's or outlives its time is one finding each; the examples after it still run
