@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 from fnmatch import fnmatch
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ PACKAGE = REPO / "src" / "metaeval"
 LAYOUT = REPO / "docs" / "layout.md"
 
 
+@lru_cache(maxsize=None)
 def module_files(package: Path) -> dict[str, Path]:
     """Every module of a package by dotted name (a package by its ``__init__.py``)."""
     out = {}

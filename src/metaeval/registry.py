@@ -14,7 +14,9 @@ captions, methods text and answer hook. From these declarations come:
   checked by tests/test_registry.py).
 
 Adding an analysis stage is its module (``load`` -> ``compute`` -> ``write``), its entry here, its
-schema section and its tests (docs/layout.md, "Adding a stage"), in the way of sacrerouge's
+schema section, its documented config section and its tests (docs/layout.md, "Adding a stage",
+names every file; the stage table there is written by ``python -m metaeval.registry --write
+docs/layout.md``), in the way of sacrerouge's
 registries and of the snakemake-workflows catalogue, whose final targets come from one place.
 
 The registry holds declarations only (no import of a stage module, an engine or an importer):
@@ -326,7 +328,7 @@ STAGES: tuple[Stage, ...] = (
                         **_figure("agreement", "differences", "figure_differences")},
           "metric vs human verdicts on every pair of summarizers (Owczarzak et al. 2012)", rules_file="analysis",
           module="stages.agreement", sections=("agreement",), options="agreement", final=True,
-          reads=(ANALYSIS_INPUTS,), script="agreement", category="Agreement",
+          reads=(ANALYSIS_INPUTS,), category="Agreement",
           report=(ReportSection("Agreement of verdicts on pairs of summarizers (Owczarzak et al. 2012)", (
               ReportItem("agreement", "table2_md"), ReportItem("agreement", "table3_md"),
               ReportItem("agreement", "accuracy_png",
@@ -526,5 +528,21 @@ def markdown_table() -> str:
     return "\n".join(head + rows)
 
 
+def write_stage_table(path: str) -> None:
+    """Put :func:`markdown_table` between the ``registry:stages`` markers of a Markdown file
+    (docs/layout.md: ``python -m metaeval.registry --write docs/layout.md``)."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    head, rest = text.split("<!-- registry:stages -->\n", 1)
+    _, tail = rest.split("\n<!-- /registry:stages -->", 1)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(f"{head}<!-- registry:stages -->\n{markdown_table()}\n<!-- /registry:stages -->{tail}")
+
+
 if __name__ == "__main__":
-    print(markdown_table())
+    import sys
+
+    if sys.argv[1:2] == ["--write"]:
+        write_stage_table(sys.argv[2])
+    else:
+        print(markdown_table())
