@@ -9,7 +9,7 @@ A *unit* is one analysed target for one group:
   subset's scores (:func:`metaeval.stats.rule_grids.aggregate_stack`; the mean rule is numpy's
   nanmean, as before the rule existed);
 * the primary target when it is one of Graham's combinations (Graham 2015) or a composite of
-  annotated dimensions: per summary the combination (:func:`metaeval.stages.human.combine`) or the
+  annotated dimensions: per summary the combination (:func:`metaeval.stats.combinations.combine`) or the
   composite (:func:`metaeval.stages.human.composite`) of the rescaled dimensions, each aggregated by
   the rule over the subset - as the human-scores stage forms the target from the judgments.
 
