@@ -26,7 +26,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from .canonical_files import annotation_means, check_imported, check_sentences, check_value, lone_judged_humans
 from .contract import Annotation, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name, fail
@@ -34,6 +34,7 @@ from .dataset_yaml import KIND_BOUNDS, aggregation_spec, dimension_spec, parse_a
 # the files, records and fields of a release (re-exported: the registry and the tests use them here)
 from .table_files import (READERS, SPLITTERS, SYSTEM, Record, _check_columns, _Reader, expand, nltk_problem,  # noqa: F401
                           reader_of, records, release_files, sentences_of)
+from .table_files import LINE_FIELD, TOPIC, expand_named  # noqa: F401
 
 LAYOUTS = ("wide", "long", "annotators")
 
@@ -63,6 +64,9 @@ class References:
     columns: Columns = Columns()
     system: str | None = None
     judged: bool = False
+    aligned: bool = False                          # rows follow the topics' order (see Topics)
+    where: tuple[tuple[str, tuple[str, ...]], ...] = ()   # row filter: (column, the values kept)
+    header: tuple[str, ...] = ()                   # a CSV/TSV without a header row: its columns' names
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,10 @@ class Judgments:
     annotator: str | None = None                  # long: the annotator's column (then annotations.tsv)
     group: str | None = None                      # long: the annotator group's column
     groups: tuple[tuple[str, str], ...] = ()      # annotators: (group, field holding the group's list)
+    aligned: bool = False
+    where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    header: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()                 # wide: cells that mean "not judged" (mt-metrics-eval's None)
 
 
 @dataclass(frozen=True)
@@ -88,6 +96,24 @@ class MetricFile:
     reader: str | None = None
     columns: Columns = Columns()
     metrics: tuple[str, ...] = ()
+    aligned: bool = False
+    where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    header: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Topics:
+    """The topics' order of the files aligned by line (``aligned: true``): one record per topic, in
+    order, giving its id (``column``) and/or its source document (``document``). A topic given by
+    its document alone takes its id from a file of the mapping that pairs ids and documents (the
+    summaries' file or the judgments' file, when not aligned); without one it is named by its
+    position (``1``, ``2``, ...)."""
+    path: str | None = None
+    reader: str | None = None
+    column: str | None = None
+    document: str | None = None
+    where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    header: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,6 +131,11 @@ class TableOptions:
     aggregation: Any = None
     metric_columns: tuple[str, ...] = ()
     metric_files: tuple[MetricFile, ...] = ()
+    aligned: bool = False                          # the summaries' file: rows follow the topics' order
+    where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    header: tuple[str, ...] = ()
+    topics: Topics = Topics()
+    texts: bool = True                             # false: a score-only release (judgments and metric scores)
     description: str = ""
     source: str = ""
     license: str = ""
@@ -120,6 +151,27 @@ def _build(cls, raw: Mapping[str, Any] | None, **nested: Any):
     names = {f.name for f in fields(cls)}
     values = {k: v for k, v in raw.items() if k in names and k not in nested}
     return cls(**values, **{k: v for k, v in nested.items() if v is not None})
+
+
+def _where(raw: Mapping[str, Any] | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A row filter ``{column: value or [values]}`` as (column, the values kept as text), in order."""
+    return tuple((k, tuple(_text(x) for x in (v if isinstance(v, list) else [v]))) for k, v in (raw or {}).items())
+
+
+def _text(value: Any) -> str:
+    """A cell's text for comparing with a filter's value (a JSON number or boolean as JSON writes it)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return value if isinstance(value, str) else repr(value) if isinstance(value, float) else str(value)
+
+
+def _file_keys(raw: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The keys every file mapping may give: ``where`` (a row filter) and ``header`` (the column
+    names of a file without a header row), frozen as the records need them."""
+    raw = raw or {}
+    return {"where": _where(raw.get("where")) or None, "header": tuple(raw.get("header") or ()) or None}
 
 
 def _dimension(name: str, spec: Mapping[str, Any]) -> Dimension:
@@ -138,17 +190,23 @@ def table_options(entry: Mapping[str, Any], name: str = "<name>") -> TableOption
         key=f"datasets.{name}", path=entry["path"], reader=entry.get("reader"),
         columns=_build(Columns, entry.get("columns")),
         sentence_splitter=tuple(sorted((entry.get("sentence_splitter") or {}).items())),
-        references=_build(References, refs, columns=_build(Columns, refs.get("columns")) if refs.get("columns") else None),
+        references=_build(References, refs, columns=_build(Columns, refs.get("columns")) if refs.get("columns") else None,
+                          **_file_keys(refs)),
         judgments=_build(Judgments, judg,
                          columns=_build(Columns, judg.get("columns")) if judg.get("columns") else None,
                          wide=tuple((judg.get("columns_of") or {}).items()) or None,
-                         groups=tuple((judg.get("groups") or {}).items()) or None),
+                         groups=tuple((judg.get("groups") or {}).items()) or None,
+                         missing=tuple(judg.get("missing") or ()) or None, **_file_keys(judg)),
         dimensions=tuple(_dimension(d, spec or {}) for d, spec in (entry.get("dimensions") or {}).items()),
         human=tuple((k, tuple(v or ())) for k, v in (entry.get("human") or {}).items()),
         aggregation=_freeze(entry.get("aggregation")),
         metric_columns=tuple(entry.get("metric_columns") or ()),
         metric_files=tuple(_build(MetricFile, m, columns=_build(Columns, m.get("columns")) if m.get("columns") else None,
-                                  metrics=tuple(m.get("metrics") or ())) for m in entry.get("metric_files") or ()),
+                                  metrics=tuple(m.get("metrics") or ()), **_file_keys(m))
+                           for m in entry.get("metric_files") or ()),
+        aligned=bool(entry.get("aligned")), where=_where(entry.get("where")), header=tuple(entry.get("header") or ()),
+        topics=_build(Topics, entry.get("topics"), **_file_keys(entry.get("topics"))),
+        texts=entry.get("texts", True) is not False,
         **{k: entry.get(k) or "" for k in ("description", "source", "license", "citation")})
 
 
@@ -170,6 +228,8 @@ class _Collected:
     judgment_where: dict[tuple[str, str, str], str] = field(default_factory=dict)
     annotations: list[Annotation] = field(default_factory=list)
     scores: dict[tuple[str, str, str], tuple[float, str]] = field(default_factory=dict)
+    # the topics' order of the files aligned by line: ([(topic, where in its file)], its file)
+    order: tuple[list[tuple[str, int | str]], str] | None = None
 
 
 def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[str, str, str, float]]]:
@@ -185,26 +245,30 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
             raise DatasetError(f"config key {key}.sentence_splitter.{what}: {nltk_problem()}")
     c = _Collected()
     twins = NameTwins()
-    files = _files(o.path, f"{key}.path")
-    for path, system in files:
-        _read_summaries(o, path, system, c, twins, dims)
+    files = _named_files(o.path, f"{key}.path")
+    for path, system, path_topic in files:
+        _read_summaries(o, path, system, c, twins, dims, path_topic)
     if not c.summaries:
         raise DatasetError(f"config key {key}.path: {o.path}: no records; expected one record per summary")
     _read_references(o, c, twins)
     if o.judgments.path:
-        for path, system in _files(o.judgments.path, f"{key}.judgments.path"):
+        for path, system, path_topic in _named_files(o.judgments.path, f"{key}.judgments.path"):
             reader = _Reader(path, reader_of(path, o.judgments.reader), key)
             cols = _merged(o.columns, o.judgments.columns)
+            if o.judgments.aligned:     # an aligned file's topic is its line's; an id column of its own is checked
+                cols = dataclasses.replace(cols, topic=o.judgments.columns.topic)
             first = True
-            for where, rec in records(path, reader.reader, key):
+            for where, rec, line_topic in _rows(o, c, reader, _spec("judgments", o.judgments, o.judgments.columns.topic),
+                                                cols.summarizer, system, path_topic):
                 if first:
                     _check_columns(path, reader.reader, rec, _judgment_columns(o, cols, dims, f"{key}.judgments"))
                     first = False
-                topic, summarizer = _key(reader, where, rec, cols, system, f"judgments.columns")
+                topic, summarizer = _key(reader, where, rec, cols, system, f"judgments.columns", line_topic)
                 if (topic, summarizer) not in c.summaries:
                     raise fail(path, where, cols.summarizer or "summarizer",
                                f"judges ({topic!r}, {summarizer!r}), which has no summary in {o.path} (config key "
                                f"{key}.judgments.path)")
+                _check_agreement(o, reader, where, rec, (topic, summarizer), o.judgments.columns, c, "judgments")
                 _read_judgment(o, reader, where, rec, (topic, summarizer), c, dims)
     if o.references.system and not o.references.judged:
         # the references are not judged: their rows are the release's, not the data set's judgments
@@ -228,10 +292,11 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
     if not c.judgments:
         raise DatasetError(f"config key {key}.judgments: {o.judgments.path or o.path}: no summary has a score of a "
                            "declared dimension; expected at least one judged summary")
-    if o.references.system and o.references.judged:
-        _check_judged_references(o, c)
     for path_files in o.metric_files:
         _read_metric_file(o, path_files, c)
+    # after the metric scores: a judged reference alone in its topic is kept when they score it
+    if o.references.system and o.references.judged:
+        _check_judged_references(o, c)
     human = {k: list(v) for k, v in o.human}
     meta: dict[str, Any] = {
         "name": name,
@@ -242,12 +307,16 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
         "dimensions": {d.name: dimension_spec(d) for d in dims.values()},
         "human": human,
     }
+    if o.references.system and o.references.judged and lone_judged_humans(c.summaries.values(), c.judgments):
+        meta["judged_lone_references"] = True
+    if not o.texts:
+        meta["texts"] = False
     if not aggregation.is_default:
         meta["aggregation"] = aggregation_spec(aggregation)
     documents = {t: docs for t, (docs, _, _) in c.documents.items()}
     ds = Dataset(name=name, meta=meta, dimensions=dims, human=human, summaries=list(c.summaries.values()),
                  judgments=c.judgments, documents=documents or None, annotations=c.annotations,
-                 aggregation=aggregation)
+                 aggregation=aggregation, has_texts=o.texts)
     scores = sorted((t, s, m, v) for (t, s, m), (v, _) in c.scores.items())
     return ds, scores
 
@@ -273,10 +342,14 @@ def _merged(base: Columns, override: Columns) -> Columns:
 
 
 def _key(reader: _Reader, where: int | str, rec: Record, cols: Columns, system: str | None,
-         section: str) -> tuple[str, str]:
-    if cols.topic is None:
-        raise DatasetError(f"config key {reader.key}.{section}.topic: missing; expected the column of the topic")
-    topic = reader.name(where, rec, cols.topic, f"{section}.topic")
+         section: str, topic: str | None = None) -> tuple[str, str]:
+    """(topic, summarizer) of a record; ``topic`` given: the record's topic by its line (an aligned
+    file) or its path (``{topic}``)."""
+    if cols.topic is None and topic is None:
+        raise DatasetError(f"config key {reader.key}.{section}.topic: missing; expected the column of the topic, "
+                           f"{TOPIC} in the path, or aligned: true (the rows follow the topics' order)")
+    if topic is None:
+        topic = reader.name(where, rec, cols.topic, f"{section}.topic")
     if system is not None:
         summarizer = system
         check_name(reader.path, where, "summarizer (from the path)", system)
@@ -306,11 +379,11 @@ def _judged_directly(d: Dimension) -> bool:
 
 
 def _read_summaries(o: TableOptions, path: str, system: str | None, c: _Collected, twins: NameTwins,
-                    dims: Mapping[str, Dimension]) -> None:
+                    dims: Mapping[str, Dimension], path_topic: str | None = None) -> None:
     reader = _Reader(path, reader_of(path, o.reader), o.key)
     cols = o.columns
     first = True
-    for where, rec in records(path, reader.reader, o.key):
+    for where, rec, line_topic in _rows(o, c, reader, _spec("", o, o.columns.topic), cols.summarizer, system, path_topic):
         if first:
             wanted = {f"{o.key}.columns.{f.name}": getattr(cols, f.name) for f in fields(Columns)}
             if o.references.column:
@@ -320,14 +393,16 @@ def _read_summaries(o: TableOptions, path: str, system: str | None, c: _Collecte
             wanted.update({f"{o.key}.metric_columns[{i}]": m for i, m in enumerate(o.metric_columns)})
             _check_columns(path, reader.reader, rec, wanted)
             first = False
-        topic, summarizer = _key(reader, where, rec, cols, system, "columns")
+        topic, summarizer = _key(reader, where, rec, cols, system, "columns", line_topic)
         key = (topic, summarizer)
         for field_name, value in zip(("topic", "summarizer"), key):
-            twins.check(path, where, getattr(cols, field_name) or "summarizer (from the path)", value)
-        if cols.text is None:
-            raise DatasetError(f"config key {o.key}.columns.text: missing; expected the column of the summary's text")
+            twins.check(path, where, getattr(cols, field_name) or ("summarizer (from the path)" if field_name == "summarizer"
+                                                                        else "topic (from the path or line)"), value)
+        if cols.text is None and o.texts:
+            raise DatasetError(f"config key {o.key}.columns.text: missing; expected the column of the summary's text "
+                               "(or texts: false, a score-only release)")
         sentences = sentences_of(reader.value(where, rec, cols.text, "columns.text"), o.splitter("text"), path, where,
-                                 cols.text, f"{o.key}.columns.text")
+                                 cols.text, f"{o.key}.columns.text") if o.texts else ()
         kind = "human" if o.references.system == summarizer else "system"
         extra = {k: reader.name(where, rec, getattr(cols, k), f"columns.{k}") for k in ("split", "subset")
                  if getattr(cols, k) is not None}
@@ -341,8 +416,9 @@ def _read_summaries(o: TableOptions, path: str, system: str | None, c: _Collecte
                            + (" (a long layout may repeat a summary only with the same text)"
                               if o.judgments.layout == "long" else ""))
         else:
-            check_imported(path, where, summary, cols.text + " sentence {i}",
-                           fields=(cols.topic, cols.summarizer or "summarizer (from the path)"))
+            check_imported(path, where, summary, (cols.text or "text") + " sentence {i}",
+                           fields=(cols.topic or "topic (from the path or line)",
+                                   cols.summarizer or "summarizer (from the path)"))
             c.summaries[key] = summary
             c.where[key] = (path, where)
         if cols.document is not None:
@@ -399,6 +475,8 @@ def _read_reference_field(o: TableOptions, reader: _Reader, where: int | str, re
 def _read_references(o: TableOptions, c: _Collected, twins: NameTwins) -> None:
     """The references: ``ref0``..``refN`` of a field, a file's, or one system's summaries (kind human)."""
     r = o.references
+    if not o.texts and all(x is None for x in (r.column, r.path, r.system)):
+        return     # a score-only release: no texts to score against references
     if r.column is not None and r.path is not None or all(x is None for x in (r.column, r.path, r.system)):
         raise DatasetError(f"config key {o.key}.references: expected column or path (not both), and/or system: where "
                            "the release keeps its reference summaries")
@@ -407,18 +485,21 @@ def _read_references(o: TableOptions, c: _Collected, twins: NameTwins) -> None:
         for i, sentences in enumerate(refs):
             named[(topic, f"ref{i}")] = Summary(topic, f"ref{i}", "human", sentences)
     if r.path:
-        for path, system in _files(r.path, f"{o.key}.references.path"):
+        for path, system, path_topic in _named_files(r.path, f"{o.key}.references.path"):
             reader = _Reader(path, reader_of(path, r.reader), o.key)
             cols = Columns(r.columns.topic or o.columns.topic, r.columns.summarizer, r.columns.text or o.columns.text)
+            if r.aligned:     # an aligned file's topic is its line's; an id column of its own is checked
+                cols = dataclasses.replace(cols, topic=r.columns.topic)
             count: dict[str, int] = {}
             first = True
-            for where, rec in records(path, reader.reader, o.key):
+            for where, rec, line_topic in _rows(o, c, reader, _spec("references", r, r.columns.topic), cols.summarizer,
+                                                system, path_topic):
                 if first:
                     _check_columns(path, reader.reader, rec, {f"{o.key}.references.columns.topic": cols.topic,
                                                               f"{o.key}.references.columns.text": cols.text,
                                                               f"{o.key}.references.columns.summarizer": cols.summarizer})
                     first = False
-                topic = reader.name(where, rec, cols.topic, "references.columns.topic")
+                topic = line_topic or reader.name(where, rec, cols.topic, "references.columns.topic")
                 if system is not None or cols.summarizer is not None:
                     summarizer = system or reader.name(where, rec, cols.summarizer, "references.columns.summarizer")
                 else:
@@ -449,13 +530,17 @@ def _check_judged_references(o: TableOptions, c: _Collected) -> None:
     """``references.judged``: each judged summary of the references' system is scored against the
     topic's other references (leave-one-out, as DUC/TAC judge their human summaries), so its topic
     needs another one; refused here naming the release's record (validation would refuse the copy)."""
+    scored = {(t, s) for t, s, _ in c.scores}
     for key in lone_judged_humans(c.summaries.values(), [k for k in c.judgments if k[1] == o.references.system]):
+        if key in scored:
+            continue   # kept: metric scores of the release score it (ROUGE, BLEU, chrF and SERA leave it unscored)
         path, where = c.where[key]
         raise fail(path, where, o.columns.summarizer or "summarizer (from the path)",
                    f"the judged reference ({key[0]!r}, {key[1]!r}) is the only human summary of its topic "
                    f"(config key {o.key}.references.judged is true): a judged reference is scored against the "
                    "topic's other references, so the topic needs at least two human summaries to judge one against "
-                   "the others; declare the other references (references.column or references.path) or set "
+                   "the others; declare the other references (references.column or references.path), metric scores "
+                   "of it (metric_columns or metric_files: ROUGE, BLEU, chrF and SERA then leave it unscored) or set "
                    "judged: false")
 
 
@@ -468,6 +553,8 @@ def _read_judgment(o: TableOptions, reader: _Reader, where: int | str, rec: Reco
         for d in (d for d in dims.values() if _judged_directly(d)):
             column = wide.get(d.name, d.name)
             value = reader.value(where, rec, column, f"judgments.columns_of.{d.name}")
+            if j.missing and isinstance(value, str) and value.strip() in j.missing:
+                value = ""                 # the release's mark of a missing score (judgments.missing)
             if isinstance(value, str) and not value.strip() or value is None:
                 row[d.name] = math.nan     # an empty cell (JSON null): not judged on this dimension
                 continue
@@ -530,18 +617,249 @@ def _read_score(reader: _Reader, where: int | str, rec: Record, key: tuple[str, 
 
 
 def _read_metric_file(o: TableOptions, m: MetricFile, c: _Collected) -> None:
-    for path, system in _files(m.path, f"{o.key}.metric_files.path"):
+    section = f"metric_files[{o.metric_files.index(m)}]"
+    for path, system, path_topic in _named_files(m.path, f"{o.key}.metric_files.path"):
         reader = _Reader(path, reader_of(path, m.reader), o.key)
         cols = _merged(o.columns, m.columns)
+        if m.aligned:     # an aligned file's topic is its line's; an id column of its own is checked
+            cols = dataclasses.replace(cols, topic=m.columns.topic)
         first = True
-        for where, rec in records(path, reader.reader, o.key):
+        for where, rec, line_topic in _rows(o, c, reader, _spec(section, m, m.columns.topic), cols.summarizer, system,
+                                            path_topic):
             if first:
                 _check_columns(path, reader.reader, rec, {f"{o.key}.metric_files.columns.topic": cols.topic,
                                                           **{f"{o.key}.metric_files.metrics[{i}]": x for i, x in enumerate(m.metrics)}})
                 first = False
-            key = _key(reader, where, rec, cols, system, "metric_files.columns")
+            key = _key(reader, where, rec, cols, system, "metric_files.columns", line_topic)
             if key not in c.summaries:
                 raise fail(path, where, cols.summarizer or cols.topic, f"scores ({key[0]!r}, {key[1]!r}), which has no "
                            f"summary in {o.path} (config key {o.key}.metric_files.path)")
             for metric in m.metrics:
                 _read_score(reader, where, rec, key, metric, metric, c, f"{o.key}.metric_files.metrics")
+
+
+# ----------------------------------------------------------------------------- rows: filters, files aligned by line
+
+@dataclass(frozen=True)
+class _FileSpec:
+    """What a file mapping says of its rows besides their fields: its config section under the
+    entry (``""``: the summaries' file), whether they follow the topics' order, its row filter,
+    the names of its columns (a file without a header row), and the column of its own topic ids."""
+    section: str
+    aligned: bool = False
+    where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    header: tuple[str, ...] = ()
+    id_column: str | None = None
+
+    def at(self, name: str) -> str:
+        return f"{self.section}.{name}" if self.section else name
+
+
+def _spec(section: str, mapping: Any, id_column: str | None) -> _FileSpec:
+    return _FileSpec(section, bool(mapping.aligned), mapping.where, mapping.header, id_column)
+
+
+def _named_files(pattern: str, config_key: str) -> list[tuple[str, str | None, str | None]]:
+    """:func:`_files` with the topic a path gives (``{topic}``): (file, system, topic)."""
+    found = expand_named(pattern)
+    if not found or not all(Path(f).is_file() for f, _, _ in found):
+        _files(pattern, config_key)          # the error of a pattern matching no file
+    if TOPIC not in pattern:
+        return [(f, s, None) for f, s in _files(pattern, config_key)]
+    return found
+
+
+def _rows(o: TableOptions, c: _Collected, reader: _Reader, spec: _FileSpec, summarizer_column: str | None,
+          system: str | None, path_topic: str | None) -> Iterator[tuple[int | str, Record, str | None]]:
+    """(where, record, topic or None) of the records a file mapping keeps: its row filter
+    (``where``) applied; in an aligned file each record's topic is the topic of the same position
+    in the topics' order (each summarizer's records, when a column names the summarizer: the
+    blocks of mt-metrics-eval's score files), and a topic id the file also gives must agree;
+    ``{topic}`` in the path gives every record's topic."""
+    recs = list(records(reader.path, reader.reader, o.key, spec.header))
+    if spec.where:
+        recs = _filtered(o, reader, recs, spec)
+    if path_topic is not None:
+        check_name(reader.path, None, "topic (from the path)", path_topic)
+    if not spec.aligned:
+        for where, rec in recs:
+            yield where, rec, path_topic
+        return
+    order, source = _order(o, c)
+    if summarizer_column is not None and system is None:
+        blocks: dict[str | None, list[tuple[int | str, Record]]] = {}
+        for where, rec in recs:
+            who = reader.name(where, rec, summarizer_column, spec.at("columns.summarizer"))
+            blocks.setdefault(who, []).append((where, rec))
+    else:
+        blocks = {system: recs}
+    for who, block in blocks.items():
+        if len(block) != len(order):
+            whose = f" of summarizer {who!r}" if who is not None and system is None else ""
+            kept = " kept by its filter (where)" if spec.where else ""
+            if len(block) > len(order):
+                line = f"the first record without a topic is {block[len(order)][0]}"
+            else:
+                line = f"the first topic without a record is {order[len(block)][0]!r} ({source}, {_at(order[len(block)][1])})"
+            raise DatasetError(
+                f"{reader.path}: {len(block)} records{whose}{kept}, but {source} gives {len(order)} topics ({line}); "
+                f"expected one record per topic, in the topics' order (config key {o.key}.{spec.at('aligned')}, "
+                f"aligned with {o.key}.topics)")
+        for (where, rec), (topic, topic_where) in zip(block, order):
+            if spec.id_column is not None:
+                given = reader.name(where, rec, spec.id_column, spec.at("columns.topic"))
+                if given != topic:
+                    raise fail(reader.path, where, spec.id_column,
+                               f"{given!r}, but the record is aligned with topic {topic!r} ({source}, {_at(topic_where)}); "
+                               f"expected the alignment to agree with the ids (config key {o.key}.{spec.at('aligned')})")
+            yield where, rec, topic
+
+
+def _at(where: int | str) -> str:
+    return f"line {where}" if isinstance(where, int) else str(where)
+
+
+def _filtered(o: TableOptions, reader: _Reader, recs: list[tuple[int | str, Record]], spec: _FileSpec
+              ) -> list[tuple[int | str, Record]]:
+    """The records whose every filtered column holds one of its values (as text)."""
+    for column, _ in spec.where:
+        if recs and reader.reader in ("csv", "tsv", "lines") and column not in recs[0][1]:
+            raise DatasetError(f"{reader.path}: row 1 (header), field {column!r}: no such column (config key "
+                               f"{o.key}.{spec.at('where')}.{column}); expected one of {', '.join(map(repr, recs[0][1]))}")
+    kept = [(w, r) for w, r in recs
+            if all(_text(reader.value(w, r, column, spec.at(f"where.{column}"))) in values for column, values in spec.where)]
+    if not kept:
+        wanted = " and ".join(f"{column} in {list(values)}" for column, values in spec.where)
+        raise DatasetError(f"{reader.path}: none of its {len(recs)} records has {wanted} (config key "
+                           f"{o.key}.{spec.at('where')}); expected the filter to keep at least one record")
+    return kept
+
+
+def _order(o: TableOptions, c: _Collected) -> tuple[list[tuple[str, int | str]], str]:
+    """The topics' order of the aligned files, read once: the records of ``topics.path`` (its ids,
+    or the topics whose documents its records give; named by position when no file pairs ids with
+    documents), or else the topics in their order in the summaries' file."""
+    if c.order is not None:
+        return c.order
+    t = o.topics
+    if t.path is None:
+        if o.aligned or not c.summaries:
+            raise DatasetError(f"config key {o.key}.topics: missing; the files aligned by line need the topics' "
+                               "order: topics: {path: a file with one topic per record, column: its id and/or "
+                               "document: its source document}")
+        firsts = {}
+        for (topic, _), where in c.where.items():
+            firsts.setdefault(topic, where[1])
+        c.order = (list(firsts.items()), o.path)
+        return c.order
+    if t.column is None and t.document is None:
+        raise DatasetError(f"config key {o.key}.topics: expected column (the topic's id) and/or document (its source "
+                           "document), the fields of topics.path that give the topics")
+    found = _files(t.path, f"{o.key}.topics.path")
+    if len(found) != 1:
+        raise DatasetError(f"config key {o.key}.topics.path: {t.path!r} matches {len(found)} files; expected one file "
+                           "giving the topics' order")
+    path = found[0][0]
+    reader = _Reader(path, reader_of(path, t.reader), o.key)
+    spec = _FileSpec("topics", False, t.where, t.header)
+    recs = [(w, r) for w, r, _ in _rows(o, c, reader, spec, None, None, None)]
+    if not recs:
+        raise fail(path, None, None, f"no records; expected one per topic (config key {o.key}.topics.path)")
+    _check_columns(path, reader.reader, recs[0][1], {f"{o.key}.topics.column": t.column,
+                                                     f"{o.key}.topics.document": t.document})
+    ids = _ids_by_document(o, c) if t.column is None else {}
+    out: list[tuple[str, int | str]] = []
+    seen: dict[str, int | str] = {}
+    for k, (where, rec) in enumerate(recs, start=1):
+        docs = _document_of(o, reader, where, rec, t.document, "topics.document") if t.document else None
+        if t.column is not None:
+            name = reader.name(where, rec, t.column, "topics.column")
+        elif ids:
+            hit = ids.get(tuple(docs))
+            if hit is None:
+                sources = ", ".join(sorted({p for _, p in ids.values()}))
+                raise fail(path, where, t.document, f"no topic of {sources} has this document; expected each record "
+                           f"of the topics' order to be the document of one topic there (config key "
+                           f"{o.key}.topics.document)")
+            name = hit[0]
+        else:
+            name = str(k)        # no ids anywhere: a topic is named by its position
+        if name in seen:
+            raise fail(path, where, t.column or t.document, f"topic {name!r} a second time (first at {_at(seen[name])}); "
+                       f"expected each topic once in the topics' order (config key {o.key}.topics.path)")
+        seen[name] = where
+        if docs is not None:
+            _set_document(c, name, docs, path, where, t.document)
+        out.append((name, where))
+    c.order = (out, path)
+    return c.order
+
+
+def _document_of(o: TableOptions, reader: _Reader, where: int | str, rec: Record, column: str, section: str
+                 ) -> list[str]:
+    """A document field as the canonical form keeps it (the rule of :func:`_read_document`)."""
+    value = reader.value(where, rec, column, section)
+    splitter = o.splitter("document")
+    if isinstance(value, str) and splitter == "none":
+        return [value]
+    if isinstance(value, list) and splitter == "none":
+        return list(sentences_of(value, "none", reader.path, where, column, f"{o.key}.{section}"))
+    return ["\n".join(sentences_of(value, splitter, reader.path, where, column, f"{o.key}.{section}"))]
+
+
+def _set_document(c: _Collected, topic: str, docs: list[str], path: str, where: int | str, column: str) -> None:
+    if topic in c.documents:
+        first, first_path, first_where = c.documents[topic]
+        if first != docs:
+            raise fail(path, where, column, f"differs from the document of topic {topic!r} in {first_path}, "
+                       f"{_at(first_where)}; expected one document per topic")
+    else:
+        c.documents[topic] = (docs, path, where)
+
+
+def _ids_by_document(o: TableOptions, c: _Collected) -> dict[tuple[str, ...], tuple[str, str]]:
+    """document -> (topic id, file) from the files that pair them: the documents read so far (the
+    summaries' file, when not aligned) and a judgments file that names both columns."""
+    out: dict[tuple[str, ...], tuple[str, str]] = {}
+
+    def add(docs: list[str], topic: str, path: str, where: int | str, column: str) -> None:
+        hit = out.setdefault(tuple(docs), (topic, path))
+        if hit[0] != topic:
+            raise fail(path, where, column, f"the document of topic {topic!r} is also the document of topic {hit[0]!r} "
+                       f"in {hit[1]}; expected one topic per document to align the files by their documents")
+
+    for topic, (docs, path, where) in c.documents.items():
+        add(docs, topic, path, where, o.columns.document or "document")
+    j, cols = o.judgments, o.judgments.columns
+    if j.path and not j.aligned and cols.topic and cols.document:
+        for path, system, path_topic in _named_files(j.path, f"{o.key}.judgments.path"):
+            reader = _Reader(path, reader_of(path, j.reader), o.key)
+            for where, rec, _ in _rows(o, c, reader, _spec("judgments", j, None), None, system, path_topic):
+                topic = reader.name(where, rec, cols.topic, "judgments.columns.topic")
+                add(_document_of(o, reader, where, rec, cols.document, "judgments.columns.document"), topic, path,
+                    where, cols.document)
+    return out
+
+
+def _check_agreement(o: TableOptions, reader: _Reader, where: int | str, rec: Record, key: tuple[str, str],
+                     own: Columns, c: _Collected, section: str) -> None:
+    """A file that gives a summary's text or its topic's document beside its ids (the judgments of
+    a release whose summaries are aligned by line) must agree with the summaries' files: a
+    misaligned line is an error naming both files."""
+    if own.text is not None and o.texts:
+        sentences = sentences_of(reader.value(where, rec, own.text, f"{section}.columns.text"), o.splitter("text"),
+                                 reader.path, where, own.text, f"{o.key}.{section}.columns.text")
+        if sentences != c.summaries[key].sentences:
+            first_path, first_where = c.where[key]
+            raise fail(reader.path, where, own.text,
+                       f"differs from the summary of ({key[0]!r}, {key[1]!r}) in {first_path}, {_at(first_where)}; "
+                       f"expected the same text (config key {o.key}.{section}.columns.text): the files aligned by "
+                       "line must agree with the ids")
+    if own.document is not None and key[0] in c.documents:
+        docs = _document_of(o, reader, where, rec, own.document, f"{section}.columns.document")
+        first, first_path, first_where = c.documents[key[0]]
+        if docs != first:
+            raise fail(reader.path, where, own.document,
+                       f"differs from the document of topic {key[0]!r} in {first_path}, {_at(first_where)} (config key "
+                       f"{o.key}.{section}.columns.document); expected the same document: the files aligned by line "
+                       "must agree with the ids")
