@@ -424,3 +424,35 @@ def test_the_system_level_correlation_of_mt_metrics_eval_equals_scipy_on_the_fil
     assert int(row["n"]) == len(systems) == 4
     assert float(row["pearson"]) == pytest.approx(pearson, abs=1e-12)
     assert float(row["spearman"]) == pytest.approx(spearman, abs=1e-12)
+
+
+@pytest.mark.workflow
+def test_the_workflow_judges_the_lone_reference_and_its_text_metrics_rest_on_the_others(tmp_path):
+    """The release through the workflow: the reference A is judged; ROUGE's correlations rest on
+    the 3 systems it scores, a metric of the release's own on all 4 (its Pearson r equals scipy's on
+    the files read directly), and the notes count the 4 unscored summaries."""
+    from scipy import stats
+
+    from conftest import snakemake
+
+    rel = write_release(tmp_path)
+    # the reference is one of the judged summarizers the correlations are over
+    (tmp_path / "my.yaml").write_text(json.dumps({"datasets": {"dial": release_entry(rel)},
+                                                  "correlation": {"summarizers": "all"}}))
+    snakemake(tmp_path, "--cores", "1", "results/dial/analysis/correlations.tsv", "--configfile",
+              str(tmp_path / "my.yaml"))
+    with (tmp_path / "results/dial/analysis/correlations.tsv").open(newline="") as f:
+        rows = {(r["variant"], r["combination"]): r for r in csv.DictReader(f, delimiter="\t")}
+    assert int(rows[("R1_ST1_RS0_A_R", "coverage")]["n"]) == 3
+    assert int(rows[("qa_eval_A", "coverage")]["n"]) == 4
+    human, metric = {}, {}
+    for system in SYSTEMS:
+        with (rel / system / "metrics.csv").open(newline="") as f:
+            metric[system] = math.fsum(float(r["qa_eval"]) for r in csv.DictReader(f)) / len(LINE_ORDER)
+        human[system] = math.fsum(math.fsum(a["consistency"] for a in _annotations(t, system)) / 3
+                                  for t in DIALOGUES) / len(DIALOGUES)
+    expected = stats.pearsonr([metric[s] for s in SYSTEMS], [human[s] for s in SYSTEMS])[0]
+    assert float(rows[("qa_eval_A", "coverage")]["pearson"]) == pytest.approx(expected, abs=1e-12)
+    notes = dict(line.split("\t", 1) for line in (tmp_path / "results/dial/analysis/notes.tsv").read_text().splitlines())
+    assert notes["unscored_references"].startswith("4 judged human summaries of A are their topics' only human")
+    assert "rest on the 3 judged summarizers they score" in notes["unscored_references"]

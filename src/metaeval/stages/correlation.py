@@ -17,6 +17,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .. import tables
+from ..metrics.families import owner
 from ..options import CorrelateOptions
 from ..stats.annotator_resampling import HumanResampler
 from ..stats.bootstrap import bootstrap_pearson
@@ -52,6 +53,30 @@ def load(inputs: Mapping[str, str], options: CorrelateOptions) -> tuple[Analysis
 
 def _constant(values: np.ndarray) -> bool:
     return bool(np.all(np.isnan(values)) or np.nanmax(values) == np.nanmin(values))
+
+
+def unscored_reference_notes(inp: AnalysisInputs) -> list[tuple[str, str]]:
+    """The judged human summarizers the text metrics of the workflow (ROUGE, BLEU, chrF, SERA) leave
+    unscored: a judged reference that is its topic's only human summary has no other reference to
+    be scored against (dataset.yaml's ``judged_lone_references``). Counts their judged summaries and
+    says on how many summarizers those metrics' correlations rest (column ``n``)."""
+    # the families the workflow computes own their variants' per-summary ids (a score file's own none)
+    text_metrics = [v for v, variant in enumerate(inp.variants) if owner(variant.summary_metric) is not None]
+    if not text_metrics:
+        return []
+    judged = ~np.all(np.isnan(inp.system_human), axis=1)
+    unscored = [i for i, kind in enumerate(inp.kinds)
+                if kind == "human" and judged[i] and np.all(np.isnan(inp.system_metric[i, text_metrics]))]
+    if not unscored:
+        return []
+    grids = [g for g in inp.per_summary.human.values()]
+    summaries = sum(int(np.sum(np.any([~np.isnan(g[i]) for g in grids], axis=0))) for i in unscored) if grids else 0
+    names = ", ".join(inp.summarizers[i] for i in unscored)
+    rest = int(np.sum(judged)) - len(unscored)
+    return [("unscored_references", f"{summaries} judged human summar{'y' if summaries == 1 else 'ies'} of {names} "
+             "are their topics' only human summaries: ROUGE, BLEU, chrF and SERA, which score a summary against the "
+             "topic's other references, leave them unscored, so the correlations of those metrics rest on the "
+             f"{rest} judged summarizers they score (column n); the metrics of the score files score them")]
 
 
 def constancy_notes(inp: AnalysisInputs) -> list[tuple[str, str]]:
@@ -135,6 +160,7 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
             pear[v, c], spear[v, c], kend[v, c], ns[v, c] = point_correlations(inp.system_metric[:, v],
                                                                                inp.system_human[:, c])
     notes += constancy_notes(inp)
+    notes += unscored_reference_notes(inp)
     human = None
     if options.resample_annotators:       # issue 22 (metaeval.stats.annotator_resampling states the scheme)
         if annotators is not None and annotators.annotated:
