@@ -299,6 +299,25 @@ def test_a_row_filter_takes_the_references_from_the_rows_of_one_model(tmp_path):
     assert ds.judgments == {(r[0], r[1]): {"overall": float(r[3])} for r in rows if r[1] != "human"}
 
 
+def test_a_references_file_aligned_with_the_topics_order_of_the_summaries_file(tmp_path):
+    """Without ``topics``, the order is that of the topics in the summaries' file (d2 first)."""
+    rows = [["d2", "s1", "Two by one.", "4"], ["d2", "s2", "Two by two.", "2"], ["d1", "s1", "One by one.", "5"]]
+    release = _write_csv(tmp_path / "sums.csv", ["doc", "sys", "text", "q"], rows)
+    (tmp_path / "refs.txt").write_text("The reference of two.\nThe reference of one.\n")
+    entry = {"format": "table", "path": str(release), "columns": {"topic": "doc", "summarizer": "sys", "text": "text"},
+             "references": {"path": str(tmp_path / "refs.txt"), "aligned": True},
+             "dimensions": {"q": {"min": 1, "max": 5}}, "human": {"coverage": ["q"]}}
+    ds, _ = imported(entry, "refs_aligned")
+    assert [(r.topic, r.summarizer, r.sentences) for t in ("d1", "d2") for r in ds.references(t)] == [
+        ("d1", "ref0", ("The reference of one.",)), ("d2", "ref0", ("The reference of two.",))]
+    (tmp_path / "refs.txt").write_text("The reference of two.\n")
+    with pytest.raises(DatasetError) as e:
+        imported(entry, "refs_aligned")
+    for part in (f"{tmp_path}/refs.txt: 1 record, ", f"but {release} gives 2 topics", "'d1'", "row 4",
+                 "config key datasets.refs_aligned.references.aligned"):
+        assert part in str(e.value), part
+
+
 def test_a_score_only_release_with_the_topic_from_the_path(tmp_path):
     """One CSV per topic (``{topic}``), judgments and metric scores only: dataset.yaml says
     texts: false, and the scores are the files'."""

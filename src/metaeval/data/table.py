@@ -13,6 +13,7 @@ the entry, as dataset.yaml declares them.
 
 Reading the files (CSV/TSV through pandas as text; JSON through the contract's reader, which
 refuses a key given twice where pandas' would keep the last): :mod:`metaeval.data.table_files`.
+Row filters, files aligned by line (the topics' order), ``{topic}`` paths: :mod:`metaeval.data.table_rows`.
 
 A path may hold ``{system}`` (``scores/{system}.csv``): the files it matches give the summarizer,
 taken from the path, and ``*`` globs more. Every error names the release file, its row (CSV row 1 is
@@ -34,8 +35,8 @@ from .dataset_yaml import KIND_BOUNDS, aggregation_spec, dimension_spec, parse_a
 # the files, records and fields of a release (re-exported: the registry and the tests use them here)
 from .table_files import (READERS, SPLITTERS, SYSTEM, Record, _check_columns, _Reader, expand, nltk_problem,  # noqa: F401
                           reader_of, records, release_files, sentences_of)
-from .table_files import TOPIC
-from .table_rows import Topics, _aligned_columns, _check_agreement, _file_keys, _named_files, _rows, _spec, _where
+from .table_rows import (TOPIC, Topics, _aligned_columns, _check_agreement, _file_keys, _label, _named_files, _rows,
+                         _spec, _where)
 
 LAYOUTS = ("wide", "long", "annotators")
 
@@ -359,8 +360,7 @@ def _read_summaries(o: TableOptions, path: str, system: str | None, c: _Collecte
         topic, summarizer = _key(reader, where, rec, cols, system, "columns", line_topic)
         key = (topic, summarizer)
         for field_name, value in zip(("topic", "summarizer"), key):
-            twins.check(path, where, getattr(cols, field_name) or ("summarizer (from the path)" if field_name == "summarizer"
-                                                                        else "topic (from the path or line)"), value)
+            twins.check(path, where, _label(cols, field_name), value)
         if cols.text is None and o.texts:
             raise DatasetError(f"config key {o.key}.columns.text: missing; expected the column of the summary's text "
                                "(or texts: false, a score-only release)")
@@ -380,8 +380,7 @@ def _read_summaries(o: TableOptions, path: str, system: str | None, c: _Collecte
                               if o.judgments.layout == "long" else ""))
         else:
             check_imported(path, where, summary, (cols.text or "text") + " sentence {i}",
-                           fields=(cols.topic or "topic (from the path or line)",
-                                   cols.summarizer or "summarizer (from the path)"))
+                           fields=(_label(cols, "topic"), _label(cols, "summarizer")))
             c.summaries[key] = summary
             c.where[key] = (path, where)
         if cols.document is not None:

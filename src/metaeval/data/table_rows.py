@@ -62,6 +62,12 @@ def _spec(section: str, mapping: Any, id_column: str | None) -> _FileSpec:
     return _FileSpec(section, bool(mapping.aligned), mapping.where, mapping.header, id_column)
 
 
+def _label(cols: Columns, field_name: str) -> str:
+    """What an error calls a name field: its column, or where the name comes from."""
+    return getattr(cols, field_name) or ("summarizer (from the path)" if field_name == "summarizer"
+                                         else "topic (from the path or line)")
+
+
 def _aligned_columns(cols: Columns, own: Columns, aligned: bool) -> Columns:
     """A file's columns; an aligned file's topic is its line's (an id column of its own is checked)."""
     return dataclasses.replace(cols, topic=own.topic) if aligned else cols
@@ -125,7 +131,7 @@ def _rows(o: TableOptions, c: _Collected, reader: _Reader, spec: _FileSpec, summ
             else:
                 line = f"the first topic without a record is {order[len(block)][0]!r} ({source}, {_at(order[len(block)][1])})"
             raise DatasetError(
-                f"{reader.path}: {len(block)} records{whose}{kept}, but {source} gives {len(order)} topics ({line}); "
+                f"{reader.path}: {len(block)} record{'' if len(block) == 1 else 's'}{whose}{kept}, but {source} gives {len(order)} topics ({line}); "
                 f"expected one record per topic, in the topics' order (config key {o.key}.{spec.at('aligned')}, "
                 f"aligned with {o.key}.topics)")
         for (where, rec), (topic, topic_where) in zip(block, order):
