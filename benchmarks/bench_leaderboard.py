@@ -60,6 +60,8 @@ def words(text: str) -> list[str]:
 
 def score(record: dict, metric: str) -> float | None:
     """The two example metrics of one to_score record (None: not defined for it)."""
+    if record["summary"] is None:               # a data set without texts (FRANK)
+        return None
     summary = words(record["summary"])
     if metric == "length_ratio":
         refs = [len(words(r)) for r in record["references"] if r]
