@@ -223,10 +223,11 @@ def reasons(dry_run_output: str) -> dict[str, set[str]]:
     # the Williams test is imported by the correlation stage only; its tables feed the correlation
     # tables, the re-ranking and the report
     # and by the statistics stage (its optimal set and clusters), which only the report reads
-    # (the scenario's two data sets also get the verdict across them, which reads the correlations),
+    # (the scenario's two data sets also get the verdict across them and the leaderboard, which read the
+    # correlations),
     # and by the factuality stage (Williams tests between partial correlations, through stats/partial.py)
     ("stats/williams.py", {"correlate", "statistics", "factuality"},
-     {"correlation_tables", "rerank", "report", "across", "all"}),
+     {"correlation_tables", "rerank", "report", "across", "leaderboard", "all"}),
     # the Wilcoxon verdicts by the agreement stage and the re-ranking (its pairwise Wilcoxon tests)
     # (and the report, for the method's description, which re-runs anyway because their tables are
     # its inputs)
