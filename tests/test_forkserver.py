@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, scenario
 from metaeval import forkserver
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the fork server is Linux-only")
@@ -463,3 +463,169 @@ def test_the_end_of_a_run_ends_its_server_even_stopped(folder):
                          capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["False", "True"], out.stderr
     assert not servers_of(folder)
+
+
+# ----------------------------------------------------------------------------- in Snakemake runs
+
+RUN_SNAKEFILE = textwrap.dedent("""\
+    # A run of the fork server's hooks as the workflow's Snakefile has them, with jobs that record
+    # what they saw.
+    from metaeval import forkserver
+
+    onstart:
+        forkserver.start_run()
+
+
+    onsuccess:
+        forkserver.end_run()
+
+
+    onerror:
+        forkserver.end_run()
+
+
+    rule all:
+        input:
+            expand("out/{i}.json", i=range(config["jobs"])),
+
+
+    rule ready:
+        output:
+            "ready",
+        script:
+            "ready.py"
+
+
+    rule job:
+        input:
+            "ready",
+        output:
+            "out/{i}.json",
+        params:
+            sleep=config["sleep"],
+        script:
+            "job.py"
+    """)
+READY_DOOR = textwrap.dedent("""\
+    # Runs before the other jobs: it waits for the run's server, so that they start warm.
+    from metaeval.forkserver import run_warm
+
+    run_warm()
+    import os, time
+    from metaeval import forkserver
+
+    deadline = time.time() + 60
+    while time.time() < deadline and not forkserver.socket_path(os.environ).exists():
+        time.sleep(0.05)
+    open(snakemake.output[0], "w").close()
+    """)
+JOB_DOOR = textwrap.dedent("""\
+    from metaeval.forkserver import run_warm
+
+    run_warm()
+    import json, os, resource, time
+
+    time.sleep(snakemake.params.sleep)
+    mask = os.umask(0)
+    os.umask(mask)
+    with open(snakemake.output[0], "w") as f:
+        json.dump({"warm": os.environ.get("METAEVAL_FORKSERVER") == "0", "umask": mask,
+                   "nice": os.getpriority(os.PRIO_PROCESS, 0), "affinity": sorted(os.sched_getaffinity(0)),
+                   "address_space": resource.getrlimit(resource.RLIMIT_AS)[0],
+                   "nofile": resource.getrlimit(resource.RLIMIT_NOFILE)[0]}, f)
+    """)
+
+
+def a_run(tmp_path: Path, folder: Path):
+    """A working directory with the run's Snakefile and doors, and a function that runs it
+    (``preexec``: the run's settings) and returns the finished process and its jobs' records."""
+    work = tmp_path / "run"
+    work.mkdir()
+    (work / "Snakefile").write_text(RUN_SNAKEFILE)
+    (work / "ready.py").write_text(READY_DOOR)
+    (work / "job.py").write_text(JOB_DOOR)
+    env = {**{k: v for k, v in os.environ.items() if k not in (forkserver.RUN, forkserver.SWITCH)},
+           forkserver.FOLDER: str(folder), "PYTHONPATH": str(REPO / "src")}
+
+    def run(jobs: int = 3, sleep: float = 0.0, preexec=None, during=None, **popen):
+        shutil.rmtree(work / "out", ignore_errors=True)
+        (work / "ready").unlink(missing_ok=True)
+        proc = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2", "--config", f"jobs={jobs}",
+                                 f"sleep={sleep}", "--quiet"], cwd=work, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, preexec_fn=preexec, **popen)
+        if during:
+            during(work)
+        out, err = proc.communicate(timeout=300)
+        records = [json.loads(p.read_text()) for p in sorted((work / "out").glob("*.json"))]
+        modes = [p.stat().st_mode & 0o777 for p in sorted((work / "out").glob("*.json"))]
+        return proc, records, modes, err
+    return run
+
+
+@pytest.mark.workflow
+def test_each_run_of_snakemake_has_a_server_of_its_own_with_the_runs_settings(folder, tmp_path):
+    """Two runs in a row under other settings (umask, nice, affinity, open files; then `ulimit -v`):
+    the second run's jobs see its own settings, warm, and none of the first run's."""
+    run = a_run(tmp_path, folder)
+    cpus = sorted(os.sched_getaffinity(0))
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    first, records, modes, err = run(preexec=settings(0o022, base, set(cpus), 1000))
+    assert first.returncode == 0, err
+    assert [r["warm"] for r in records] == [True] * 3 and modes == [0o644] * 3
+    assert not servers_of(folder)               # the run ended its server
+    second, records, modes, err = run(preexec=settings(0o077, min(19, base + 4), set(cpus[:1]), 300))
+    assert second.returncode == 0, err
+    assert modes == [0o600] * 3
+    assert records == [{"warm": True, "umask": 0o077, "nice": min(19, base + 4), "affinity": cpus[:1],
+                        "address_space": resource.RLIM_INFINITY, "nofile": 300}] * 3
+    limit = 4_000_000_000
+    third, records, modes, err = run(preexec=settings(0o027, base, set(cpus), 1000, limit))
+    assert third.returncode == 0, err
+    assert modes == [0o640] * 3
+    assert [(r["warm"], r["address_space"]) for r in records] == [(False, limit)] * 3   # cold under `ulimit -v`
+    assert not servers_of(folder)
+    assert list(folder.rglob("*")) == [folder / f"metaeval-forkserver-{os.getuid()}"]  # no socket, no log left
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGSTOP])
+def test_a_run_whose_server_is_killed_or_stopped_completes(folder, tmp_path, how):
+    """`kill -9` or SIGSTOP of the server mid-run: the jobs it ran complete, the others run cold,
+    and the run succeeds within a bound (and ends a stopped server)."""
+    run = a_run(tmp_path, folder)
+    hit = []
+
+    def during(work: Path):
+        deadline = time.time() + 120
+        while time.time() < deadline and len(list((work / "out").glob("*.json"))) < 2:
+            time.sleep(0.05)
+        for pid in servers_of(folder):
+            os.kill(pid, how)
+            hit.append(pid)
+
+    start = time.time()
+    proc, records, _, err = run(jobs=10, sleep=0.5, during=during)
+    elapsed = time.time() - start
+    assert proc.returncode == 0, err
+    assert len(hit) == 1 and len(records) == 10
+    warm = sum(r["warm"] for r in records)
+    assert 2 <= warm < 10               # warm until the server was hit, then cold
+    assert elapsed < 60
+    assert forkserver._process_state(hit[0]) in "ZX" and not servers_of(folder)
+
+
+@pytest.mark.workflow
+def test_a_dry_run_or_unlock_of_the_workflow_starts_no_server(folder, tmp_path):
+    scenario(tmp_path)
+    env = {**{k: v for k, v in os.environ.items() if k not in (forkserver.RUN, forkserver.SWITCH)},
+           forkserver.FOLDER: str(folder)}
+    for args in (("-n",), ("--unlock",)):
+        proc = subprocess.Popen([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
+                                 "--cores", "2", *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+        seen = set()
+        while proc.poll() is None:
+            seen.update(servers_of(folder))
+            time.sleep(0.05)
+        assert proc.returncode == 0, proc.stderr.read()
+        assert not seen and not list(folder.rglob("*.sock")) and not list(folder.rglob("*.log"))
