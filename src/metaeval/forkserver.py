@@ -349,6 +349,8 @@ def _wait_status(connection: socket.socket, pid: int) -> int | None:
             kind, value = _MESSAGE.unpack(message)
             if kind == STATUS:
                 return value
+            if kind == COLD:
+                return None
 
 
 def _process_state(pid: int) -> str:
@@ -568,11 +570,12 @@ def _fork_job(door: socket.socket, listener: socket.socket, wake: tuple[int, int
             _send(door, COLD, 0)
             os._exit(0)
         _send(door, STARTED, os.getpid())
-        door.settimeout(SEND_SECONDS)
+        # No time limit: a door that gave up waiting has closed its end (an empty read), and one
+        # that read STARTED always answers.
         go, fds, _, _ = socket.recv_fds(door, len(_GO), 3)
-        if go != _GO or len(fds) != 3:      # the door gave up waiting, and runs the job itself
+        if go != _GO or len(fds) != 3:
+            _send(door, COLD, 0)
             os._exit(0)
-        door.settimeout(None)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
