@@ -104,16 +104,17 @@ def _stop_servers(folder: Path) -> None:
 
 
 def servers_of(folder: Path) -> list[int]:
-    """The pids of the running servers whose socket is in ``folder``."""
-    pids = []
+    """The pids of the running servers whose socket is in ``folder`` (not their jobs' children,
+    which have the same command line)."""
+    parents = {}
     for entry in Path("/proc").iterdir():
         try:
             if entry.name.isdigit() and "metaeval_forkserver" in (cmd := (entry / "cmdline").read_text()) \
                     and str(folder) in cmd and forkserver._process_state(int(entry.name)) not in "ZX":
-                pids.append(int(entry.name))
-        except OSError:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
             pass
-    return pids
+    return [pid for pid, parent in parents.items() if parent not in parents]
 
 
 def run_door(script: Path, env: dict, cwd: Path, **popen) -> subprocess.CompletedProcess:
