@@ -31,7 +31,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, Mapping, NamedTuple
 
 from .data.contract import FILES as DATA_FILES
 from .data.formats import IMPORTED
@@ -43,8 +43,11 @@ ANALYSIS_INPUTS = "analysis"
 
 
 class ReportItem(NamedTuple):
-    """One table or figure of the report: which stage's file, and (for figures and TSV tables) the
-    caption; a Markdown table carries its own caption."""
+    """One table or figure of the report: which stage's file, and (for figures and TSV tables) its
+    caption, named ``"module:NAME"``: a string constant of the module that writes the file, next to
+    the code that writes it (the report looks it up by name, :func:`caption`, so that the registry
+    imports no stage and an edited caption re-runs its stage and the report only); a Markdown table
+    carries its own caption."""
 
     stage: str
     key: str
@@ -209,27 +212,15 @@ STAGES: tuple[Stage, ...] = (
                   ReportItem("correlation_tables", "table1_md"), ReportItem("correlation_tables", "table2_md"),
                   ReportItem("correlation_tables", "table4_md"),
                   ReportItem("correlation_tables", "figure1_png",
-                             "Figure 1. Each point is a judged summary: its coverage against its linguistic quality. A "
-                             "weak relation means the two components measure different things."),
+                             "metaeval.stages.correlation_tables:FIGURE1_CAPTION"),
                   ReportItem("correlation_tables", "figure2_png",
-                             "Figure 2. Distributions of coverage, linguistic quality and their arithmetic mean over all "
-                             "judged summaries."),
+                             "metaeval.stages.correlation_tables:FIGURE2_CAPTION"),
                   ReportItem("correlation_tables", "figure3_png",
-                             "Figure 3. Williams tests between BLEU, the top variants and the baselines: a green cell "
-                             "means the row variant correlates significantly more strongly with the human scores than "
-                             "the column variant; darker = smaller p."),
-                  ReportItem("correlation", "notes",
-                             "Notes: skipped combinations, undefined tests and the settings of the tests."),
+                             "metaeval.stages.correlation_tables:FIGURE3_CAPTION"),
+                  ReportItem("correlation", "notes", "metaeval.stages.correlation:NOTES_CAPTION"),
               )),
               ReportSection("Summary-level correlations", (
-                  ReportItem("correlation", "summary_level",
-                             "How to read this: does the metric rank the summaries of one input as the humans do? "
-                             "Within each topic, the correlation across its summarizers' summaries, averaged over the "
-                             "topics (with fewer than 3 summarizers, the correlation over all judged summaries pooled: "
-                             "the level says which); one row per per-summary metric (a mean and a median variant share "
-                             "it) and human combination. pearson_lo/hi: 95 % bootstrap interval over topics; "
-                             "p_vs_best: one-sided paired bootstrap p-value that the combination's best metric is not "
-                             "better than this one (small = significantly worse than the best)."),
+                  ReportItem("correlation", "summary_level", "metaeval.stages.correlation:SUMMARY_LEVEL_CAPTION"),
               )),
               ReportSection("SERA, chrF and pyramid scores (Cohan & Goharian 2016; Popović 2015, 2017)",
                             (ReportItem("correlation_tables", "table5_md"),)),
@@ -252,8 +243,7 @@ STAGES: tuple[Stage, ...] = (
           report=(
               ReportSection("Correlation levels, bootstrap intervals and the null baseline (Deutsch, Dror & Roth 2021)", (
                   ReportItem("statistics", "levels_md"),
-                  ReportItem("statistics", "notes", "Notes of the statistics: undefined cases, skipped combinations "
-                                                    "and the settings (seed, samples, methods)."),
+                  ReportItem("statistics", "notes", "metaeval.stages.statistics:NOTES_CAPTION"),
               )),
               ReportSection("Permutation tests between metrics: optimal variants and clusters", (
                   ReportItem("statistics", "optimal_md"),)),
@@ -263,11 +253,7 @@ STAGES: tuple[Stage, ...] = (
                   ReportItem("statistics", "accuracy_md"),)),
               ReportSection("The uncertainty of the winner", (
                   ReportItem("statistics", "winner_md"),
-                  ReportItem("statistics", "winner_png",
-                             "How to read this: left, the probability that each of the top 20 variants is the best one "
-                             "over the bootstrap samples; right, the interval of its rank (1 = best) and, as a dot, the "
-                             "rank of its value on the full data. Long, overlapping intervals mean the order of these "
-                             "variants is not settled by the data."),
+                  ReportItem("statistics", "winner_png", "metaeval.stages.statistics:WINNER_FIGURE_CAPTION"),
               )),
           ), weight=3),
     Stage("annotators",
@@ -282,16 +268,9 @@ STAGES: tuple[Stage, ...] = (
           report=(
               ReportSection("Annotators: agreement, the human ceiling and human parity", (
                   ReportItem("annotators", "alpha_md"), ReportItem("annotators", "ceiling_md"),
-                  ReportItem("annotators", "figure_png",
-                             "Metrics and annotators on one axis. How to read this: each point is a Pearson r with the "
-                             "same targets - the mean of the other annotators of the reference group, each annotator "
-                             "left out in turn (left: system level; right: summary level, within topic and averaged "
-                             "over topics). Grey: each held-out annotator; black diamond and dashed line: their mean, "
-                             "the human ceiling; orange: the other groups' means; blue: the metrics. A metric right of "
-                             "the dashed line agrees with these annotators better than one more of them would."),
+                  ReportItem("annotators", "figure_png", "metaeval.stages.annotators:FIGURE_CAPTION"),
                   ReportItem("annotators", "parity_md"),
-                  ReportItem("annotators", "notes", "Notes of the annotators stage: data sets or groups without "
-                                                    "enough annotators, undefined values and the settings."),
+                  ReportItem("annotators", "notes", "metaeval.stages.annotators:NOTES_CAPTION"),
               )),
           ), weight=2),
     Stage("intervals", {"table": "intervals/system_intervals.tsv", "markdown": "intervals/intervals.md",
@@ -301,27 +280,21 @@ STAGES: tuple[Stage, ...] = (
           needs=("texts",), final=True, category="Confidence intervals",
           report=(ReportSection("Confidence intervals of system scores (ROUGE-1.5.5 -c 95 -r 1000)", (
               ReportItem("intervals", "markdown"),
-              ReportItem("intervals", "figure_png",
-                         "Each system's score with its bootstrap confidence interval; systems whose intervals overlap "
-                         "are not reliably ordered by that variant alone."),
+              ReportItem("intervals", "figure_png", "metaeval.stages.intervals:FIGURE_CAPTION"),
           )),)),
     Stage("reference_sweep", _sweep("references"), "single vs all references (Lin 2004)", rule="sweeps",
           rules_file="sweeps", module="stages.sweeps", sections=("sweeps",), options="sweeps", needs=("texts",),
           final=True, category="Reference count",
           report=(ReportSection("Single versus multiple references (Lin 2004)", (
               ReportItem("reference_sweep", "markdown"),
-              ReportItem("reference_sweep", "figure_png",
-                         "Pearson r with the human scores when the systems are scored against all references and "
-                         "against each single reference."),
+              ReportItem("reference_sweep", "figure_png", "metaeval.stages.sweeps:REFERENCE_SWEEP_FIGURE_CAPTION"),
           )),), weight=2),
     Stage("length_sweep", _sweep("lengths"), "word limits and compression rates (Pastra & Saggion 2003)",
           rule="sweeps", rules_file="sweeps", module="stages.sweeps", sections=("sweeps",), options="sweeps",
           needs=("texts",), final=True, category="Length and compression",
           report=(ReportSection("Length and compression (Pastra & Saggion 2003)", (
               ReportItem("length_sweep", "markdown"),
-              ReportItem("length_sweep", "figure_png",
-                         "Pearson r with the human scores under each word limit and compression rate, and for the "
-                         "average-rank aggregation across them."),
+              ReportItem("length_sweep", "figure_png", "metaeval.stages.sweeps:LENGTH_SWEEP_FIGURE_CAPTION"),
           )),), weight=2),
     Stage("agreement", {"verdicts": "agreement/verdicts.tsv", "agreement": "agreement/agreement.tsv",
                         "table2_md": "agreement/table2.md", "table3_md": "agreement/table3.md",
@@ -332,13 +305,8 @@ STAGES: tuple[Stage, ...] = (
           reads=(ANALYSIS_INPUTS,), category="Agreement",
           report=(ReportSection("Agreement of verdicts on pairs of summarizers (Owczarzak et al. 2012)", (
               ReportItem("agreement", "table2_md"), ReportItem("agreement", "table3_md"),
-              ReportItem("agreement", "accuracy_png",
-                         "Probability that the metric's verdict on a pair of summarizers agrees with the human verdict, "
-                         "with 95% intervals; the dashed line is the baseline metric."),
-              ReportItem("agreement", "differences_png",
-                         "Metric score differences of every pair, oriented so that the human-preferred summarizer is on "
-                         "the right: coloured by human significance (left) and by agreement (right); beyond the dotted "
-                         "lines the metric never contradicts the humans."),
+              ReportItem("agreement", "accuracy_png", "metaeval.stages.agreement:ACCURACY_FIGURE_CAPTION"),
+              ReportItem("agreement", "differences_png", "metaeval.stages.agreement:DIFFERENCES_FIGURE_CAPTION"),
           )),), weight=3),
     Stage("rerank", {**_table("rerank", "table3", "table3"), "normality": "rerank/normality.tsv",
                      "pairwise": "rerank/pairwise.tsv", "summary": "rerank/summary.tsv",
@@ -349,14 +317,9 @@ STAGES: tuple[Stage, ...] = (
           reads=(ANALYSIS_INPUTS, "correlation:correlations"), script="rerank", category="Re-ranking",
           report=(ReportSection("Re-ranking systems with the best variant (Graham 2015 §5)", (
               ReportItem("rerank", "table3_md"),
-              ReportItem("rerank", "figure4_png",
-                         "Significant wins under the best variant: a coloured cell means the row system is "
-                         "significantly better than the column system."),
-              ReportItem("rerank", "summary", "The chosen variants, Kendall tau-b between the rankings and the top group."),
-              ReportItem("rerank", "by_target", "Every target's re-ranking: the best variant for it (highest Pearson r "
-                                                "among the optimal variants), Kendall tau-b between its ranking of the "
-                                                "systems and the original variant's, and the systems no other system "
-                                                "significantly beats under it."),
+              ReportItem("rerank", "figure4_png", "metaeval.stages.rerank:FIGURE4_CAPTION"),
+              ReportItem("rerank", "summary", "metaeval.stages.rerank:SUMMARY_CAPTION"),
+              ReportItem("rerank", "by_target", "metaeval.stages.rerank:BY_TARGET_CAPTION"),
           )),)),
     Stage("factuality",
           {**_table("factuality", "partial", "partial_correlations"), "williams": "factuality/williams.tsv",
@@ -375,33 +338,20 @@ STAGES: tuple[Stage, ...] = (
           report=(
               ReportSection("Factual consistency: partial correlation controlling for the system (FRANK)", (
                   ReportItem("factuality", "partial_md"), ReportItem("factuality", "ablation_md"),
-                  ReportItem("factuality", "ablation_png",
-                             "How to read this: each cell is a metric's correlation with the factuality score minus its "
-                             "correlation when that category's errors are ignored (FRANK's ablation). Red (positive): "
-                             "the metric's agreement with humans rests on noticing these errors; white or blue: it does "
-                             "not see them."),
+                  ReportItem("factuality", "ablation_png", "metaeval.stages.factuality:ABLATION_FIGURE_CAPTION"),
               )),
               ReportSection("Factual consistency: summary-level correlations by subset and split", (
                   ReportItem("factuality", "summary_md"),)),
               ReportSection("Factual consistency: detecting consistent summaries (QAGS, SummaC)", (
                   ReportItem("factuality", "binary_md"),
-                  ReportItem("factuality", "auc_tests",
-                             "How to read this: DeLong's test of two metrics' AUCs on the same summaries (all subsets): "
-                             "difference = AUC a - AUC b, se its standard error, p two-sided; p < 0.05 means the two "
-                             "metrics detect consistent summaries differently well."),
+                  ReportItem("factuality", "auc_tests", "metaeval.stages.factuality:AUC_TESTS_CAPTION"),
               )),
               ReportSection("Factual consistency: ranking accuracy on preference pairs (Falke et al. 2019)", (
                   ReportItem("factuality", "ranking_md"),
-                  ReportItem("factuality", "ranking_tests",
-                             "How to read this: the exact McNemar test between two metrics on the same pairs: a only = "
-                             "pairs metric a ranks correctly and b does not, b only the reverse (ties count as not "
-                             "correct); p two-sided; p < 0.05 means one metric ranks the pairs significantly more often "
-                             "correctly."),
+                  ReportItem("factuality", "ranking_tests", "metaeval.stages.factuality:RANKING_TESTS_CAPTION"),
               )),
               ReportSection("Factual consistency: notes", (
-                  ReportItem("factuality", "notes", "How to read this: the notes of the factuality analyses: which "
-                                                    "protocol does not apply to this data set and why, and left-out "
-                                                    "metrics."),
+                  ReportItem("factuality", "notes", "metaeval.stages.factuality:NOTES_CAPTION"),
               )),
           # the leaderboard waits on it too (a chain of 2, above the other analyses' 1), but never
           # before correlate, whose chain through the correlation tables is longer (weight 0: the
@@ -501,8 +451,8 @@ def applies(s: Stage, config: Mapping[str, Any], texts: bool) -> bool:
     return texts or "texts" not in s.needs
 
 
-def hook(name: str) -> Callable[..., Any]:
-    """The function a ``"module:function"`` hook names."""
+def hook(name: str) -> Any:
+    """The function (or, for a caption, the string) a ``"module:name"`` hook names."""
     module, _, function = name.partition(":")
     return getattr(importlib.import_module(module), function)
 
@@ -517,9 +467,16 @@ def stage_options(s: Stage, options: Any) -> Any:
     return None
 
 
+def caption(item: ReportItem) -> str | None:
+    """The caption of a report item (a constant of the module that writes its file), or None."""
+    return hook(item.caption) if item.caption else None
+
+
 def hook_modules() -> list[str]:
-    """The modules the report imports by name through the stages' hooks (its code version covers them)."""
+    """The modules the report imports by name through the stages' hooks and captions (its code
+    version covers them)."""
     names = [h for s in STAGES for h in (s.answer, s.methods, s.inapplicable) if h]
+    names += [i.caption for s in STAGES for section in s.report for i in section.items if i.caption]
     return sorted({h.partition(":")[0] for h in names})
 
 

@@ -87,6 +87,18 @@ def compute(inp: AnalysisInputs, options: AgreementOptions) -> AgreementResult:
 
 # ----------------------------------------------------------------------------- writing
 
+# The report's captions of this stage's files, next to the code that writes them (the stage
+# registry's report items name them, "module:NAME"; the report looks them up by name).
+ACCURACY_FIGURE_CAPTION = (
+    "Probability that the metric's verdict on a pair of summarizers agrees with the human verdict, with 95% "
+    "intervals; the dashed line is the baseline metric.")
+
+DIFFERENCES_FIGURE_CAPTION = (
+    "Metric score differences of every pair, oriented so that the human-preferred summarizer is on the "
+    "right: coloured by human significance (left) and by agreement (right); beyond the dotted lines the "
+    "metric never contradicts the humans.")
+
+
 def write(res: AgreementResult, options: AgreementOptions, out: Mapping[str, str]) -> None:
     """The verdicts, the agreement table, Tables 2 and 3 and the two figures (the stage shape's
     ``write``: ``options`` are the record the result was computed with)."""

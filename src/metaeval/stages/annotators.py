@@ -356,6 +356,21 @@ PARITY_CAPTION = (
     "crowd mean against the experts). parity.tsv has Spearman and Kendall and p(above).")
 
 
+# The report's captions of this stage's files, next to the code that writes them (the stage
+# registry's report items name them, "module:NAME"; the report looks them up by name).
+FIGURE_CAPTION = (
+    "Metrics and annotators on one axis. How to read this: each point is a Pearson r with the same targets "
+    "- the mean of the other annotators of the reference group, each annotator left out in turn (left: "
+    "system level; right: summary level, within topic and averaged over topics). Grey: each held-out "
+    "annotator; black diamond and dashed line: their mean, the human ceiling; orange: the other groups' "
+    "means; blue: the metrics. A metric right of the dashed line agrees with these annotators better than "
+    "one more of them would.")
+
+NOTES_CAPTION = (
+    "Notes of the annotators stage: data sets or groups without enough annotators, undefined values and the "
+    "settings.")
+
+
 def write(result: AnnotatorsResult, options: AnnotatorsOptions, out: Mapping[str, str]) -> None:
     """The stage's tables and figure (``out``: the annotators stage's files by key)."""
     o = options

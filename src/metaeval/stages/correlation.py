@@ -276,6 +276,20 @@ def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions
     return rows, {c: tests[c] for c in combs if c in tests}
 
 
+# The report's captions of this stage's files, next to the code that writes them (the stage
+# registry's report items name them, "module:NAME"; the report looks them up by name).
+NOTES_CAPTION = (
+    "Notes: skipped combinations, undefined tests and the settings of the tests.")
+
+SUMMARY_LEVEL_CAPTION = (
+    "How to read this: does the metric rank the summaries of one input as the humans do? Within each topic, "
+    "the correlation across its summarizers' summaries, averaged over the topics (with fewer than 3 "
+    "summarizers, the correlation over all judged summaries pooled: the level says which); one row per "
+    "per-summary metric (a mean and a median variant share it) and human combination. pearson_lo/hi: 95 % "
+    "bootstrap interval over topics; p_vs_best: one-sided paired bootstrap p-value that the combination's "
+    "best metric is not better than this one (small = significantly worse than the best).")
+
+
 def write(result: CorrelationResult, combinations, out: Mapping[str, str]) -> None:
     """The stage's tables; ``combinations`` = the configured ones (a skipped combination gets an
     empty Williams table: see notes.tsv); the other targets' Williams matrices go to one stacked

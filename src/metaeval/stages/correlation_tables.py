@@ -467,6 +467,22 @@ def compute(corr: list[dict[str, str]], williams, summary_human: list[dict[str, 
 
 # ----------------------------------------------------------------------------- writing
 
+# The report's captions of this stage's files, next to the code that writes them (the stage
+# registry's report items name them, "module:NAME"; the report looks them up by name).
+FIGURE1_CAPTION = (
+    "Figure 1. Each point is a judged summary: its coverage against its linguistic quality. A weak relation "
+    "means the two components measure different things.")
+
+FIGURE2_CAPTION = (
+    "Figure 2. Distributions of coverage, linguistic quality and their arithmetic mean over all judged "
+    "summaries.")
+
+FIGURE3_CAPTION = (
+    "Figure 3. Williams tests between BLEU, the top variants and the baselines: a green cell means the row "
+    "variant correlates significantly more strongly with the human scores than the column variant; darker = "
+    "smaller p.")
+
+
 def write(t: Tables, out: Mapping[str, str]) -> None:
     for name in ("table1", "table2", "table4", "table5", "table6"):
         d: DisplayTable = getattr(t, name)

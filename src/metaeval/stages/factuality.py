@@ -461,6 +461,28 @@ def _ablation_figure(result: FactualityResult, png: str, svg: str) -> None:
     save(fig, png, svg)
 
 
+# The report's captions of this stage's files, next to the code that writes them (the stage
+# registry's report items name them, "module:NAME"; the report looks them up by name).
+ABLATION_FIGURE_CAPTION = (
+    "How to read this: each cell is a metric's correlation with the factuality score minus its correlation "
+    "when that category's errors are ignored (FRANK's ablation). Red (positive): the metric's agreement "
+    "with humans rests on noticing these errors; white or blue: it does not see them.")
+
+AUC_TESTS_CAPTION = (
+    "How to read this: DeLong's test of two metrics' AUCs on the same summaries (all subsets): difference = "
+    "AUC a - AUC b, se its standard error, p two-sided; p < 0.05 means the two metrics detect consistent "
+    "summaries differently well.")
+
+RANKING_TESTS_CAPTION = (
+    "How to read this: the exact McNemar test between two metrics on the same pairs: a only = pairs metric "
+    "a ranks correctly and b does not, b only the reverse (ties count as not correct); p two-sided; p < "
+    "0.05 means one metric ranks the pairs significantly more often correctly.")
+
+NOTES_CAPTION = (
+    "How to read this: the notes of the factuality analyses: which protocol does not apply to this data set "
+    "and why, and left-out metrics.")
+
+
 def write(result: FactualityResult, o: FactualityOptions, out: Mapping[str, str]) -> None:
     conf = f"{o.confidence:g}"
     tables.write_tsv(result.partial, out["partial_tsv"])

@@ -58,6 +58,13 @@ def compute(per: Mapping[tuple[str, str, int, int], list], options: IntervalOpti
     return [Row(*k, intervals[i]) for i, k in enumerate(keys)]
 
 
+# The report's captions of this stage's files, next to the code that writes them (the stage
+# registry's report items name them, "module:NAME"; the report looks them up by name).
+FIGURE_CAPTION = (
+    "Each system's score with its bootstrap confidence interval; systems whose intervals overlap are not "
+    "reliably ordered by that variant alone.")
+
+
 def write(rows: list[Row], options: IntervalOptions, out: Mapping[str, str]) -> None:
     """system_intervals.tsv (every variant), intervals.md and the figure (the shown variants)."""
     table = [(r.summarizer, r.variant, r.n, r.interval.mean, r.interval.resampled_mean, r.interval.lower,

@@ -351,9 +351,9 @@ def report_sections(inputs: Mapping[str, str], left_out: Mapping[str, str], empt
                 cap, table = markdown_html(file)
                 parts.append(f'<p class="caption">{html.escape(cap)}</p>{table}')
             elif file.endswith(".png"):
-                parts.append(figure_html(file, item.caption or Path(file).name))
+                parts.append(figure_html(file, registry.caption(item) or Path(file).name))
             else:
-                parts.append(f'<p class="caption">{html.escape(item.caption or Path(file).name)}</p>'
+                parts.append(f'<p class="caption">{html.escape(registry.caption(item) or Path(file).name)}</p>'
                              f'{tsv_html(file, scroll=False)}')
         sections.append((section.title, "".join(parts)))
     return sections

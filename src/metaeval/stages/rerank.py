@@ -117,6 +117,21 @@ def by_target(inp: AnalysisInputs, correlations: list[dict[str, str]], options: 
     return rows
 
 
+# The report's captions of this stage's files, next to the code that writes them (the stage
+# registry's report items name them, "module:NAME"; the report looks them up by name).
+FIGURE4_CAPTION = (
+    "Significant wins under the best variant: a coloured cell means the row system is significantly better "
+    "than the column system.")
+
+SUMMARY_CAPTION = (
+    "The chosen variants, Kendall tau-b between the rankings and the top group.")
+
+BY_TARGET_CAPTION = (
+    "Every target's re-ranking: the best variant for it (highest Pearson r among the optimal variants), "
+    "Kendall tau-b between its ranking of the systems and the original variant's, and the systems no other "
+    "system significantly beats under it.")
+
+
 def write_by_target(rows: Sequence[Mapping[str, object]], path: str) -> None:
     tables.write_tsv(tables.frame(list(rows), BY_TARGET_COLUMNS), path)
 

@@ -425,6 +425,13 @@ WINNER_CAPTION = (
     "(1 = best), top {top} by value. How to read this: a clear winner has P(best) near 1 and rank interval "
     "[1, 1]; several variants sharing P(best) and overlapping rank intervals means the data cannot single out "
     "one best metric.")
+# the report's captions of the notes and the figure (the stage registry names them, "module:NAME")
+NOTES_CAPTION = ("Notes of the statistics: undefined cases, skipped combinations and the settings (seed, samples, "
+                 "methods).")
+WINNER_FIGURE_CAPTION = (
+    "How to read this: left, the probability that each of the top 20 variants is the best one over the bootstrap "
+    "samples; right, the interval of its rank (1 = best) and, as a dot, the rank of its value on the full data. "
+    "Long, overlapping intervals mean the order of these variants is not settled by the data.")
 
 
 def _percent(x: float) -> str:

@@ -358,6 +358,17 @@ def consistency(sw: Sweep) -> list[tuple[str, str, str, float]]:
     return out
 
 
+# The report's captions of this stage's files, next to the code that writes them (the stage
+# registry's report items name them, "module:NAME"; the report looks them up by name).
+REFERENCE_SWEEP_FIGURE_CAPTION = (
+    "Pearson r with the human scores when the systems are scored against all references and against each "
+    "single reference.")
+
+LENGTH_SWEEP_FIGURE_CAPTION = (
+    "Pearson r with the human scores under each word limit and compression rate, and for the average-rank "
+    "aggregation across them.")
+
+
 def write_sweep(sw: Sweep, human: Mapping[str, Mapping[str, float]], main: str, prefix: str, title: str,
                 out: Mapping[str, str]) -> None:
     """The scores, correlations and consistency tables, the Markdown summary and the figure."""
