@@ -15,7 +15,7 @@ for _stage in registry.analysis_stages():
                        _stage.category),
         params:
             code=code_of(_stage),
-            options=registry.stage_options(_stage, OPTIONS),
+            options=OPTIONS.record(_stage.name),
             # the door, through params: a loop variable in script: would be read when the job runs
             door=_stage.script or "analysis_stage",
             # the generic door's stage module, by name (metaeval.door imports no stage and no registry)

@@ -16,7 +16,7 @@ import yaml
 
 from conftest import REPO
 from metaeval import outputs, registry, tables
-from metaeval import options as options_module, records
+from metaeval import records
 from metaeval.options import ConfigError, Options, load_schema, schema_defaults, validated
 from metaeval.provenance import code_version, import_closure, package_dir
 from metaeval.variants import Variant, is_measure, rouge_variants
@@ -195,7 +195,7 @@ def test_a_new_config_key_is_its_schema_entry_and_its_record_field(monkeypatch):
     schema = copy.deepcopy(load_schema())
     schema["$defs"]["statistics"]["properties"]["extra_rounds"] = {"type": "integer", "minimum": 0, "default": 7}
     fields = [(f, Any) for f in records.StatisticsOptions._fields] + [("extra_rounds", int)]
-    monkeypatch.setattr(options_module, "StatisticsOptions", NamedTuple("StatisticsOptions", fields))
+    monkeypatch.setattr(records, "StatisticsOptions", NamedTuple("StatisticsOptions", fields))   # the registry names it
     default, given = (Options.from_config({**base, **extra}, schema).statistics
                       for extra in ({}, {"statistics": {"extra_rounds": 2}}))
     assert (default.extra_rounds, given.extra_rounds) == (7, 2)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, scenario, snakemake
+from conftest import REPO, job_counts, scenario, snakemake
 from metaeval import outputs, registry
 from metaeval.options import SECTIONS, Options, load_schema
 from metaeval.provenance import import_closure
@@ -40,8 +40,8 @@ def test_every_declaration_resolves():
         assert (REPO / "rules" / f"{s.rules_file}.smk").is_file(), s.name
         assert s.module and (LIBRARY.joinpath(*s.module.split(".")).with_suffix(".py")).is_file(), s.name
         assert all(section in schema for section in s.sections), s.name
-        if s.options:
-            assert registry.stage_options(s, options) is not None, s.name
+        if s.record:
+            assert isinstance(options.record(s.name), registry.hook(s.record)), s.name
         for path in s.expand.values():
             assert list(attrgetter(path)(options)), path
         for hook in (s.answer, s.methods):
@@ -236,6 +236,10 @@ def compute(human, options):
     return counts[counts["judged"] >= options.minimum]
 
 
+# the report's caption of counts.tsv, next to the code that writes it (the registry names it)
+COUNTS_CAPTION = "Toy: the counts as a table."
+
+
 def write(result, options, outputs):
     tables.write_tsv(result, outputs["counts"])
     tables.write_markdown(outputs["counts_md"], f"Toy: judged summaries per summarizer (at least {options.minimum}).",
@@ -249,7 +253,8 @@ def methods(config):
 TOY_ENTRY = '''    Stage("toy", {"counts": "toy/counts.tsv", "counts_md": "toy/counts.md"}, "a toy stage",
           rules_file="analysis", module="stages.toy", sections=("toy",), record="metaeval.stages.toy:ToyOptions",
           final=True, reads=("human:summaries",), category="Toy", methods="metaeval.stages.toy:methods",
-          report=(ReportSection("Toy section", (ReportItem("toy", "counts_md"),)),)),
+          report=(ReportSection("Toy section", (ReportItem("toy", "counts_md"),
+                                                ReportItem("toy", "counts", "metaeval.stages.toy:COUNTS_CAPTION"))),)),
 '''
 
 TOY_TEST = '''from metaeval.stages import toy
@@ -443,9 +448,16 @@ def test_a_toy_stage_and_a_toy_metric_family_added_as_the_docs_say_run_to_the_re
     report = (work / "results/tiny/report.html").read_text(encoding="utf-8")
     assert "Toy section" in report and "Toy: judged summaries per summarizer (at least 2)." in report
     assert "Toy stage: summarizers with at least 2 judged summaries." in report
+    assert "Toy: the counts as a table." in report
     # the family's scores reach the analyses: its variants are correlated like every other metric's
     correlations = (work / "results/tiny/analysis/correlations.tsv").read_text(encoding="utf-8")
     assert "\nWORDS_A\t" in correlations and "\nWORDS_M\t" in correlations
     assert "words|per_sentence:False" in (work / "results/tiny/scores/scoring_signature.txt").read_text()
     dry = snakemake(work, "-n", snakefile=repo / "Snakefile", env=env)
     assert "Nothing to be done" in dry.stdout + dry.stderr
+    # a caption sits in the module that writes its file: editing it re-runs that stage and the report only
+    toy = repo / "src/metaeval/stages/toy.py"
+    toy.write_text(toy.read_text(encoding="utf-8").replace("the counts as a table", "the counts, as a table"),
+                   encoding="utf-8")
+    dry = snakemake(work, "-n", snakefile=repo / "Snakefile", env=env)
+    assert job_counts(dry.stdout) == {"toy": 1, "report": 1, "all": 1}

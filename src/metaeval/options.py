@@ -7,7 +7,8 @@
 * :func:`check` adds what a schema cannot say: input paths that must exist, options that exclude
   each other, variant ids that must parse.
 * :class:`Options` holds, for every kind of job, a ``NamedTuple`` with exactly the values that job
-  uses (:mod:`metaeval.records`), built by field name from its config section. A rule passes its
+  uses (:mod:`metaeval.records`), built by field name from its config section (a stage's by
+  :meth:`Options.record`, the other fields from :func:`derived_fields`). A rule passes its
   record through ``params:``, so changing a config value re-runs exactly the jobs whose record holds
   it (Snakemake compares the records' ``repr``; a dataclass would be invisible to its params
   trigger). Confidence levels are fractions everywhere (0.95).
@@ -386,6 +387,53 @@ def check_factuality(config: Mapping[str, Any]) -> None:
                                   f"({fmt.title} has the splits {', '.join(fmt.splits)})")
 
 
+def derived_fields(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """By stage, the fields of its options record that are not keys of its config section of the same
+    names: values of other sections and values derived from the validated ``config``. The one place
+    they are written (:meth:`Options.record` adds them to the fields taken from the section); a
+    stage whose record is its section's keys alone has no entry."""
+    r, b, s, h, c = (config[k] for k in ("rouge", "bleu", "scale", "human_scores", "correlation"))
+    exceptions = exception_order(r["stemmer_exceptions"])
+    se, st, sw, f = (config[k] for k in ("sera", "statistics", "sweeps", "factuality"))
+    # the permutation tests cover every human combination when "optimal" rests on them
+    permutation_combinations = (h["combinations"] if st["optimal"] == "permutation"
+                                else [x for x in st["combinations"] if x != "all"])
+    # "optimal" in correlations.tsv rests on the statistics job's permutation tests
+    optimal = "permutation" if st["enabled"] and st["optimal"] == "permutation" else "williams"
+    # the statistics job's permutation tests when it writes them for the across combination, else Williams
+    across_tests = ("permutation" if st["enabled"] and config["across"]["combination"] in permutation_combinations
+                    else "williams")
+    sweeps = dict(alpha=r["alpha"], multiple_references=r["multiple_references"],
+                  stemmer_exceptions=exceptions if any(Variant.parse(v).stem for v in sw["variants"]) else None)
+    return {
+        "score": dict(shards=s["shards"], bleu=b["enabled"], per_summary_smoothing=b["per_summary_smoothing"],
+                      stemmer_exceptions=exceptions),
+        "chrf": dict(jackknife_systems=r["jackknife_systems"]),
+        "sera_index": dict(stemming=bool(se["stemming"]), stemmer_exceptions=exceptions if se["stemming"] else None),
+        # each retrieval model's own parameters only
+        "sera": dict(mu=se["mu"] if se["model"] == "lm_dirichlet" else None,
+                     bm25=(se["bm25_k1"], se["bm25_b"]) if se["model"] == "bm25" else None),
+        # a data set's entry fills these in (Options.human_job)
+        "human": dict(target_dimensions=(), composites=(), primary=None, entry="config key datasets.<name>"),
+        "correlation": dict(combinations=h["combinations"], human_order=h["order"], optimal=optimal),
+        "correlation_tables": dict(optimal=optimal, answer_baseline=config["agreement"]["baseline"]),
+        "statistics": dict(summarizers=c["summarizers"], baselines=c["baselines"], alpha=c["alpha"],
+                           permutation_combinations=permutation_combinations,
+                           accuracy_baseline=st["accuracy_baseline"] or config["agreement"]["baseline"]),
+        "annotators": dict(summarizers=c["summarizers"], baselines=c["baselines"]),
+        "reference_sweep": sweeps,
+        "length_sweep": sweeps,
+        "agreement": dict(combinations=h["combinations"]),
+        "rerank": dict(summarizers=c["summarizers"]),
+        "factuality": dict(proportion_cutoff=float(f["proportion_cutoff"]),
+                           validation_fraction=float(f["validation_fraction"]), confidence=float(f["confidence"]),
+                           baselines=tuple(dict.fromkeys(Variant.parse(v).summary_metric
+                                                         for v in [*c["baselines"], config["agreement"]["baseline"]]))),
+        "leaderboard": dict(datasets=sorted(config["datasets"]), ablation_prefix=f["ablation_prefix"]),
+        "across": dict(datasets=sorted(config["datasets"]), tests=across_tests),
+    }
+
+
 class Options:
     """Everything the workflow's jobs use, built once from the validated config."""
 
@@ -396,64 +444,47 @@ class Options:
         # stemmer_exceptions reaches only the records of jobs that stem, so that changing it re-runs
         # exactly those (and what reads their outputs)
         exceptions = exception_order(r["stemmer_exceptions"])
+        self.derived = derived_fields(config)
         self.rouge = from_section(RougeOptions, r, stemmer_exceptions=exceptions)
         self.bleu_enabled: bool = b["enabled"]
         self.scale = from_section(ScaleOptions, s)
-        self.score = from_section(ScoreJob, r, shards=s["shards"], bleu=b["enabled"],
-                                  per_summary_smoothing=b["per_summary_smoothing"], stemmer_exceptions=exceptions)
-        ch = config["chrf"]
-        self.chrf_enabled: bool = ch["enabled"]
-        self.chrf = from_section(ChrfOptions, ch, jackknife_systems=r["jackknife_systems"])
-        se = config["sera"]
-        self.sera_enabled: bool = se["enabled"]
-        self.sera_index = from_section(SeraIndexOptions, se, stemming=bool(se["stemming"]),
-                                       stemmer_exceptions=exceptions if se["stemming"] else None)
-        # each retrieval model's own parameters only
-        self.sera = from_section(SeraOptions, se, mu=se["mu"] if se["model"] == "lm_dirichlet" else None,
-                                 bm25=(se["bm25_k1"], se["bm25_b"]) if se["model"] == "bm25" else None)
+        # the stages' records (each stage's registry entry names its record: Options.record)
+        self.score = self.record("score")
+        self.chrf_enabled: bool = config["chrf"]["enabled"]
+        self.chrf = self.record("chrf")
+        self.sera_enabled: bool = config["sera"]["enabled"]
+        self.sera_index = self.record("sera_index")
+        self.sera = self.record("sera")
         self.gather = GatherOptions(rouge=self.rouge, bleu=self.bleu_enabled, shards=s["shards"])
-        self.intervals = from_section(IntervalOptions, config["intervals"])
-        self.human = from_section(HumanOptions, h, target_dimensions=(), composites=(), primary=None,
-                                  entry="config key datasets.<name>")
-        st = config["statistics"]
-        self.statistics_enabled: bool = st["enabled"]
-        # the permutation tests cover every human combination when "optimal" rests on them
-        self.statistics = from_section(
-            StatisticsOptions, st, summarizers=c["summarizers"], baselines=c["baselines"], alpha=c["alpha"],
-            permutation_combinations=(h["combinations"] if st["optimal"] == "permutation"
-                                      else [c for c in st["combinations"] if c != "all"]),
-            accuracy_baseline=st["accuracy_baseline"] or config["agreement"]["baseline"])
+        self.intervals = self.record("intervals")
+        self.human = self.record("human")
+        self.statistics_enabled: bool = config["statistics"]["enabled"]
+        self.statistics = self.record("statistics")
         # "optimal" in correlations.tsv rests on the statistics job's permutation tests
         self.optimal_by_permutation: bool = self.statistics_enabled and self.statistics.optimal == "permutation"
-        self.correlate = from_section(CorrelateOptions, c, combinations=h["combinations"], human_order=h["order"],
-                                      optimal="permutation" if self.optimal_by_permutation else "williams")
-        self.correlation_tables = from_section(CorrelationTablesOptions, c, optimal=self.correlate.optimal,
-                                               answer_baseline=config["agreement"]["baseline"])
-        self.agreement = from_section(AgreementOptions, config["agreement"], combinations=h["combinations"])
-        self.rerank = from_section(RerankOptions, config["rerank"], summarizers=c["summarizers"])
-        ac = config["across"]
-        # the statistics job's permutation tests when it writes them for this combination, else Williams
-        tests = ("permutation" if self.statistics_enabled and ac["combination"] in self.statistics.permutation_combinations
-                 else "williams")
-        self.across = from_section(AcrossOptions, ac, datasets=sorted(config["datasets"]), tests=tests)
-        self.leaderboard = from_section(LeaderboardOptions, config["leaderboard"], datasets=sorted(config["datasets"]),
-                                        ablation_prefix=config["factuality"]["ablation_prefix"])
-        sw = config["sweeps"]
-        self.sweeps = from_section(SweepOptions, sw, alpha=r["alpha"], multiple_references=r["multiple_references"],
-                                   stemmer_exceptions=exceptions if any(Variant.parse(v).stem for v in sw["variants"])
-                                   else None)
+        self.correlate = self.record("correlation")
+        self.correlation_tables = self.record("correlation_tables")
+        self.agreement = self.record("agreement")
+        self.rerank = self.record("rerank")
+        self.across = self.record("across")
+        self.leaderboard = self.record("leaderboard")
+        self.sweeps = self.record("reference_sweep")
         self.calibration = calibration_options(config)
-        f = config["factuality"]
-        self.factuality = from_section(FactualityOptions, f, proportion_cutoff=float(f["proportion_cutoff"]),
-                                       validation_fraction=float(f["validation_fraction"]),
-                                       confidence=float(f["confidence"]),
-                                       baselines=tuple(dict.fromkeys(
-                                           Variant.parse(v).summary_metric
-                                           for v in [*c["baselines"], config["agreement"]["baseline"]])))
+        self.factuality = self.record("factuality")
         # annotators as data
         self.annotators_enabled: bool = config["annotators"]["enabled"]
-        self.annotators = from_section(AnnotatorsOptions, config["annotators"], summarizers=c["summarizers"],
-                                       baselines=c["baselines"])
+        self.annotators = self.record("annotators")
+
+    def record(self, stage: str) -> Any:
+        """A stage's options record, the one way every stage's record is built: the ``record`` its
+        registry entry names (``"module:Record"``), built by field name from its first config
+        section (:func:`metaeval.records.from_section`), with the fields :func:`derived_fields`
+        gives it; None for a stage without a record."""
+        s = registry.stage(stage)
+        if s.record is None:
+            return None
+        section = self.config[s.sections[0]] if s.sections else {}
+        return from_section(registry.hook(s.record), section, **self.derived.get(stage, {}))
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], schema: Mapping[str, Any] | None = None) -> Options:

@@ -1,9 +1,10 @@
 """The stage registry: every stage of the workflow declared once, and everything else derived from it.
 
 A :class:`Stage` names the files it writes (under ``results/{dataset}/``), the job that writes them,
-the config sections the job reads and the :class:`metaeval.options.Options` attribute holding its
-record, when it applies (a config switch, what the data set must have), its report sections,
-captions, methods text and answer hook. From these declarations come:
+the config sections the job reads and its options record (``"module:Record"``, built by
+:meth:`metaeval.options.Options.record`), when it applies (a config switch, what the data set must
+have), its report sections with the names of their captions, methods text and answer hook. From
+these declarations come:
 
 * the output contract (:mod:`metaeval.outputs`: ``files``, ``final``, ``report_inputs``);
 * the analysis rules (``rules/analysis.smk`` makes one rule per stage that declares ``reads``);
@@ -22,20 +23,18 @@ registries and of the snakemake-workflows catalogue, whose final targets come fr
 The registry holds declarations only (no import of a stage module, an engine or an importer):
 hooks are named ``"module:function"`` and imported by who calls them (:func:`hook`), so importing
 the registry stays cheap and circle-free, and a job's code version covers the registry only where
-the job reads it (the report's; docs/layout.md, "Layers"). It imports the values below it (the
-records) and the data layer's declarations (the contract's files, the release formats).
+the job reads it (the report's; docs/layout.md, "Layers"). It imports the data layer's
+declarations (the contract's files, the release formats).
 """
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import Any, Mapping, NamedTuple
 
 from .data.contract import FILES as DATA_FILES
 from .data.formats import IMPORTED
-from .records import from_section
 
 # The input bundle of the analysis jobs (rules/common.smk ``analysis_inputs``: the metric scores of
 # every family and the human scores), as a ``reads`` entry.
@@ -84,8 +83,9 @@ class Stage:
     rules_file: str | None = None     # rules/<rules_file>.smk; "analysis" for the rules made from ``reads``
     module: str | None = None         # the library module (metaeval.<module>)
     sections: tuple[str, ...] = ()
-    options: str | None = None        # the Options attribute holding its record, or:
-    record: str | None = None         # "module:Record": a NamedTuple built by field name from sections[0]
+    # "module:Record": its job's options record, a NamedTuple built by field name from its first config
+    # section, with the fields metaeval.options.derived_fields gives (metaeval.options.Options.record)
+    record: str | None = None
     enabled: str | None = None
     needs: tuple[str, ...] = ()
     final: bool | tuple[str, ...] = False   # its files are targets of the main job (a tuple: those keys)
@@ -164,17 +164,19 @@ STAGES: tuple[Stage, ...] = (
                     "bleu_signature": "scores/parts/BLEU_signature_ST{stem}_RS{stop}.shard{shard}.txt"},
           "ROUGE exactly as ROUGE-1.5.5 and BLEU (sacrebleu), per preprocessing setting and shard",
           kind="scoring", rule="score", rules_file="scoring", module="stages.scoring", sections=("rouge", "bleu"),
-          options="score", needs=("texts",)),
+          record="metaeval.records:ScoreJob", needs=("texts",)),
     Stage("chrf", {"scores": "scores/chrf_scores.tsv", "stats_{metric}": "scores/chrf_stats_{metric}.tsv",
                    "signature": "scores/chrf_signature.txt"},
           "chrF / chrF++ as sacrebleu", kind="scoring", rule="score_chrf", rules_file="scoring", module="stages.chrf",
-          sections=("chrf",), options="chrf", enabled="chrf", needs=("texts",), weight=2),
+          sections=("chrf",), record="metaeval.records:ChrfOptions", enabled="chrf", needs=("texts",), weight=2),
     Stage("sera_index", {"index": "scores/sera/index.zip"}, "SERA's retrieval index", kind="scoring",
-          rule="sera_index", rules_file="scoring", module="stages.sera", sections=("sera",), options="sera_index",
+          rule="sera_index", rules_file="scoring", module="stages.sera", sections=("sera",),
+          record="metaeval.records:SeraIndexOptions",
           enabled="sera", needs=("texts",), priority=6),
     Stage("sera", {"scores": "scores/sera_scores.tsv", "signature": "scores/sera/signature.txt"},
           "SERA (Cohan & Goharian 2016)", kind="scoring", rule="score_sera", rules_file="scoring",
-          module="stages.sera", sections=("sera",), options="sera", enabled="sera", needs=("texts",)),
+          module="stages.sera", sections=("sera",),
+          record="metaeval.records:SeraOptions", enabled="sera", needs=("texts",)),
     Stage("file_metrics", {"scores": "scores/file_metrics/scores.tsv", "metrics": "scores/file_metrics/metrics.tsv",
                            "signature": "scores/file_metrics/signature.txt"},
           "the scores of metrics computed elsewhere (metric_scores.tsv)", kind="scoring", rule="file_metrics",
@@ -188,14 +190,16 @@ STAGES: tuple[Stage, ...] = (
     Stage("human", {"summaries": "human/summary_human.tsv", "systems": "human/system_human.tsv",
                     "skipped": "human/skipped.tsv", "targets": "human/targets.tsv"},
           "the targets: Graham's combinations of coverage and linguistic quality, every dimension, composites", rule="human_scores", rules_file="human",
-          module="stages.human", sections=("human_scores",), options="human", context=("targets",), priority=4),
+          module="stages.human", sections=("human_scores",),
+          record="metaeval.records:HumanOptions", context=("targets",), priority=4),
     Stage("correlation", {"correlations": "analysis/correlations.tsv",
                           "williams_{combination}": "analysis/williams_{combination}.tsv",
                           "summary_level": "analysis/summary_level_correlations.tsv", "notes": "analysis/notes.tsv",
                           "targets_williams": "analysis/williams_targets.tsv",
                           "summary_level_tests": "analysis/summary_level_tests.tsv"},
           "correlations, Williams tests, optimal variants", rule="correlate", rules_file="correlation",
-          module="stages.correlation", sections=("correlation",), options="correlate", final=True,
+          module="stages.correlation", sections=("correlation",),
+          record="metaeval.records:CorrelateOptions", final=True,
           expand={"combination": "human.combinations"}, context=("correlations", "summary_level", "targets_williams"),
           priority=3),
     Stage("correlation_tables",
@@ -205,7 +209,8 @@ STAGES: tuple[Stage, ...] = (
            **_figure("analysis", "figure2", "figure2_densities"), **_figure("analysis", "figure3", "figure3_williams"),
            **_figure("analysis", "top", "figure_top_variants"), **_table("analysis", "answers", "answers")},
           "Graham's tables and figures", rule="correlation_tables", rules_file="correlation",
-          module="stages.correlation_tables", options="correlation_tables", final=True, category="Correlation",
+          module="stages.correlation_tables", sections=("correlation",),
+          record="metaeval.records:CorrelationTablesOptions", final=True, category="Correlation",
           context=("top_png", "table6_tsv", "answers_tsv"),
           report=(
               ReportSection("Correlation with human scores (Graham 2015)", (
@@ -236,7 +241,7 @@ STAGES: tuple[Stage, ...] = (
            **_figure("statistics", "winner", "figure_winner"), "notes": "statistics/notes.tsv"},
           "correlation levels, bootstrap and null baseline, permutation tests, Kendall variants, pairwise accuracy, "
           "uncertainty of the winner", rules_file="analysis", module="stages.statistics", sections=("statistics",),
-          options="statistics", enabled="statistics", final=True,
+          record="metaeval.records:StatisticsOptions", enabled="statistics", final=True,
           expand={"combination": "statistics.permutation_combinations"}, reads=(ANALYSIS_INPUTS,),
           script="statistics", category="Statistics", context=("winner",),
           answer="metaeval.stages.statistics:answer", methods="metaeval.stages.statistics:methods",
@@ -262,7 +267,7 @@ STAGES: tuple[Stage, ...] = (
            "parity": "annotators/parity.tsv", "parity_md": "annotators/parity.md",
            **_figure("annotators", "figure", "figure_ceiling"), "notes": "annotators/notes.tsv"},
           "Krippendorff's alpha, the human ceiling, human parity", rules_file="analysis", module="stages.annotators",
-          sections=("annotators",), options="annotators", enabled="annotators", final=True,
+          sections=("annotators",), record="metaeval.records:AnnotatorsOptions", enabled="annotators", final=True,
           reads=(ANALYSIS_INPUTS, "data:dataset", "data:annotations"), script="annotators", category="Annotators",
           context=("ceiling", "notes"), answer="metaeval.stages.annotators:answer", methods="metaeval.stages.annotators:methods",
           report=(
@@ -276,21 +281,24 @@ STAGES: tuple[Stage, ...] = (
     Stage("intervals", {"table": "intervals/system_intervals.tsv", "markdown": "intervals/intervals.md",
                         **_figure("intervals", "figure", "figure_intervals")},
           "ROUGE-1.5.5's bootstrap intervals of system scores", kind="scoring", rule="system_intervals", priority=2,
-          rules_file="scoring", module="stages.intervals", sections=("intervals",), options="intervals",
+          rules_file="scoring", module="stages.intervals", sections=("intervals",),
+          record="metaeval.records:IntervalOptions",
           needs=("texts",), final=True, category="Confidence intervals",
           report=(ReportSection("Confidence intervals of system scores (ROUGE-1.5.5 -c 95 -r 1000)", (
               ReportItem("intervals", "markdown"),
               ReportItem("intervals", "figure_png", "metaeval.stages.intervals:FIGURE_CAPTION"),
           )),)),
     Stage("reference_sweep", _sweep("references"), "single vs all references (Lin 2004)", rule="sweeps",
-          rules_file="sweeps", module="stages.sweeps", sections=("sweeps",), options="sweeps", needs=("texts",),
+          rules_file="sweeps", module="stages.sweeps", sections=("sweeps",),
+          record="metaeval.records:SweepOptions", needs=("texts",),
           final=True, category="Reference count",
           report=(ReportSection("Single versus multiple references (Lin 2004)", (
               ReportItem("reference_sweep", "markdown"),
               ReportItem("reference_sweep", "figure_png", "metaeval.stages.sweeps:REFERENCE_SWEEP_FIGURE_CAPTION"),
           )),), weight=2),
     Stage("length_sweep", _sweep("lengths"), "word limits and compression rates (Pastra & Saggion 2003)",
-          rule="sweeps", rules_file="sweeps", module="stages.sweeps", sections=("sweeps",), options="sweeps",
+          rule="sweeps", rules_file="sweeps", module="stages.sweeps", sections=("sweeps",),
+          record="metaeval.records:SweepOptions",
           needs=("texts",), final=True, category="Length and compression",
           report=(ReportSection("Length and compression (Pastra & Saggion 2003)", (
               ReportItem("length_sweep", "markdown"),
@@ -301,7 +309,7 @@ STAGES: tuple[Stage, ...] = (
                         **_figure("agreement", "accuracy", "figure_accuracy"),
                         **_figure("agreement", "differences", "figure_differences")},
           "metric vs human verdicts on every pair of summarizers (Owczarzak et al. 2012)", rules_file="analysis",
-          module="stages.agreement", sections=("agreement",), options="agreement", final=True,
+          module="stages.agreement", sections=("agreement",), record="metaeval.records:AgreementOptions", final=True,
           reads=(ANALYSIS_INPUTS,), category="Agreement",
           report=(ReportSection("Agreement of verdicts on pairs of summarizers (Owczarzak et al. 2012)", (
               ReportItem("agreement", "table2_md"), ReportItem("agreement", "table3_md"),
@@ -313,7 +321,7 @@ STAGES: tuple[Stage, ...] = (
                      "by_target": "rerank/by_target.tsv",
                      **_figure("rerank", "figure4", "figure4_significance")},
           "systems ranked by the best variant, pairwise significance (Graham 2015 §5)", rules_file="analysis",
-          module="stages.rerank", sections=("rerank",), options="rerank", final=True,
+          module="stages.rerank", sections=("rerank",), record="metaeval.records:RerankOptions", final=True,
           reads=(ANALYSIS_INPUTS, "correlation:correlations"), script="rerank", category="Re-ranking",
           report=(ReportSection("Re-ranking systems with the best variant (Graham 2015 §5)", (
               ReportItem("rerank", "table3_md"),
@@ -330,7 +338,7 @@ STAGES: tuple[Stage, ...] = (
            "answer": "factuality/answer.tsv", "notes": "factuality/notes.tsv"},
           "factual consistency: FRANK's partial correlation and ablation, QAGS / SummaC AUC and balanced accuracy, "
           "Rank19 ranking accuracy, correlations by subset", rules_file="analysis", module="stages.factuality",
-          sections=("factuality",), options="factuality", final=True, priority=3,
+          sections=("factuality",), record="metaeval.records:FactualityOptions", final=True, priority=3,
           reads=(ANALYSIS_INPUTS, "data:dataset", "data:summaries", "data:judgments", "data:annotations"),
           script="factuality", category="Factual consistency", context=("answer",),
           answer="metaeval.stages.factuality:answer", answer_paragraph=True,
@@ -364,7 +372,8 @@ STAGES: tuple[Stage, ...] = (
                           "tests_tsv": "leaderboard_tests.tsv", "leaderboard_html": "leaderboard.html"},
           "every metric beside every other per benchmark, target and level: value, interval, rank, the test "
           "against the best, wins, ties and losses", kind="across", rule="leaderboard", rules_file="across",
-          module="stages.leaderboard", sections=("leaderboard",), options="leaderboard", priority=1,
+          module="stages.leaderboard", sections=("leaderboard",),
+          record="metaeval.records:LeaderboardOptions", priority=1,
           weight=2),
     Stage("across", {"variants_tsv": "variants.tsv", "variants_md": "variants.md",
                      "replicability_tsv": "replicability.tsv", "replicability_md": "replicability.md",
@@ -373,7 +382,7 @@ STAGES: tuple[Stage, ...] = (
                      "targets_tsv": "targets.tsv", "targets_md": "targets.md", "report": "report.html"},
           "with two or more data sets: every variant side by side, robustly optimal variants, replicability of "
           "differences", kind="across", rule="across", rules_file="across", module="stages.across",
-          sections=("across",), options="across"),
+          sections=("across",), record="metaeval.records:AcrossOptions"),
     Stage("calibration_model", {"model": "calibration/model.tsv"}, "the model fitted for calibration",
           kind="calibration", rule="calibration_model", rules_file="calibration", module="stages.calibration",
           sections=("calibration",), priority=2),
@@ -455,16 +464,6 @@ def hook(name: str) -> Any:
     """The function (or, for a caption, the string) a ``"module:name"`` hook names."""
     module, _, function = name.partition(":")
     return getattr(importlib.import_module(module), function)
-
-
-def stage_options(s: Stage, options: Any) -> Any:
-    """A stage's options record: the ``Options`` attribute it names, or its ``record`` built by field
-    name from its config section (``options.config``: the validated config, defaults filled in)."""
-    if s.options:
-        return attrgetter(s.options)(options)
-    if s.record:
-        return from_section(hook(s.record), options.config[s.sections[0]])
-    return None
 
 
 def caption(item: ReportItem) -> str | None:
