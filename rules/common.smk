@@ -185,6 +185,9 @@ def final_outputs(dataset):
 def all_outputs():
     """The main job's targets: every data set's, and the verdict across them when there are two or more."""
     across = list(OUT.files("across", OUT.ACROSS).values()) if len(DATASETS) >= 2 else []
+    # what a score difference means, pooled over the data sets (one is enough): from the soft pairwise job's pairs
+    if OPTIONS.config["soft_pairwise"]["enabled"]:
+        across += list(OUT.files("delta", OUT.ACROSS, variant=list(OPTIONS.delta_figures)).values())
     return [path for d in DATASETS for path in final_outputs(d)] + across
 
 

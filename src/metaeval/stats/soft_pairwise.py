@@ -22,12 +22,15 @@ mt-metrics-eval computes it (``pce.py``'s ``compute_pairwise_p_values`` and
   (it raises); we then keep the items every system has, and say so.
 * The bootstrap interval (:func:`bootstrap_spa`, ours: mt-metrics-eval has none) resamples the
   packed matrix's columns (items) with replacement (``numpy.random.default_rng(bootstrap_seed)``),
-  recomputes each sample's SPA exactly as above on the drawn columns (the same swaps), and takes the
-  percentile interval.
+  recomputes each sample's SPA as above on the drawn columns (the same swaps; the float32 products
+  of all scorers at once, :func:`pairwise_p_values`'s ``exact=False``), and takes the percentile
+  interval.
 
-Vectorised: every scorer's (metric or human) rows are one float32 matrix product with the swaps
-(``signs @ scores.T``, as pce.py's product), and the pairs of every scorer are compared at once; no
-Python loop over pairs or permutations.
+Vectorised: every scorer's (metric or human) rows are multiplied with the swaps (pce.py's
+``signs @ scores.T`` for each scorer; in the bootstrap one product of all of them side by side, see
+:func:`pairwise_p_values`), and the pairs of every scorer are counted by one
+compiled loop (:func:`metaeval.stats.kernels.pair_exceedances`, the same float32 differences and
+comparisons); no Python loop over pairs or permutations.
 """
 
 from __future__ import annotations
@@ -37,12 +40,11 @@ from typing import Sequence
 
 import numpy as np
 
+from . import kernels
 from .core import percentile_interval
 
 PCE_SEED = 4                  # pce.compute_pairwise_p_values' default seed
 PCE_PERMUTATIONS = 1000       # stats.PairwiseConfidenceError's default num_permutations
-# the (permutations x scorers x pairs) float32 block compared at once, in elements
-BLOCK = 1 << 24
 INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
@@ -92,28 +94,34 @@ def signs(permutations: int, items: int, seed: int = PCE_SEED) -> np.ndarray:
 
 
 def pairwise_p_values(scores: np.ndarray, permutations: int = PCE_PERMUTATIONS, seed: int = PCE_SEED,
-                      swaps: np.ndarray | None = None) -> np.ndarray:
+                      swaps: np.ndarray | None = None, exact: bool = True) -> np.ndarray:
     """pce.py's p-values for every scorer at once: ``scores`` (K, S, n) -> (K, S(S-1)/2), the pairs
     i < j in ``numpy.triu_indices(S, 1)`` order (pce.py's upper triangle): p = count over the
     permutations of (null delta >= observed delta) / permutations, in float32 as pce.py
-    (module docstring). ``swaps``: the sign matrix (:func:`signs`), when the caller has it."""
+    (module docstring). ``swaps``: the sign matrix (:func:`signs`), when the caller has it.
+
+    ``exact``: each scorer's product with the swaps is pce.py's own (P, n) @ (n, S) BLAS call, so
+    its float32 sums are pce.py's to the bit. Otherwise one product of every scorer side by side
+    (K S columns), several times faster; BLAS then rounds some sums differently in the last bit,
+    which changes a count only where a null delta ties the observed one to within that bit (the
+    bootstrap samples use it: their spread is Monte Carlo anyway)."""
     x = np.ascontiguousarray(scores, dtype=np.float32)
     K, S, n = x.shape
     if swaps is None:
         swaps = signs(permutations, n, seed)
     P = swaps.shape[0]
     iu, ju = np.triu_indices(S, 1)
-    out = np.empty((K, len(iu)))
     if K == 0 or not len(iu):
-        return out
+        return np.empty((K, len(iu)))
     totals = np.sum(x, axis=2)                                     # (K, S), float32 as pce.py's
-    partial = np.matmul(swaps, x.reshape(K * S, n).T).reshape(P, K, S)
+    if exact:
+        partial = np.stack([np.matmul(swaps, x[k].T).T for k in range(K)])        # (K, S, P)
+    else:
+        partial = np.matmul(swaps, x.reshape(K * S, n).T).T.reshape(K, S, P)
     observed = totals[:, iu] - totals[:, ju]                       # (K, pairs) float32
-    step = max(1, BLOCK // max(1, P * len(iu)))
-    for k in range(0, K, step):
-        null = partial[:, k:k + step, iu] - partial[:, k:k + step, ju]
-        out[k:k + step] = np.count_nonzero(null >= observed[k:k + step], axis=0) / P
-    return out
+    counts = np.empty((K, len(iu)), dtype=np.int64)
+    kernels.pair_exceedances(np.ascontiguousarray(partial), observed, iu, ju, counts)
+    return counts / P
 
 
 def spa(p_human: np.ndarray, p_metric: np.ndarray) -> np.ndarray:
@@ -153,7 +161,7 @@ def bootstrap_spa(scores: np.ndarray, comparisons: Sequence[tuple[int, int]], sa
     h = np.array([c[0] for c in comparisons])
     m = np.array([c[1] for c in comparisons])
     for b in range(samples):
-        p = pairwise_p_values(x[:, :, draws[b]], swaps=swaps)
+        p = pairwise_p_values(x[:, :, draws[b]], swaps=swaps, exact=False)
         out[b] = spa(p[h], p[m])
     return out
 
