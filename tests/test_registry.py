@@ -60,7 +60,7 @@ def test_the_resolved_config_holds_the_sections_the_stages_read():
     assert set(resolved) == {"datasets", *SECTIONS}
     # every per-data-set stage's section, by hand: the old hand-kept list
     assert set(SECTIONS) == {"rouge", "bleu", "chrf", "human_scores", "correlation", "agreement", "rerank", "sera",
-                             "sweeps", "intervals", "statistics", "factuality", "annotators"}
+                             "sweeps", "intervals", "statistics", "factuality", "annotators", "soft_pairwise"}
 
 
 def test_final_targets_follow_each_stages_switch_and_needs():
@@ -70,7 +70,7 @@ def test_final_targets_follow_each_stages_switch_and_needs():
     assert "results/d/scores/system_scores.tsv" in everything
     assert "results/d/scores/scoring_signature.txt" not in everything      # scores' final keys only
     off = {"statistics": {"enabled": False}, "annotators": {"enabled": False}}
-    config = {**{k: {"enabled": True} for k in ("chrf", "sera")}, **off}
+    config = {**{k: {"enabled": True} for k in ("chrf", "sera", "soft_pairwise")}, **off}
     score_only = outputs.final("d", values, lambda s: registry.applies(s, config, texts=False))
     assert not [p for p in score_only if "/statistics/" in p or "/annotators/" in p or "/sweeps/" in p
                 or "/intervals/" in p]

@@ -46,7 +46,7 @@ class DeltaOptions(NamedTuple):
 class DeltaQuery(NamedTuple):
     """The query job (the ``delta:`` section's question and the bootstrap settings)."""
     metric: str | None
-    value: float | None
+    value: float | str | None   # text as snakemake's --config passes it (the schema checks it is a number)
     target: str | None
     bootstrap_samples: int
     seed: int
@@ -243,16 +243,17 @@ def answer(pairs: pd.DataFrame, q: DeltaQuery) -> list[dict[str, object]]:
                          + " has no pair of systems with a verdict on any data set (is it computed there? "
                            "see each data set's soft_pairwise/pair_deltas.tsv)")
     rows = []
+    value = float(q.value)
     for v, t, x, y, datasets in _groups(mine):
         fit = dc.fit_logistic(x, y)
-        agreement = float(dc.accuracy_at(fit, q.value)[0])
+        agreement = float(dc.accuracy_at(fit, value)[0])
         lo = hi = np.nan
         if q.bootstrap_samples:
             boot = dc.bootstrap_fits(x, y, q.bootstrap_samples, q.seed)
-            lo, hi = (float(e[0]) for e in dc.interval(dc.accuracy_at(boot, np.array([q.value])), q.confidence))
-        rows.append({"metric": v, "target": t, "value": float(q.value), "agreement": agreement, "lo": lo, "hi": hi,
+            lo, hi = (float(e[0]) for e in dc.interval(dc.accuracy_at(boot, np.array([value])), q.confidence))
+        rows.append({"metric": v, "target": t, "value": value, "agreement": agreement, "lo": lo, "hi": hi,
                      "n_pairs": len(x), "datasets": ",".join(datasets), "max_delta": float(x.max()),
-                     "within_observed": "yes" if q.value <= x.max() else "no (extrapolated)",
+                     "within_observed": "yes" if value <= x.max() else "no (extrapolated)",
                      "slope": float(fit.b[0])})
     return rows
 
