@@ -136,3 +136,16 @@ def test_query_in_the_workflow(small_run):
     bad = snakemake(small_run, "--cores", "1", "results/all/delta.tsv", "--config", "delta={metric: R2_ST1_RS0_A_R, value: -1}",
                     check=False)
     assert bad.returncode != 0 and "config key delta.value" in bad.stdout + bad.stderr
+
+
+def test_no_pairs_gives_empty_tables_and_a_figure_that_says_so(tmp_path):
+    from metaeval import outputs
+
+    o = delta.DeltaOptions(("M",), (0.8,), 10, 1, 0.95)
+    r = delta.compute(pairs_frame([]), o)
+    assert r.thresholds == [] and len(r.curves) == 0
+    out = {k: str(tmp_path / v.split("/", 2)[2]) for k, v in outputs.files("delta", "all", variant=["M"]).items()}
+    (tmp_path / "delta").mkdir()
+    delta.write(r, out)
+    assert (tmp_path / "delta/figure_M.png").exists()
+    assert (tmp_path / "delta_thresholds.tsv").read_text().startswith("variant\ttarget\t")

@@ -118,3 +118,30 @@ def test_degenerate():
     h, m, how = sp.pack(np.full((3, 2), np.nan), np.ones((3, 2)))
     assert h.shape == (3, 0) and how.endswith("every system keeps 0 items")
     assert np.isnan(sp.soft_pairwise_accuracy(h, m[None])).all()                           # no item
+
+
+def test_stage_orders_items_numerically_and_shares_spa_between_mean_and_median():
+    from metaeval.stages import soft_pairwise as stage
+    from metaeval.stages.analysis_inputs import AnalysisInputs
+    from metaeval.stats.bootstrap import PerSummary
+    from metaeval.variants import Variant
+
+    human, metric = np.array(HUMAN)[:, :11], np.array(METRIC)[:, :11]
+    topics = [str(t) for t in (10, 2, 1, 0, 3, 4, 5, 6, 7, 8, 9)]     # column k holds topic topics[k]
+    systems = [f"s{k}" for k in range(6)]
+    variants = [Variant.parse("R2_ST1_RS0_A_R"), Variant.parse("R2_ST1_RS0_M_R")]
+    ps = PerSummary(systems, topics, {"R2_ST1_RS0_R": metric}, {}, {"coverage": human})
+    sys_metric = np.stack([metric.mean(axis=1), np.median(metric, axis=1)], axis=1)
+    inp = AnalysisInputs(systems, ["system"] * 6, variants, sys_metric, ["coverage"], human.mean(axis=1)[:, None], ps)
+    r = stage.compute(inp, stage.SoftPairwiseOptions(1000, 4, 20, 1, 0.95))
+    numeric = [3, 2, 1, 4, 5, 6, 7, 8, 9, 10, 0]                       # topics 0, 1, 2, ..., 10
+    expected = sp.soft_pairwise_accuracy(human[:, numeric], metric[None][:, :, numeric])[0]
+    string_order = [3, 2, 1, 0, 4, 5, 6, 7, 8, 9, 10]                   # 0, 1, 10, 2, 3, ...
+    assert sp.soft_pairwise_accuracy(human[:, string_order], metric[None][:, :, string_order])[0] != expected
+    assert [row["spa"] for row in r.rows] == [expected, expected]
+    assert [row["n_pairs"] for row in r.rows] == [15, 15] and r.rows[0]["lo"] <= expected <= r.rows[0]["hi"]
+    assert len(r.pairs) == 2 * 15 and set(r.pairs["variant"]) == {"R2_ST1_RS0_A_R", "R2_ST1_RS0_M_R"}
+    first = r.pairs.iloc[0]
+    assert (first["system_a"], first["system_b"]) == ("s0", "s1")
+    assert first["metric_diff"] == sys_metric[0, 0] - sys_metric[1, 0]
+    assert first["agree"] == float(np.sign(first["metric_diff"]) == np.sign(human[0].mean() - human[1].mean()))
