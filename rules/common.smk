@@ -228,3 +228,9 @@ def permutation_basis(wildcards):
         return {}
     files = OUT.files("statistics", wildcards.dataset, combination=list(OPTIONS.statistics.permutation_combinations))
     return {k: v for k, v in files.items() if k.startswith("permutation_")}
+
+
+def delta_pairs(wildcards):
+    """Every data set's pairs of systems (the soft pairwise job's pair_deltas.tsv), by data set: what
+    the curves of what a score difference means and their query read (rules/delta.smk)."""
+    return {f"pairs__{d}": OUT.file("soft_pairwise", "pairs", d) for d in DATASETS}

@@ -2,12 +2,8 @@
 # a logistic curve of human agreement against the metric's delta per variant and target, the deltas
 # needed for each accuracy, a figure per listed variant (results/all/); and, on request, the
 # agreement at one difference (`snakemake --cores 2 results/all/delta.tsv --config
-# delta='{metric: R2_ST1_RS0_A_R, value: 0.02}'`).
-
-
-def delta_pairs(wildcards):
-    """Every data set's pairs of systems (soft_pairwise/pair_deltas.tsv), by data set."""
-    return {f"pairs__{d}": OUT.file("soft_pairwise", "pairs", d) for d in DATASETS}
+# delta='{metric: R2_ST1_RS0_A_R, value: 0.02}'`). Both read every data set's pairs (delta_pairs,
+# rules/common.smk).
 
 
 rule delta_curves:
