@@ -8,8 +8,10 @@ topics x 16 systems), each time in a fresh working directory, alternately with
 ``soft_pairwise.enabled: true`` (the soft pairwise job per data set and the pooled ``delta_curves``
 job) and ``false`` (neither), ``--runs`` times each (the numba cache warmed first by the small
 scenario). Prints each run's wall time, the two jobs' own times (their logs), and the ratio of the
-median wall times with / without, against the budget of 1.2 (SPA for every metric adds at most 20 %).
-Uses bench_pipeline.py's runner (a fork server per run, as the main job).
+median wall times with / without, against the budget of 1.2 (SPA for every metric adds at most 20 %);
+and, less sensitive to the machine's load changing between runs, within each run with SPA the two
+jobs' own times over the other jobs' own times. Uses bench_pipeline.py's runner (a fork server of
+its own per run, as the main job starts one).
 """
 from __future__ import annotations
 
@@ -40,6 +42,7 @@ def main() -> int:
         print(f"{NEEDS[a.dataset]} is missing")
         return 1
     walls: dict[bool, list[float]] = {True: [], False: []}
+    shares: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         warm(REPO, tmp)
@@ -52,14 +55,21 @@ def main() -> int:
                 walls[enabled].append(r["wall"])
                 own = ""
                 if enabled:
-                    own = (f"; soft_pairwise job {job_seconds(work, 'results/*/logs/soft_pairwise.log'):.1f} s, "
-                           f"delta_curves job {job_seconds(work, 'results/all/logs/delta_curves.log'):.1f} s")
+                    spa = job_seconds(work, "results/*/logs/soft_pairwise.log")
+                    curves = job_seconds(work, "results/all/logs/delta_curves.log")
+                    rest = job_seconds(work, "results/*/logs/*.log") - spa - curves   # all/: curves
+                    shares.append((spa + curves) / rest)
+                    own = (f"; soft_pairwise job {spa:.1f} s, delta_curves job {curves:.1f} s, the other jobs "
+                           f"{rest:.1f} s (own times)")
                 print(f"{'with' if enabled else 'without'} SPA, run {k + 1}: {r['wall']:.1f} s wall, "
                       f"{r['jobs']} jobs{own}", flush=True)
     with_, without = statistics.median(walls[True]), statistics.median(walls[False])
     ratio = with_ / without
     print(f"\n{a.dataset}: median wall with {with_:.1f} s, without {without:.1f} s: ratio {ratio:.2f} "
           f"(budget {BUDGET}: {'met' if ratio <= BUDGET else 'NOT met'})")
+    share = statistics.median(shares)
+    print(f"within the runs with SPA: the two jobs' own times are {100 * share:.1f} % of the other jobs' "
+          f"(median of {len(shares)} runs; budget 20 %: {'met' if share <= BUDGET - 1 else 'NOT met'})")
     print("config:", yaml.safe_dump({"soft_pairwise": config_for(REPO, a.dataset).get("soft_pairwise")},
                                     default_flow_style=True).strip())
     return 0
