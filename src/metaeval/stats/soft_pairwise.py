@@ -103,8 +103,9 @@ def pairwise_p_values(scores: np.ndarray, permutations: int = PCE_PERMUTATIONS, 
     ``exact``: each scorer's product with the swaps is pce.py's own (P, n) @ (n, S) BLAS call, so
     its float32 sums are pce.py's to the bit. Otherwise one product of every scorer side by side
     (K S columns), several times faster; BLAS then rounds some sums differently in the last bit,
-    which changes a count only where a null delta ties the observed one to within that bit (the
-    bootstrap samples use it: their spread is Monte Carlo anyway)."""
+    which changes a count where a null delta equals the observed one in exact arithmetic - rare
+    for continuous scores, common for discrete ones such as averaged ratings, and a change of a
+    few permutations of a pair (the bootstrap samples use it: their spread is far larger)."""
     x = np.ascontiguousarray(scores, dtype=np.float32)
     K, S, n = x.shape
     if swaps is None:
@@ -115,12 +116,12 @@ def pairwise_p_values(scores: np.ndarray, permutations: int = PCE_PERMUTATIONS, 
         return np.empty((K, len(iu)))
     totals = np.sum(x, axis=2)                                     # (K, S), float32 as pce.py's
     if exact:
-        partial = np.stack([np.matmul(swaps, x[k].T).T for k in range(K)])        # (K, S, P)
+        partial = np.ascontiguousarray(np.stack([np.matmul(swaps, x[k].T).T for k in range(K)]))   # (K, S, P)
     else:
-        partial = np.matmul(swaps, x.reshape(K * S, n).T).T.reshape(K, S, P)
+        partial = np.ascontiguousarray(np.matmul(swaps, x.reshape(K * S, n).T).T).reshape(K, S, P)
     observed = totals[:, iu] - totals[:, ju]                       # (K, pairs) float32
     counts = np.empty((K, len(iu)), dtype=np.int64)
-    kernels.pair_exceedances(np.ascontiguousarray(partial), observed, iu, ju, counts)
+    kernels.pair_exceedances(partial, observed, iu, ju, counts)
     return counts / P
 
 
