@@ -67,6 +67,10 @@ def main() -> int:
     ratio = with_ / without
     print(f"\n{a.dataset}: median wall with {with_:.1f} s, without {without:.1f} s: ratio {ratio:.2f} "
           f"(budget {BUDGET}: {'met' if ratio <= BUDGET else 'NOT met'})")
+    # each run with SPA against the run without it that follows it (adjacent, so under similar load)
+    paired = [w / wo for w, wo in zip(walls[True], walls[False])]
+    print(f"paired wall ratios {', '.join(f'{r:.2f}' for r in paired)}: median {statistics.median(paired):.2f} "
+          f"(budget {BUDGET}: {'met' if statistics.median(paired) <= BUDGET else 'NOT met'})")
     share = statistics.median(shares)
     print(f"within the runs with SPA: the two jobs' own times are {100 * share:.1f} % of the other jobs' "
           f"(median of {len(shares)} runs; budget 20 %: {'met' if share <= BUDGET - 1 else 'NOT met'})")

@@ -29,8 +29,7 @@ Post 2024, "Navigating the Metrics Maze: Reconciling Score Magnitudes and Accura
   ``numpy.random.default_rng(seed)``), the curve refitted on each sample (the same Newton steps, the
   draws as weights), and the percentile interval taken of the curve at a delta, or of a threshold
   (a sample that does not reach q counts as +infinity, so an upper end that is not reached is NA).
-  Pairs share systems, so they are not independent; the interval is the one the issue of "what a
-  difference means" asks for, not a model of that dependence.
+  Pairs share systems, so they are not independent; the interval does not model that dependence.
 """
 
 from __future__ import annotations
