@@ -142,9 +142,6 @@ def interval(values: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndar
     """The percentile interval over axis 0 (:func:`metaeval.stats.core.percentile_interval`), NaN
     samples counting as +infinity (a threshold not reached); an end at infinity is NaN."""
     v = np.where(np.isnan(values), np.inf, values)
-    tail = (1 - confidence) / 2 * 100
-    if not len(v):
-        return percentile_interval(values, confidence)
     with np.errstate(invalid="ignore"):
-        lo, hi = np.percentile(v, [tail, 100 - tail], axis=0)
+        lo, hi = percentile_interval(v, confidence)
     return np.where(np.isfinite(lo), lo, np.nan), np.where(np.isfinite(hi), hi, np.nan)
