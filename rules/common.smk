@@ -102,7 +102,7 @@ def family_files(*kinds):
 
 def file_metric_sources(wildcards):
     """The score files of metrics computed elsewhere (a canonical folder's metric_scores.tsv, the
-    entry's metric_scores)."""
+    entry's metric_scores, the top-level metric_scores)."""
     return OPTIONS.file_metric_sources(wildcards.dataset)
 
 

@@ -589,7 +589,7 @@ def call_scores(folder: Path):
     from metaeval.options import FileMetricsOptions
 
     ds = load_folder(folder)
-    options = FileMetricsOptions((), False, "datasets.d.metric_scores")
+    options = FileMetricsOptions((), False, "datasets.d.metric_scores", "d", (), (), ())
     return metric_scores.check([str(folder / "metric_scores.tsv")], ds, str(folder / "dataset.yaml"), options)
 
 

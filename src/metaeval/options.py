@@ -30,17 +30,20 @@ from .records import (AcrossOptions, AgreementOptions, AnnotatorsOptions, Calibr
                       CalibrationRunOptions, CalibrationTablesOptions, ChrfOptions, CorrelateOptions,
                       CorrelationTablesOptions, FactualityOptions, GatherOptions, HumanOptions, IntervalOptions,
                       RerankOptions, RougeOptions, ScaleOptions, ScoreJob, SeraIndexOptions, SeraOptions,
-                      SimulationParams, StatisticsOptions, SweepOptions, from_section)
+                      SimulationParams, StatisticsOptions, SweepOptions, ToScoreOptions, from_section)
 from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 DATASET_NAME = r"[A-Za-z0-9][A-Za-z0-9_-]*"
 # Folders of results/ that are not data sets: the cross-data-set stage's and the archives'.
-RESERVED_NAMES = ("all", "archive")
+RESERVED_NAMES = ("all", "archive", "to_score")
 # The Snakefile's {dataset} wildcard constraint: a data set name, never a reserved folder.
 DATASET_WILDCARD = rf"(?!(?:{'|'.join(RESERVED_NAMES)})/){DATASET_NAME}"
 # The config sections a data set's results depend on (resolved, archived, hashed): the registry's.
 SECTIONS = tuple(registry.dataset_sections())
+# The top-level keys of metrics computed elsewhere, for every configured data set: score files and
+# declarations (also part of each data set's resolved config).
+SCORE_KEYS = ("metric_scores", "metrics")
 
 
 # The selectors of annotators.variants besides variant ids (metaeval.stages.annotators.select_variants).
@@ -139,26 +142,19 @@ def check(config: Mapping[str, Any]) -> None:
             raise ConfigError(f"config key {key}: {name!r} is not a data set name; expected letters, digits, '_' and "
                               "'-', starting with a letter or digit (it names the folder results/<name>/)")
         if name in RESERVED_NAMES:
-            raise ConfigError(f"config key {key}: {name!r} is reserved (results/{name}/ holds "
-                              f"{'the cross-data-set results' if name == 'all' else 'the archives'}); rename the data set")
+            held = {"all": "the cross-data-set results", "archive": "the archives", "to_score": "the texts to score"}
+            raise ConfigError(f"config key {key}: {name!r} is reserved (results/{name}/ holds {held[name]}); "
+                              "rename the data set")
         # the format's own paths (metaeval.data.formats), then the score files any entry may name
         fmt = FORMATS[entry["format"]]
         paths = fmt.paths(entry) + [(f"metric_scores[{i}]", p) for i, p in enumerate(entry.get("metric_scores", []))]
         for k, p in paths:
-            if not _looked_up(f"{key}.{k}", p, Path.exists):
-                raise ConfigError(f"config key {key}.{k}: {p!r} does not exist (relative paths are "
-                                  "relative to the working directory)")
-            if k.startswith("metric_scores") and not Path(p).is_file():
-                raise ConfigError(f"config key {key}.{k}: {p!r} is not a file; expected a score file "
-                                  "(topic, summarizer, metric, score; docs/DATASET_FORMAT.md)")
-            if Path(p).resolve().is_relative_to(Path(RESULTS).resolve()):
-                # The workflow owns results/: a job would overwrite or delete the user's files there.
-                raise ConfigError(f"config key {key}.{k}: {p!r} is inside the workflow's output folder "
-                                  f"{RESULTS}/, whose files the workflow writes and deletes; expected a data set "
-                                  "folder outside it (copy the files elsewhere, e.g. data/<name>/)")
+            _check_input_path(f"{key}.{k}", p, score_file=k.startswith("metric_scores"))
         problem = fmt.problem(key, entry)
         if problem:
             raise ConfigError(problem)
+    for i, p in enumerate(config["metric_scores"]):
+        _check_input_path(f"metric_scores[{i}]", p, score_file=True)
     rouge = config["rouge"]
     for i, m in enumerate(rouge["measures"]):
         if not is_measure(m):
@@ -222,6 +218,22 @@ def check(config: Mapping[str, Any]) -> None:
             except ValueError as e:
                 raise ConfigError(f"config key annotators.variants[{i}]: {e}; or one of "
                                   f"{', '.join(ANNOTATOR_SELECTORS)}") from None
+
+
+def _check_input_path(key: str, path: str, score_file: bool) -> None:
+    """An input the config names (``key``: the full config key) exists, is a file if it is a score
+    file, and is outside results/."""
+    if not _looked_up(key, path, Path.exists):
+        raise ConfigError(f"config key {key}: {path!r} does not exist (relative paths are relative to the working "
+                          "directory)")
+    if score_file and not Path(path).is_file():
+        raise ConfigError(f"config key {key}: {path!r} is not a file; expected a score file "
+                          "([dataset,] topic, summarizer, metric, score; docs/DATASET_FORMAT.md)")
+    if Path(path).resolve().is_relative_to(Path(RESULTS).resolve()):
+        # The workflow owns results/: a job would overwrite or delete the user's files there.
+        raise ConfigError(f"config key {key}: {path!r} is inside the workflow's output folder {RESULTS}/, whose "
+                          "files the workflow writes and deletes; expected a data set folder outside it (copy the "
+                          "files elsewhere, e.g. data/<name>/)")
 
 
 def _looked_up(key: str, path: str, test: Callable[[Path], bool]) -> bool:
@@ -291,12 +303,21 @@ def check_statistics(config: Mapping[str, Any]) -> None:
 
 
 
+Declaration = tuple[str, "str | None", "bool | None", "str | None", "str | None"]
+
+
 class FileMetricsOptions(NamedTuple):
     """The file metrics job: the config entry's declarations (metric, name, higher_is_better,
-    description; they win over dataset.yaml's) and whether partial coverage is allowed."""
-    declarations: tuple[tuple[str, str | None, bool | None, str | None], ...]
+    description, dimension; they win over the top-level ones, which win over dataset.yaml's), whether
+    partial coverage is allowed, and which rows of the score files are the data set's
+    (:class:`metaeval.data.metric_scores.Scope`)."""
+    declarations: tuple[Declaration, ...]
     partial_coverage: bool
     key: str                   # the config key of the entry, for messages
+    dataset: str               # the data set's name (a score file's ``dataset`` column names it)
+    configured: tuple[str, ...]  # every configured data set, when there are top-level score files (else empty)
+    shared: tuple[str, ...]    # the top-level score files (config key metric_scores)
+    shared_declarations: tuple[Declaration, ...]   # the top-level metrics:
 
 
 def calibration_options(config: Mapping[str, Any]) -> CalibrationJobs:
@@ -448,14 +469,19 @@ class Options:
     def simulation(self, name: str) -> SimulationParams:
         return simulation_params(self.datasets[name])
 
-    def file_metric_sources(self, name: str) -> list[str]:
-        """The score files of a data set: its release's (a canonical folder's metric_scores.tsv when
-        it exists) or the one its importer writes (FRANK's baseline metrics), then the entry's
+    def own_metric_sources(self, name: str) -> list[str]:
+        """The score files of a data set alone: its release's (a canonical folder's metric_scores.tsv
+        when it exists) or the one its importer writes (FRANK's baseline metrics), then the entry's
         ``metric_scores`` in the given order."""
         e = self.datasets[name]
         fmt = FORMATS[e["format"]]
         imported = [output_file(fmt.stage, SCORES, name)] if fmt.writes_scores and fmt.has_scores(e) else []
         return fmt.score_files(e) + imported + list(e.get("metric_scores", []))
+
+    def file_metric_sources(self, name: str) -> list[str]:
+        """Every score file a data set's rows may be in: its own (:meth:`own_metric_sources`), then
+        the top-level ``metric_scores``, which apply to every configured data set."""
+        return self.own_metric_sources(name) + list(self.config["metric_scores"])
 
     def has_texts(self, name: str) -> bool:
         """Whether a data set's summaries have texts, known before any job runs (so that the text
@@ -474,16 +500,34 @@ class Options:
 
     def file_metrics(self, name: str) -> FileMetricsOptions:
         e = self.datasets[name]
-        decl = tuple((m, d.get("name"), d.get("higher_is_better"), d.get("description"))
-                     for m, d in sorted(e.get("metrics", {}).items()))
+        decl, shared_decl = (tuple((m, d.get("name"), d.get("higher_is_better"), d.get("description"), d.get("dimension"))
+                                   for m, d in sorted(given.items()))
+                             for given in (e.get("metrics", {}), self.config["metrics"]))
         # a format whose release leaves some summaries without a score (FRANK's): partial by default
         partial = e.get("partial_coverage", FORMATS[e["format"]].partial_coverage)
-        return FileMetricsOptions(decl, bool(partial), f"config key datasets.{name}.metrics")
+        shared = tuple(self.config["metric_scores"])
+        # the configured names matter only to top-level files (adding a data set re-runs no other job)
+        configured = tuple(self.datasets) if shared else ()
+        return FileMetricsOptions(decl, bool(partial), f"config key datasets.{name}.metrics", name, configured, shared,
+                                  shared_decl)
+
+    def to_score(self, name: str) -> ToScoreOptions:
+        """The texts-out job of a data set: its name and where its release's missing texts could come from."""
+        return ToScoreOptions(name, FORMATS[self.datasets[name]["format"]].texts_from)
+
+    def validation_score_check(self, name: str) -> FileMetricsOptions:
+        """What the validation job's check of the data set's own score files needs (partial coverage
+        allowed?), not the metrics' declarations (names, orientation, dimension) nor the top-level
+        files, which the file metrics job checks: changing those re-runs it, not the validation."""
+        return self.file_metrics(name)._replace(declarations=(), configured=(), shared=(), shared_declarations=())
 
     def resolved(self, dataset: str) -> dict[str, Any]:
-        """Everything that determines one data set's results: its entry and every analysis section
-        (with defaults). Archived with the results and shown in the report."""
+        """Everything that determines one data set's results: its entry, the score files and metric
+        declarations of the top level, and every analysis section (with defaults). Archived with the
+        results and shown in the report."""
         out: dict[str, Any] = {"datasets": {dataset: self.datasets[dataset]}}
+        for name in SCORE_KEYS:
+            out[name] = self.config[name]
         for name in SECTIONS:
             out[name] = self.config[name]
         return out

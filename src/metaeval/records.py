@@ -303,3 +303,11 @@ class SimulationParams(NamedTuple):
     units: int
     sentences: int
     documents: int
+
+
+class ToScoreOptions(NamedTuple):
+    """The texts-out job of one data set (:mod:`metaeval.stages.to_score`): its name, and where its
+    release's missing texts could come from (its format's ``texts_from``; "" for none)."""
+
+    dataset: str
+    texts_from: str

@@ -68,7 +68,7 @@ class Stage:
     name: str
     files: Mapping[str, str]
     summary: str
-    kind: str = "analysis"            # import | data | scoring | analysis | report | across | calibration | archive
+    kind: str = "analysis"            # import | data | scoring | analysis | report | across | calibration | archive | to_score
     rule: str | None = None
     rules_file: str | None = None     # rules/<rules_file>.smk; "analysis" for the rules made from ``reads``
     module: str | None = None         # the library module (metaeval.<module>)
@@ -432,6 +432,9 @@ STAGES: tuple[Stage, ...] = (
     Stage("archive", {}, "`{dataset}-{config hash}.tar.gz`: a data set's results, resolved config, canonical data "
           "with checksums, versions, git commit (target `archive`)", kind="archive",
           rule="archive_dataset", rules_file="archive", module="stages.archive"),
+    Stage("to_score", {}, "`{dataset}.jsonl`: every judged summary with its references and source, to score with "
+          "a metric of your own (target `to_score`)", kind="to_score", rule="to_score_dataset", rules_file="to_score",
+          module="stages.to_score"),
 )
 # end of STAGES
 
@@ -535,7 +538,8 @@ def markdown_table() -> str:
     rows = []
     for s in STAGES:
         folders = sorted({path.split("/")[0] for path in s.files.values()})
-        where = {"across": "`results/all/`", "archive": "`results/archive/`"}.get(s.kind) or ", ".join(
+        where = {"across": "`results/all/`", "archive": "`results/archive/`",
+                 "to_score": "`results/to_score/`"}.get(s.kind) or ", ".join(
             f"`{f}/`" if "." not in f else f"`{f}`" for f in folders)
         cond = ([f"`{s.enabled}.enabled`"] if s.enabled else []) + [f"needs {n}" for n in s.needs]
         rows.append(f"| {s.name} | `{s.rule or '-'}` | `rules/{s.rules_file}.smk` | `{s.module or '-'}` | "

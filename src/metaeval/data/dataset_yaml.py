@@ -219,27 +219,30 @@ class MetricDeclaration:
     name: str = ""                 # display name ("" = the metric's id)
     higher_is_better: bool = True
     description: str = ""
+    dimension: str = ""            # the human dimension it is meant for ("" = every target), e.g. an LLM judge of coherence
 
 
-DECLARATION_KEYS = ("name", "higher_is_better", "description")
+DECLARATION_KEYS = ("name", "higher_is_better", "description", "dimension")
 
 
 def parse_metric_declarations(raw: Any, where: Path | str, lines: Mapping[tuple[str, ...], int] | None = None
                               ) -> dict[str, MetricDeclaration]:
-    """Validate a ``metrics:`` mapping (metric id -> {name, higher_is_better, description}) of
-    dataset.yaml (``lines`` from its text) or of a config entry (``where`` names the config key)."""
+    """Validate a ``metrics:`` mapping (metric id -> {name, higher_is_better, description, dimension})
+    of dataset.yaml (``lines`` from its text) or of the config (``where`` names the config key)."""
     lines = lines or {}
     if raw is None:
         return {}
     if not isinstance(raw, dict):
         raise fail(where, lines.get(("metrics",)), "metrics",
-                   "expected a mapping of metric ids (as in metric_scores.tsv) to {name, higher_is_better, description}")
+                   "expected a mapping of metric ids (as in metric_scores.tsv) to {name, higher_is_better, description, "
+                   "dimension}")
     out: dict[str, MetricDeclaration] = {}
     for metric, spec in raw.items():
         line, fname = lines.get(("metrics", str(metric))), f"metrics.{metric}"
         spec = {} if spec is None else spec
         if not isinstance(spec, dict):
-            raise fail(where, line, fname, "expected a mapping {name: text, higher_is_better: true|false, description: text}")
+            raise fail(where, line, fname, "expected a mapping {name: text, higher_is_better: true|false, description: text, "
+                       "dimension: text}")
         unknown = sorted(set(map(str, spec)) - set(DECLARATION_KEYS))
         if unknown:
             raise fail(where, lines.get(("metrics", str(metric), unknown[0]), line), f"{fname}.{unknown[0]}",
@@ -248,8 +251,9 @@ def parse_metric_declarations(raw: Any, where: Path | str, lines: Mapping[tuple[
         if not isinstance(hib, bool):
             raise fail(where, lines.get(("metrics", str(metric), "higher_is_better"), line), f"{fname}.higher_is_better",
                        f"{hib!r} is not true or false")
-        for key in ("name", "description"):
+        for key in ("name", "description", "dimension"):
             if not isinstance(spec.get(key, ""), str):
                 raise fail(where, lines.get(("metrics", str(metric), key), line), f"{fname}.{key}", "expected text")
-        out[str(metric)] = MetricDeclaration(spec.get("name", ""), hib, spec.get("description", ""))
+        out[str(metric)] = MetricDeclaration(spec.get("name", ""), hib, spec.get("description", ""),
+                                             spec.get("dimension", ""))
     return out

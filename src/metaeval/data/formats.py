@@ -74,6 +74,9 @@ class ReleaseFormat:
     partial_coverage: bool = False  # its score files may leave a judged summary without a score (the default)
     splits: tuple[str, ...] = ()    # the splits of its summaries, known before any job runs
     title: str = ""                 # what messages call the release
+    # where the texts its release lacks (summaries, references, sources) could come from, for the
+    # texts-out job (metaeval.stages.to_score); "" when it lacks none or no other copy is known
+    texts_from: str = ""
 
     def files(self) -> dict[str, str]:
         """The import stage's files by key (:data:`FILES` and, if it writes one, the score file)."""
@@ -266,13 +269,21 @@ FORMATS: dict[str, ReleaseFormat] = {f.name: f for f in (
     ReleaseFormat(name="frank", schema="frank", module="metaeval.data.frank", stage="import_frank",
                   script="import_frank", paths=_path, inputs=_frank_inputs, problem=_frank_problem,
                   has_texts=lambda e: False, writes_scores=True, splits=FRANK_SPLITS, title="FRANK's release",
+                  texts_from="FRANK's shipped files (human_annotations.json, baseline_factuality_metrics_outputs.json) "
+                             "hold scores only: the summaries, their reference summaries and the articles are in "
+                             "benchmark_data.json of the same release (github.com/artidoro/frank, folder data/; not "
+                             "shipped here), one record per article hash (the topic) and model_name (the summarizer).",
                   # the release has no score of some metrics for a few summaries (null)
                   partial_coverage=True),
     ReleaseFormat(name="realsumm_pkl", schema="realsumm_pkl", module="metaeval.data.realsumm",
                   stage="import_realsumm", script="import_realsumm",
                   paths=lambda e: [(f"paths[{i}]", p) for i, p in enumerate(e["paths"])],
                   inputs=lambda e: {"pickles": list(e["paths"])}, problem=_realsumm_problem, writes_scores=True,
-                  title="REALSumm's release"),
+                  title="REALSumm's release",
+                  texts_from="REALSumm's own release (scores_dicts/abs.pkl, ext.pkl) has no source articles; the "
+                             "canonical copy ../shared/data/realsumm (converted from BARTScore's REALSumm/data.pkl) "
+                             "has them in its documents.jsonl, for the same 100 topics (doc ids): a data set of format canonical with that path, or of format bartscore_pkl "
+                             "with BARTScore's REALSumm/data.pkl, gives texts with sources."),
     ReleaseFormat(name="duc_tac", schema="duc_tac", module="metaeval.data.importers", stage="import_duc_tac",
                   script="import_duc_tac", paths=_duc_tac_paths, inputs=_duc_tac_inputs, problem=_duc_tac_problem,
                   options=duc_tac_options),
