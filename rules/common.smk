@@ -5,6 +5,7 @@ from pathlib import Path
 
 from metaeval import outputs as OUT
 from metaeval import registry
+from metaeval.data import shared_scores
 from metaeval.data.datasets import FILES
 from metaeval.data.formats import FORMATS
 from metaeval.metrics.families import REGISTRY as FAMILIES
@@ -104,6 +105,19 @@ def file_metric_sources(wildcards):
     """The score files of metrics computed elsewhere (a canonical folder's metric_scores.tsv, the
     entry's metric_scores, the top-level metric_scores)."""
     return OPTIONS.file_metric_sources(wildcards.dataset)
+
+
+def file_metric_inputs(wildcards):
+    """The file metrics job's score files: the data set's own, and the top-level ones ancient(), since
+    the job depends only on their rows that concern the data set (whose digest is in its params,
+    :func:`shared_rows`): editing another data set's rows re-runs none of this data set's jobs."""
+    return OPTIONS.own_metric_sources(wildcards.dataset) + [ancient(p) for p in OPTIONS.config["metric_scores"]]
+
+
+def shared_rows(wildcards):
+    """The digest of the rows of each top-level score file that concern the data set
+    (metaeval.data.shared_scores), read when the workflow starts."""
+    return shared_scores.digests(OPTIONS.config["metric_scores"], wildcards.dataset, DATASETS)
 
 
 def file_metric_files(**names):

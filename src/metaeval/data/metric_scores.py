@@ -43,10 +43,10 @@ from ..variants import metric_id_problem
 from .contract import Dataset, DatasetError, check_name, fail, parse_number, read_text
 from .dataset_yaml import MetricDeclaration, parse_metric_declarations
 from .datasets import read_dataset
+from .shared_scores import DATASET_COLUMN, own_digest
 
 HEADER = ("topic", "summarizer", "metric", "score")
-# A file for several data sets names each row's data set in a first column.
-DATASET_COLUMN = "dataset"
+# A file for several data sets names each row's data set in a first column (DATASET_COLUMN).
 DATASET_HEADER = (DATASET_COLUMN, *HEADER)
 METRIC_COLUMNS = ("metric", "name", "higher_is_better", "orientation", "description", "dimension", "summaries",
                   "judged", "judged_missing", "sources")
@@ -103,7 +103,8 @@ class FileMetric:
 class FileMetrics:
     rows: list[ScoreRow]                       # sorted by topic, summarizer, metric
     metrics: list[FileMetric]                  # sorted by id
-    checksums: list[tuple[str, str]]           # (file, sha256) of every source file, in the given order
+    checksums: list[tuple[str, str]]           # (file, sha256) of every source file (a top-level file's: of the
+                                               # data set's own rows), in the given order
     notes: list[str]
     judged: int = 0                            # the data set's judged summaries
 
@@ -259,14 +260,17 @@ def compute(paths: Sequence[str], summaries: Collection[tuple[str, str]], judged
             notes.append(f"{metric}: lower is better; negated for every analysis")
         metrics.append(FileMetric(metric, decl, len(rows), judged_n, len(missing), files))
     rows_sorted = sorted(seen.values(), key=lambda r: (r.topic, r.summarizer, r.metric))
-    return FileMetrics(rows_sorted, metrics, [(p, sha256(p)) for p in paths], notes, len(judged_keys))
+    sums = [(p, own_digest(p, scope.dataset) if scope.is_shared(p) else sha256(p)) for p in paths]
+    return FileMetrics(rows_sorted, metrics, sums, notes, len(judged_keys))
 
 
 # ----------------------------------------------------------------------------- writing
 
 def signature_lines(result: FileMetrics) -> list[str]:
     """One scoring-signature line per metric: its source files (by name, with their checksums: the
-    content identifies a file, not where it was read from) and its orientation."""
+    content identifies a file, not where it was read from; a top-level file's checksum is of the
+    data set's own rows, :func:`metaeval.data.shared_scores.own_rows`, so that an edit of another data
+    set's rows leaves it true) and its orientation."""
     sums = dict(result.checksums)
     return [f"{m.metric}|file:{','.join(f'{Path(s).name}@sha256:{sums[s][:16]}' for s in m.sources)}|"
             f"higher_is_better:{'yes' if m.declaration.higher_is_better else 'no (negated)'}" for m in result.metrics]
