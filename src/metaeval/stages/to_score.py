@@ -75,7 +75,9 @@ def compute(ds: Dataset, options: ToScoreOptions) -> ToScore:
             summary, references = text_of(s.sentences), [text_of(refs[i].sentences) for i in chosen]
         texts = docs.get(s.topic)
         source = None if not texts else texts[0] if len(texts) == 1 else list(texts)
-        values = (options.dataset, s.topic, s.summarizer, summary, references, source, note)
+        # a data set with documents may leave a topic without any
+        lacking = None if texts or not docs else f"topic {s.topic!r} has no document in documents.jsonl (source is null)."
+        values = (options.dataset, s.topic, s.summarizer, summary, references, source, note or lacking)
         records.append(dict(zip(KEYS, values)))
     return ToScore(records, notes)
 
