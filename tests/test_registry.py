@@ -153,12 +153,12 @@ def _rule_graph(workdir: Path, *targets: str) -> tuple[dict[str, set[str]], set[
     return after, set(after)
 
 
-@pytest.mark.parametrize("targets", [(), ("calibration",), ("archive",)])
+@pytest.mark.parametrize("targets", [(), ("calibration",), ("archive",), ("to_score",)])
 def test_priorities_start_the_longest_chain_of_waiting_jobs_first(tmp_path, targets):
     """Of two rules whose jobs can run at the same time (neither waits on the other), the one with the
     longer chain of jobs waiting on it, one after another, has the higher priority; and a job's
     priority is above every job that waits on it. Chains counted on the rule graph of the small
-    scenario's main job, its calibration and its archive."""
+    scenario's main job, its calibration, its archive and its texts out."""
     scenario(tmp_path)
     after, rules = _rule_graph(tmp_path, *targets)
     assert {"correlate", "statistics", "gather_scores"} <= rules or targets
