@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -112,9 +113,13 @@ def docs_block(lang: str, starts: str) -> str:
 
 @pytest.fixture(scope="module")
 def texts_run(tmp_path_factory) -> Path:
+    """The docs' command of texts out, on the small scenario's config instead of the benchmarks'."""
     work = tmp_path_factory.mktemp("to_score")
     scenario(work)        # .test/config/config.yaml: the simulated data set and the tiny one
-    snakemake(work, "--cores", "2", "to_score")
+    command = shlex.split(docs_block("bash", "snakemake --cores 2 to_score").strip())
+    assert command[0] == "snakemake" and ".test/config/benchmarks.yaml" in command, command
+    snakemake(work, *[str(work / "config/config.yaml") if a == ".test/config/benchmarks.yaml" else a
+                      for a in command[1:]])
     return work
 
 
