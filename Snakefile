@@ -22,10 +22,13 @@
 # the hash of the library modules its script imports, so a change re-runs exactly the jobs it
 # affects (docs/scale.md, "Incremental reruns"; per option: config/README.md).
 
+import sys
+
 from snakemake.utils import min_version
 
 from metaeval import forkserver, registry
-from metaeval.options import ConfigError, Options, check_config_files, load_schema
+from metaeval.options import (ConfigError, Options, check_config_files, datasets_named_by_user, load_schema,
+                              user_datasets_only)
 
 min_version("9.0")
 
@@ -44,6 +47,18 @@ except ConfigError as error:
 
 
 configfile: "config/config.yaml"
+
+
+# A config of the user's that names its own data sets runs those alone: the embedded simulated data
+# set of config/config.yaml joins only when the user names it (`default`).
+try:
+    config["datasets"], LEFT_OUT = user_datasets_only(
+        config, datasets_named_by_user(workflow.overwrite_configfiles, workflow.config_settings.overwrite_config))
+except ConfigError as error:
+    raise WorkflowError(str(error))
+if LEFT_OUT and workflow.is_main_process:
+    print(f"metaeval: data set(s) {', '.join(LEFT_OUT)} of config/config.yaml left out: your config names its "
+          "own data sets (name them there to keep them)", file=sys.stderr)
 
 
 report: "workflow/report/workflow.rst"
