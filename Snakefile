@@ -33,10 +33,20 @@ from metaeval.options import (ConfigError, Options, check_config_files, datasets
 min_version("9.0")
 
 # Each job's script runs in a child of one process that has imported numpy, pandas, scipy,
-# matplotlib and numba once (metaeval.forkserver; METAEVAL_FORKSERVER=0 switches it off). It starts
-# first, in the background, so that it is ready when the first job is.
-if workflow.is_main_process:
-    forkserver.start()
+# matplotlib and numba once (metaeval.forkserver; METAEVAL_FORKSERVER=0 switches it off). That
+# process belongs to this run: started when the run starts its jobs (a dry run or --unlock starts
+# none), ended when the run ends, so no job takes the settings of another run.
+onstart:
+    forkserver.start_run()
+
+
+onsuccess:
+    forkserver.end_run()
+
+
+onerror:
+    forkserver.end_run()
+
 
 # The config files read with the project's safe YAML loader first: a `!!python/object` tag, a key
 # given twice or nested aliases are an error naming the file and the line (metaeval.options).

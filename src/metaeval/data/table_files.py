@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from .canonical_files import split_text
-from .contract import DatasetError, check_name, check_text, fail, json_objects, load_json, parse_number, read_text
+from .contract import (DatasetError, _unique_keys, check_name, check_text, fail, json_objects, load_json, parse_number,
+                       read_text)
 from .sentences import split_sentences
 
 READERS = ("csv", "tsv", "json", "jsonl", "lines")
@@ -114,8 +115,6 @@ def records(path: str, reader: str, key: str, header: tuple[str, ...] = ()) -> I
     elif reader == "jsonl":
         yield from json_objects(path, "one JSON object per line")
     elif reader == "json":
-        from .contract import _unique_keys   # the contract's refusal of a key given twice
-
         data = load_json(read_text(path), path, None, "a JSON list of objects", object_pairs_hook=_unique_keys(path, None))
         if not isinstance(data, list):
             raise fail(path, None, None, f"a JSON {type(data).__name__}; expected a list of objects, one per record")
