@@ -172,6 +172,8 @@ def leaderboard_inputs(wildcards):
     correlations and Williams tests (every target's), summary-level correlations and tests, its
     file metrics, its counts, and the factual-consistency protocols' tables."""
     out = {}
+    if OPTIONS.config["soft_pairwise"]["enabled"]:      # the deltas needed for 80/90/95 % agreement
+        out["thresholds"] = OUT.file("delta", "thresholds", OUT.ACROSS)
     for d in DATASETS:
         for stage, key in (("summary", "summary"), ("human", "targets"), ("correlation", "correlations"),
                            ("correlation", "summary_level"), ("correlation", "summary_level_tests"),
@@ -181,6 +183,11 @@ def leaderboard_inputs(wildcards):
             out[f"{key}__{d}"] = OUT.file(stage, key, d)
         if OPTIONS.file_metric_sources(d):     # a data set without score files has no file metrics
             out[f"metrics__{d}"] = OUT.file("file_metrics", "metrics", d)
+        # soft pairwise accuracy and pairwise accuracy beside r at the system level, when their jobs run
+        if OPTIONS.config["soft_pairwise"]["enabled"]:
+            out[f"spa__{d}"] = OUT.file("soft_pairwise", "spa", d)
+        if OPTIONS.statistics_enabled:
+            out[f"accuracy__{d}"] = OUT.file("statistics", "accuracy", d)
         out[f"stacked__{d}"] = OUT.file("correlation", "targets_williams", d)
         for c in COMBINATIONS:
             out[f"williams_{c}__{d}"] = OUT.file("correlation", "williams_{combination}", d, combination=c)
