@@ -167,13 +167,19 @@ def across_inputs(wildcards):
     return out
 
 
+def delta_thresholds():
+    """The pooled deltas humans agree with (delta_thresholds.tsv) when they are computed: the report
+    across data sets sets them beside the leaderboard."""
+    if not OPTIONS.config["soft_pairwise"]["enabled"]:
+        return {}
+    return {"delta_thresholds": OUT.file("delta", "thresholds", OUT.ACROSS)}
+
+
 def leaderboard_inputs(wildcards):
     """What the leaderboard reads of each data set, by ``{file key}__{data set}``: its targets,
     correlations and Williams tests (every target's), summary-level correlations and tests, its
     file metrics, its counts, and the factual-consistency protocols' tables."""
     out = {}
-    if OPTIONS.config["soft_pairwise"]["enabled"]:      # the deltas needed for 80/90/95 % agreement
-        out["thresholds"] = OUT.file("delta", "thresholds", OUT.ACROSS)
     for d in DATASETS:
         for stage, key in (("summary", "summary"), ("human", "targets"), ("correlation", "correlations"),
                            ("correlation", "summary_level"), ("correlation", "summary_level_tests"),

@@ -138,13 +138,19 @@ def test_soft_pairwise_accuracy_pairwise_accuracy_and_deltas_sit_beside_r_at_the
     thresholds = _frame([["MINE_A", "coherence", 0.01, 0.0, 0.02, "NA", "NA", "NA", 0.3, 0.2, 0.4]],
                         ["variant", "target", "threshold_80", "threshold_80_lo", "threshold_80_hi", "threshold_90",
                          "threshold_90_lo", "threshold_90_hi", "threshold_95", "threshold_95_lo", "threshold_95_hi"])
-    board = leaderboard.compute([d], OPTIONS, thresholds)
+    board = leaderboard.compute([d], OPTIONS)
     mine = _row(board, "system", "MINE")
     # the mean variant's values (MINE_A), never the median's
     assert (mine["spa"], mine["spa_lo"], mine["spa_hi"]) == (0.81, 0.7, 0.9)
-    assert (mine["delta_80"], mine["delta_95"]) == (0.01, 0.3) and math.isnan(mine["delta_90"])
     assert math.isnan(mine["pairwise_accuracy"])
     assert _row(board, "system", "OTHER")["pairwise_accuracy"] == 0.75
     # the summary level has none of them
     assert math.isnan(_row(board, "summary", "MINE")["spa"])
     assert "SPA 0.810" in leaderboard.html_section(board)
+    # the deltas, pooled over the data sets, for the report across them: MINE_A's
+    board.deltas = leaderboard.deltas(thresholds, board)
+    assert board.deltas[("MINE", "coherence")]["delta_80"] == 0.01
+    assert board.deltas[("MINE", "coherence")]["delta_95"] == 0.3
+    assert math.isnan(board.deltas[("MINE", "coherence")]["delta_90"])
+    assert set(board.deltas) == {("MINE", "coherence")}
+    assert "<td>0.0100</td><td>NA</td><td>0.3000</td>" in leaderboard.html_section(board)

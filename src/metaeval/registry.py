@@ -269,7 +269,8 @@ STAGES: tuple[Stage, ...] = (
                              "rank of its value on the full data. Long, overlapping intervals mean the order of these "
                              "variants is not settled by the data."),
               )),
-          ), weight=3),
+          # the leaderboard waits on its pairwise accuracy: a chain of 2, as factuality's (see there)
+          ), priority=3, weight=0),
     Stage("soft_pairwise",
           {"spa": "soft_pairwise/soft_pairwise_accuracy.tsv", "spa_md": "soft_pairwise/soft_pairwise_accuracy.md",
            "pairs": "soft_pairwise/pair_deltas.tsv", "notes": "soft_pairwise/notes.tsv"},
@@ -282,7 +283,8 @@ STAGES: tuple[Stage, ...] = (
               ReportItem("soft_pairwise", "spa_md"),
               ReportItem("soft_pairwise", "notes", "Notes of the soft pairwise accuracy: missing items and how they "
                                                    "were handled, and the settings."),
-          )),), weight=2),
+          # the leaderboard and the delta curves wait on it: a chain of 2, as factuality's (see there)
+          )),), priority=3, weight=0),
     Stage("annotators",
           {"alpha": "annotators/alpha.tsv", "alpha_md": "annotators/alpha.md",
            "ceiling": "annotators/ceiling.tsv", "ceiling_md": "annotators/ceiling.md",
@@ -443,7 +445,7 @@ STAGES: tuple[Stage, ...] = (
           "what a score difference means: human agreement against the metric's delta, pooled over the data sets, "
           "and the deltas needed for 80/90/95 % agreement", kind="across", rule="delta_curves", rules_file="delta",
           module="stages.delta", sections=("delta",), record="metaeval.stages.delta:DeltaOptions",
-          expand={"variant": "delta_figures"}),
+          expand={"variant": "delta_figures"}, priority=1, weight=2),
     Stage("delta_query", {"answer": "delta.tsv"},
           "on request (`delta: {metric, value}`): the estimated human agreement with a metric's difference of that "
           "size, with its interval", kind="across", rule="delta_query", rules_file="delta", module="stages.delta",

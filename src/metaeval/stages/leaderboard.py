@@ -75,13 +75,14 @@ SUMMARY_LEVELS = {"summary (within topic, mean over topics)": "summary",
 
 LEADERBOARD_COLUMNS = ("dataset", "target", "level", "metric", "name", "kind", "focus", "variant", "statistic",
                        "value", "lo", "hi", "rank", "of", "best", "p_vs_best", "worse_than_best", "test", "wins",
-                       "ties", "losses", "spa", "spa_lo", "spa_hi", "pairwise_accuracy", "delta_80", "delta_90",
-                       "delta_95", "note")
+                       "ties", "losses", "spa", "spa_lo", "spa_hi", "pairwise_accuracy", "note")
 # the system level's other statistics of a metric (NA at the other levels): soft pairwise accuracy
-# (soft_pairwise/soft_pairwise_accuracy.tsv), pairwise accuracy where the statistics job computes it
-# (statistics/accuracy.tsv: its tested variants and combinations), and the metric differences humans
-# agree with 80/90/95 % of the time, pooled over the data sets (delta_thresholds.tsv)
-SYSTEM_EXTRAS = ("spa", "spa_lo", "spa_hi", "pairwise_accuracy", "delta_80", "delta_90", "delta_95")
+# (soft_pairwise/soft_pairwise_accuracy.tsv) and pairwise accuracy where the statistics job computes
+# it (statistics/accuracy.tsv: its tested variants and combinations). The metric differences humans
+# agree with 80/90/95 % of the time are pooled over the data sets (delta_thresholds.tsv, a job that
+# waits on every data set's pairs): the report across data sets sets them beside the leaderboard
+SYSTEM_EXTRAS = ("spa", "spa_lo", "spa_hi", "pairwise_accuracy")
+DELTAS = ("delta_80", "delta_90", "delta_95")
 TESTS_COLUMNS = ("dataset", "target", "level", "metric", "other", "value", "other_value", "p_better", "p_worse",
                  "verdict", "test")
 
@@ -249,21 +250,29 @@ def _by_variant(frame: pd.DataFrame, target: str, columns: Mapping[str, str], ta
     return {v: {name: float(x[i]) for name, x in values.items()} for i, v in enumerate(rows["variant"])}
 
 
-def system_extras(d: DatasetFiles, target: str, to_variant: Mapping[str, str],
-                  thresholds: pd.DataFrame | None) -> dict[str, dict[str, float]]:
+def system_extras(d: DatasetFiles, target: str, to_variant: Mapping[str, str]) -> dict[str, dict[str, float]]:
     """metric -> its :data:`SYSTEM_EXTRAS` in one data set and target (NaN where not computed)."""
     spa = _by_variant(d.spa, target, {"spa": "spa", "spa_lo": "lo", "spa_hi": "hi"})
     accuracy = _by_variant(d.accuracy, target, {"pairwise_accuracy": "accuracy"}, "combination")
-    deltas = _by_variant(thresholds if thresholds is not None else pd.DataFrame(), target, {"delta_80": "threshold_80", "delta_90": "threshold_90",
-                                               "delta_95": "threshold_95"})
-    return {m: {k: {**spa.get(v, {}), **accuracy.get(v, {}), **deltas.get(v, {})}.get(k, math.nan)
-                for k in SYSTEM_EXTRAS} for m, v in to_variant.items()}
+    return {m: {k: {**spa.get(v, {}), **accuracy.get(v, {})}.get(k, math.nan) for k in SYSTEM_EXTRAS}
+            for m, v in to_variant.items()}
 
 
-def dataset_columns(d: DatasetFiles, options: LeaderboardOptions,
-                    thresholds: pd.DataFrame | None = None) -> list[Column]:
-    """Every column of one data set: per target, the levels at which some metric has a value
-    (``thresholds``: delta_thresholds.tsv, pooled over the data sets)."""
+def deltas(thresholds: pd.DataFrame, board: "Leaderboard") -> dict[tuple[str, str], dict[str, float]]:
+    """(metric, target) -> the metric differences humans agree with 80/90/95 % of the time
+    (delta_thresholds.tsv, pooled over the data sets; its mean variant's, as the system-level cells)."""
+    variant_of = {(str(r["metric"]), str(r["target"])): str(r["variant"]) for r in board.rows
+                  if r["level"] == "system" and r["variant"] != NA}
+    out = {}
+    for (m, t), v in variant_of.items():
+        values = _by_variant(thresholds, t, {d: f"threshold_{d[len('delta_'):]}" for d in DELTAS}).get(v)
+        if values:
+            out[(m, t)] = {k: values.get(k, math.nan) for k in DELTAS}
+    return out
+
+
+def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column]:
+    """Every column of one data set: per target, the levels at which some metric has a value."""
     out = []
     corr = d.correlations
     level_rows = d.summary_level.assign(level=d.summary_level["level"].map(SUMMARY_LEVELS))
@@ -277,7 +286,7 @@ def dataset_columns(d: DatasetFiles, options: LeaderboardOptions,
         will = d.williams_of(target)
         matrix = will.set_index("variant") if will is not None and len(will.columns) > 1 else None
         out.append(Column(d.name, target, "system", values, _matrix_lookup(matrix, to_variant), False, set(values),
-                          system_extras(d, target, to_variant, thresholds)))
+                          system_extras(d, target, to_variant)))
         # the summary level, within topics or pooled
         for level in ("summary", "pooled"):
             rows = level_rows[(level_rows["combination"] == target) & (level_rows["level"] == level)]
@@ -322,6 +331,8 @@ class Leaderboard:
     kinds: dict[str, str]
     options: LeaderboardOptions
     notes: list[str] = field(default_factory=list)
+    # (metric, target) -> DELTAS, pooled over the data sets: set by the report across data sets
+    deltas: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
 
 
 def _rank(values: Mapping[str, float], metric: str) -> int:
@@ -329,11 +340,8 @@ def _rank(values: Mapping[str, float], metric: str) -> int:
     return 1 + sum(1 for v in values.values() if v > x)
 
 
-def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions,
-            thresholds: pd.DataFrame | None = None) -> Leaderboard:
-    """The leaderboard of the data sets' columns (``thresholds``: delta_thresholds.tsv, when the
-    curves of what a score difference means are computed)."""
-    columns = [c for d in datasets for c in dataset_columns(d, options, thresholds)]
+def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Leaderboard:
+    columns = [c for d in datasets for c in dataset_columns(d, options)]
     file_metrics: dict[str, dict[str, object]] = {}
     per_dataset_files: dict[str, set[str]] = {}
     for d in datasets:
@@ -450,9 +458,26 @@ STYLE = ("<style>.leaderboard{overflow-x:auto;max-height:none}.leaderboard table
          ".lb-kind{color:#888;font-weight:normal}</style>")
 
 
+def deltas_html(board: Leaderboard) -> str:
+    """The focus metrics' differences humans agree with 80/90/95 % of the time, per target (pooled
+    over the data sets; nothing without them)."""
+    rows = [(m, t, d) for (m, t), d in sorted(board.deltas.items()) if m in board.focus]
+    if not rows:
+        return ""
+    body = "".join(f"<tr><td>{html.escape(board.names.get(m, m))}</td><td>{html.escape(t)}</td>"
+                   + "".join(f"<td>{'NA' if _missing(d[k]) else tables.fixed(d[k], 4)}</td>" for k in DELTAS)
+                   + "</tr>" for m, t, d in rows)
+    return ('<p class="caption">What a score difference means: the difference in a focus metric\'s system scores '
+            "from which humans agree with its verdict on a pair of systems 80, 90 and 95 % of the time (a logistic "
+            "curve through 1/2 at no difference, fitted to every pair of systems of the data sets where the metric "
+            "is; delta_thresholds.tsv, with intervals; NA: the data never reach it).</p>"
+            f"<table><thead><tr><th>metric</th><th>target</th><th>80 %</th><th>90 %</th><th>95 %</th></tr></thead>"
+            f"<tbody>{body}</tbody></table>")
+
+
 def html_section(board: Leaderboard) -> str:
     """The leaderboard's HTML: the first ``options.targets_shown`` targets of each data set as one
-    table, then every column in a second, collapsed table."""
+    table, then every column in a second, collapsed table, then the focus metrics' deltas."""
     shown_targets: dict[str, list[str]] = {}
     for d, t, _ in board.columns:
         targets = shown_targets.setdefault(d, [])
@@ -461,11 +486,11 @@ def html_section(board: Leaderboard) -> str:
     shown = [c for c in board.columns if c[1] in shown_targets[c[0]]]
     main = html_table(board, shown)
     if len(shown) == len(board.columns):
-        return STYLE + main
+        return STYLE + main + deltas_html(board)
     hidden = len(board.columns) - len(shown)
     return (STYLE + main + f"<details><summary>every column ({len(board.columns)}; {hidden} more than above: "
             f"each data set's targets after its first {board.options.targets_shown})</summary>"
-            f"{html_table(board, board.columns, caption=False)}</details>")
+            f"{html_table(board, board.columns, caption=False)}</details>" + deltas_html(board))
 
 
 def _cell(row: Mapping[str, object] | None, focus: bool) -> str:
@@ -557,10 +582,11 @@ def html_table(board: Leaderboard, cols: Sequence[tuple[str, str, str]], caption
                              f'{tables.fixed(r["spa_hi"])}]'
                 if not _missing(r.get("pairwise_accuracy")):
                     title += f'; pairwise accuracy {tables.fixed(r["pairwise_accuracy"])}'
-                deltas = [(q, r.get(f"delta_{q}")) for q in (80, 90, 95)]
-                if any(not _missing(x) for _, x in deltas):
-                    title += "; humans agree 80/90/95 % of the time from a difference of " + "/".join(
-                        "NA" if _missing(x) else tables.fixed(x, 4) for _, x in deltas)
+                delta = board.deltas.get((m, t)) if lv == "system" else None
+                if delta:
+                    title += ("; humans agree 80/90/95 % of the time from a difference of "
+                              + "/".join("NA" if _missing(delta[k]) else tables.fixed(delta[k], 4) for k in DELTAS)
+                              + " (pooled over the data sets)")
                 tds.append(f'<td class="{cls}" title="{html.escape(title)}">{tables.fixed(r["value"])}'
                            f'{"*" if r["worse_than_best"] == "yes" else ""} <small>#{r["rank"]}</small>{wtl}</td>')
         name = html.escape(board.names[m]) + (f' <small>({html.escape(m)})</small>' if board.names[m] != m else "")
