@@ -186,8 +186,8 @@ def test_priorities_start_the_longest_chain_of_waiting_jobs_first(tmp_path, targ
             assert registry.rule_priority(u) > registry.rule_priority(v), (u, chain(u), v, chain(v))
     # chains as long: the heavier job first (Stage.weight)
     if not targets:
-        assert chain("statistics") == chain("rerank")
-        assert registry.rule_priority("statistics") > registry.rule_priority("rerank")
+        assert chain("agreement") == chain("rerank")
+        assert registry.rule_priority("agreement") > registry.rule_priority("rerank")
 
 
 def test_no_module_over_the_line_limit():
