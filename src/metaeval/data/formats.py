@@ -27,6 +27,7 @@ from .contract import FILES, METRIC_SCORES, REQUIRED
 from .frank import RELEASE_FILES as FRANK_FILES, SPLITS as FRANK_SPLITS
 from .importers import SUMMARY_FILE, DucTacOptions
 from ..records import SimulationParams
+from ..variants import metric_id_problem
 
 Entry = Mapping[str, Any]      # a data set's validated config entry (defaults filled in)
 # The key, among an import stage's files, of the score file its importer writes (metric_scores.tsv).
@@ -195,12 +196,16 @@ def _table_problem(key: str, entry: Entry) -> str | None:
     """What the schema cannot say of a table entry: a pattern that matches no file, where the
     references are (exactly one place), a splitter nltk cannot run offline."""
     from .table import SYSTEM, expand, nltk_problem
-    from .table_files import entry_paths
+    from .table_files import entry_paths, file_name_problem
 
     for k, pattern in entry_paths(entry):
-        if not expand(pattern):
+        found = expand(pattern)
+        if not found:
             return (f"config key {key}.{k}: {pattern!r} matches no file; expected a file, or a pattern ({SYSTEM} and "
                     "* globs) matching at least one (relative paths are relative to the working directory)")
+        for path, _ in found:
+            if file_name_problem(path):
+                return f"config key {key}.{k}: {pattern!r} matches a file Snakemake cannot take: {file_name_problem(path)}"
     refs = entry.get("references") or {}
     if refs.get("column") is not None and refs.get("path") is not None:
         return (f"config key {key}.references: both column and path; expected one place of the reference summaries "
@@ -225,6 +230,12 @@ def _table_problem(key: str, entry: Entry) -> str | None:
             parse_dimension(f"config key {key}", {}, name, spec)
         except DatasetError as e:
             return str(e)
+    metrics = [(f"metric_columns[{i}]", m) for i, m in enumerate(entry.get("metric_columns") or ())]
+    metrics += [(f"metric_files[{i}].metrics[{j}]", m) for i, f in enumerate(entry.get("metric_files") or ())
+                for j, m in enumerate(f.get("metrics") or ())]
+    for k, metric in metrics:
+        if metric_id_problem(metric):   # the validation job would refuse it in the imported copy
+            return f"config key {key}.{k}: {metric!r}: {metric_id_problem(metric)}"
     if not entry.get("human"):
         return (f"config key {key}.human: missing; a table entry declares its human components "
                 "({coverage: [dimensions], linguistic_quality: [dimensions]})")

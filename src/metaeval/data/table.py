@@ -28,7 +28,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
-from .canonical_files import annotation_means, check_imported, check_sentences, check_value, lone_judged_humans
+from .canonical_files import (annotation_means, check_imported, check_preferences, check_sentences, check_value,
+                              lone_judged_humans)
 from .contract import Annotation, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name, fail
 from .dataset_yaml import KIND_BOUNDS, aggregation_spec, dimension_spec, parse_aggregation
 # the files, records and fields of a release (re-exported: the registry and the tests use them here)
@@ -211,6 +212,11 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
         c.judgments = {k: v for k, v in c.judgments.items() if k[1] != o.references.system}
         c.annotations = [a for a in c.annotations if a.summarizer != o.references.system]
     aggregation = parse_aggregation(_thaw(o.aggregation), f"config key {key}")
+    groups = sorted({a.group for a in c.annotations})
+    if aggregation.group is not None and aggregation.group not in groups:
+        raise DatasetError(f"config key {key}.aggregation.group: {aggregation.group!r} names no annotator group of the "
+                           f"release (its groups: {', '.join(map(repr, groups)) or 'none: it has no annotations'}); "
+                           "expected one of its groups")
     if c.annotations:
         means = annotation_means(dims, c.annotations, aggregation)
         for d, values in means.items():
@@ -230,6 +236,9 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
                            "declared dimension; expected at least one judged summary")
     if o.references.system and o.references.judged:
         _check_judged_references(o, c)
+    # a preference judges pairs: refused here naming the release's record (validation would name the copy)
+    check_preferences(o.path, dims, c.judgments, {k: c.where[k][1] for k in c.judgments},
+                      {k: c.where[k][0] for k in c.judgments}, f" (config key {key}.dimensions declares it a preference)")
     for path_files in o.metric_files:
         _read_metric_file(o, path_files, c)
     human = {k: list(v) for k, v in o.human}
@@ -249,7 +258,23 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
                  judgments=c.judgments, documents=documents or None, annotations=c.annotations,
                  aggregation=aggregation)
     scores = sorted((t, s, m, v) for (t, s, m), (v, _) in c.scores.items())
+    ds.warnings.extend(_metrics_equal_to_dimensions(o, c, dims))
     return ds, scores
+
+
+def _metrics_equal_to_dimensions(o: TableOptions, c: _Collected, dims: Mapping[str, Dimension]) -> list[str]:
+    """A metric whose scores are a dimension's judgments on every judged summary (its column mapped
+    twice, or a copy of it): legal, but its correlation with that dimension is 1 by construction."""
+    out = []
+    metrics = sorted({m for _, _, m in c.scores})
+    for metric in metrics:
+        for d in dims:
+            judged = [(k, row[d]) for k, row in c.judgments.items() if not math.isnan(row[d])]
+            if judged and all(c.scores.get((*k, metric), (math.nan,))[0] == v for k, v in judged):
+                out.append(f"config key {o.key}: the metric {metric!r} equals the dimension {d!r} on all {len(judged)} "
+                           f"summaries judged on it (the same column, or a copy of it); its correlation with {d!r} "
+                           "is 1 by construction")
+    return out
 
 
 def _thaw(value: Any) -> Any:
