@@ -11,8 +11,8 @@ columns, of the same file or of other files, hold metric scores. The dimensions 
 description, kind, role, the annotations they aggregate) and the human components are declared in
 the entry, as dataset.yaml declares them.
 
-Reading the files (CSV/TSV through pandas as text; JSON through the contract's reader, which
-refuses a key given twice where pandas' would keep the last): :mod:`metaeval.data.table_files`.
+Reading the files (CSV through the csv module and TSV split on tabs, as text; JSON through the
+contract's reader, which refuses a key given twice): :mod:`metaeval.data.table_files`.
 
 A path may hold ``{system}`` (``scores/{system}.csv``): the files it matches give the summarizer,
 taken from the path, and ``*`` globs more. Every error names the release file, its row (CSV row 1 is
