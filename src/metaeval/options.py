@@ -160,8 +160,8 @@ def check(config: Mapping[str, Any]) -> None:
         problem = fmt.problem(key, entry)
         if problem:
             raise ConfigError(problem)
-        if entry["format"] == "table":
-            _check_declared_targets(config, name, entry)
+        if fmt.declared:
+            _check_declared_targets(config, name, *fmt.declared(entry))
     rouge = config["rouge"]
     for i, m in enumerate(rouge["measures"]):
         if not is_measure(m):
@@ -235,15 +235,15 @@ def human_options(config: Mapping[str, Any], name: str) -> HumanOptions:
                         entry=f"config key datasets.{name}")
 
 
-def _check_declared_targets(config: Mapping[str, Any], name: str, entry: Mapping[str, Any]) -> None:
-    """A table entry declares its dimensions and components, so its targets are checked with the
-    config, naming the config key, instead of by the human-scores job after the import and scoring
-    (a canonical data set's dimensions are in its files: that job checks them)."""
-    from .stages.human import check_declared_targets   # deferred: numpy and pandas, only for a table entry
+def _check_declared_targets(config: Mapping[str, Any], name: str, dimensions: Mapping[str, Any],
+                            human: Mapping[str, Sequence[str]]) -> None:
+    """An entry that declares its dimensions and components (a table entry) has its targets checked
+    with the config, naming the config key, instead of by the human-scores job after the import and
+    scoring (a canonical data set's dimensions are in its files: that job checks them)."""
+    from .stages.human import check_declared_targets   # deferred: numpy and pandas, only for such an entry
 
-    dims = FORMATS["table"].options(entry).dimensions
     try:
-        check_declared_targets({d.name: d for d in dims}, entry.get("human") or {}, human_options(config, name))
+        check_declared_targets(dimensions, human, human_options(config, name))
     except DatasetError as e:
         raise ConfigError(str(e)) from None
 

@@ -74,6 +74,9 @@ class ReleaseFormat:
     has_scores: Callable[[Entry], bool] = lambda e: True
     partial_coverage: bool = False  # its score files may leave a judged summary without a score (the default)
     splits: tuple[str, ...] = ()    # the splits of its summaries, known before any job runs
+    # the dimensions and human components the entry itself declares (None: they are in the release's
+    # files), so that its targets are checked with the config
+    declared: Callable[[Entry], tuple[dict[str, Any], dict[str, list[str]]]] | None = None
     title: str = ""                 # what messages call the release
 
     def files(self) -> dict[str, str]:
@@ -254,6 +257,11 @@ def _table_inputs(entry: Entry) -> dict[str, list[str]]:
     return {"tables": release_files(entry)}
 
 
+def _table_declared(entry: Entry) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """A table entry's dimensions (name -> Dimension) and human components, as its import declares them."""
+    return {d.name: d for d in _table_options(entry).dimensions}, dict(entry.get("human") or {})
+
+
 def _table_options(entry: Entry):
     from .table import table_options
 
@@ -294,7 +302,7 @@ FORMATS: dict[str, ReleaseFormat] = {f.name: f for f in (
                   script="import_table", paths=_table_paths, inputs=_table_inputs, problem=_table_problem,
                   options=_table_options, writes_scores=True,
                   has_scores=lambda e: bool(e.get("metric_columns") or e.get("metric_files")),
-                  title="the declared table"),
+                  declared=_table_declared, title="the declared table"),
 )}
 # The formats read by an import job (the others are read as they are by the validation job).
 IMPORTED = tuple(f for f in FORMATS.values() if f.stage is not None)
