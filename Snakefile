@@ -21,18 +21,31 @@
 # the hash of the library modules its script imports, so a change re-runs exactly the jobs it
 # affects (docs/scale.md, "Incremental reruns"; per option: config/README.md).
 
+import sys
+
 from snakemake.utils import min_version
 
 from metaeval import forkserver, registry
-from metaeval.options import ConfigError, Options, check_config_files, load_schema
+from metaeval.options import (ConfigError, Options, check_config_files, datasets_named_by_user, load_schema,
+                              user_datasets_only)
 
 min_version("9.0")
 
 # Each job's script runs in a child of one process that has imported numpy, pandas, scipy,
-# matplotlib and numba once (metaeval.forkserver; METAEVAL_FORKSERVER=0 switches it off). It starts
-# first, in the background, so that it is ready when the first job is.
-if workflow.is_main_process:
-    forkserver.start()
+# matplotlib and numba once (metaeval.forkserver; METAEVAL_FORKSERVER=0 switches it off). That
+# process belongs to this run: started when the run starts its jobs (a dry run or --unlock starts
+# none), ended when the run ends, so no job takes the settings of another run.
+onstart:
+    forkserver.start_run()
+
+
+onsuccess:
+    forkserver.end_run()
+
+
+onerror:
+    forkserver.end_run()
+
 
 # The config files read with the project's safe YAML loader first: a `!!python/object` tag, a key
 # given twice or nested aliases are an error naming the file and the line (metaeval.options).
@@ -43,6 +56,18 @@ except ConfigError as error:
 
 
 configfile: "config/config.yaml"
+
+
+# A config of the user's that names its own data sets runs those alone: the embedded simulated data
+# set of config/config.yaml joins only when the user names it (`default`).
+try:
+    config["datasets"], LEFT_OUT = user_datasets_only(
+        config, datasets_named_by_user(workflow.overwrite_configfiles, workflow.config_settings.overwrite_config))
+except ConfigError as error:
+    raise WorkflowError(str(error))
+if LEFT_OUT and workflow.is_main_process:
+    print(f"metaeval: data set(s) {', '.join(LEFT_OUT)} of config/config.yaml left out: your config names its "
+          "own data sets (name them there to keep them)", file=sys.stderr)
 
 
 report: "workflow/report/workflow.rst"

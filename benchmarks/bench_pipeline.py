@@ -112,8 +112,8 @@ def run_config(code: Path, workdir: Path, cfg: dict, dataset: str | None) -> dic
     every data set's and the verdict across them; bench_targets.py calls it too)."""
     (workdir / "config").mkdir(parents=True, exist_ok=True)
     (workdir / "config/config.yaml").write_text(yaml.safe_dump(cfg))
-    # A fork server of its own (metaeval.forkserver), started by this run: no run finds one another
-    # run has warmed. Removing its folder afterwards also ends it (its socket is gone).
+    # A fork server of its own (metaeval.forkserver): each run starts and ends its own, in a folder
+    # of its own here.
     servers = tempfile.mkdtemp(prefix="fs")
     env = {**os.environ, "PYTHONPATH": str(code / "src"), "METAEVAL_FORKSERVER_DIR": servers}
     t = time.perf_counter()

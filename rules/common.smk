@@ -167,6 +167,26 @@ def across_inputs(wildcards):
     return out
 
 
+def leaderboard_inputs(wildcards):
+    """What the leaderboard reads of each data set, by ``{file key}__{data set}``: its targets,
+    correlations and Williams tests (every target's), summary-level correlations and tests, its
+    file metrics, its counts, and the factual-consistency protocols' tables."""
+    out = {}
+    for d in DATASETS:
+        for stage, key in (("summary", "summary"), ("human", "targets"), ("correlation", "correlations"),
+                           ("correlation", "summary_level"), ("correlation", "summary_level_tests"),
+                           ("factuality", "binary_tsv"),
+                           ("factuality", "auc_tests"), ("factuality", "partial_tsv"), ("factuality", "williams"),
+                           ("factuality", "ranking_tsv"), ("factuality", "ranking_tests")):
+            out[f"{key}__{d}"] = OUT.file(stage, key, d)
+        if OPTIONS.file_metric_sources(d):     # a data set without score files has no file metrics
+            out[f"metrics__{d}"] = OUT.file("file_metrics", "metrics", d)
+        out[f"stacked__{d}"] = OUT.file("correlation", "targets_williams", d)
+        for c in COMBINATIONS:
+            out[f"williams_{c}__{d}"] = OUT.file("correlation", "williams_{combination}", d, combination=c)
+    return out
+
+
 # The values of the registry's placeholders (a stage's ``expand``: an Options attribute path).
 EXPANSIONS = {path: list(attrgetter(path)(OPTIONS)) for s in registry.STAGES for path in s.expand.values()}
 
@@ -185,6 +205,7 @@ def final_outputs(dataset):
 def all_outputs():
     """The main job's targets: every data set's, and the verdict across them when there are two or more."""
     across = list(OUT.files("across", OUT.ACROSS).values()) if len(DATASETS) >= 2 else []
+    across += list(OUT.files("leaderboard", OUT.ACROSS).values()) if DATASETS else []
     return [path for d in DATASETS for path in final_outputs(d)] + across
 
 

@@ -70,13 +70,31 @@ def test_stage_ranks_beaten_and_replicability_on_hand_made_tables():
     # beaten among the common variants only: X (d1 only) beating B does not count
     assert r.beaten.tolist() == [[False, False], [False, False], [True, True]]
     assert list(r.robust) == [True, True, False]
-    assert ("X", "not computed on d2") in r.excluded and ("Z", "named in across.variants but computed on none of "
+    assert ("X", "not computed on d2 (compared where it is computed: leaderboard.tsv)") in r.excluded and ("Z", "named in across.variants but computed on none of "
                                                                 "the data sets") in r.excluded
     pair = {(p.a, p.b): p for p in r.pairs}
     assert r.compared == ["A", "C"]
     # A > C: p = 0.01 on both; Bonferroni: p^1 = 2 * 0.01, p^2 = 0.01 -> running max 0.02: both
     assert (pair[("A", "C")].k_hat, pair[("A", "C")].holds_on) == (2, ["d1", "d2"])
     assert pair[("C", "A")].k_hat == 0
+
+
+def test_a_variant_with_an_undefined_r_is_not_ranked_there_nor_robustly_optimal():
+    # S is constant over d1's systems (r NA there) and best on d2: its mean rank (1, from d2 alone)
+    # is the lowest, but it has no verdict on d1, so it comes after the variants ranked on both and
+    # is not robustly optimal; A, ranked 1 and 2 and never beaten, is the best and robust
+    corr = {"d1": _corr([("A", 0.9), ("B", 0.8), ("S", math.nan)]),
+            "d2": _corr([("A", 0.7), ("B", 0.6), ("S", 0.95)])}
+    will = {"d1": _williams(["A", "B", "S"], set()), "d2": _williams(["A", "B", "S"], set())}
+    opts = AcrossOptions(("d1", "d2"), "coverage", "bonferroni", 0.05, (), 3, 0, "williams")
+    r = across.compute(corr, will, opts)
+    assert r.variants == ["A", "B", "S"]
+    assert np.isnan(r.rank[2, 0]) and r.rank[2, 1] == 1
+    assert list(r.defined_on) == [2, 2, 1]
+    assert list(r.robust) == [True, True, False]
+    rows = across.by_target({d: f.reset_index() for d, f in corr.items()},
+                            lambda d, t: will[d].reset_index(), opts)
+    assert rows[0]["best"] == "A" and rows[0]["robust_variants"] == "A,B"
 
 
 def test_permutation_p_values_are_used_when_the_statistics_job_writes_them():
@@ -169,7 +187,11 @@ def test_both_reports_answer_first_and_load_clean_in_a_browser(four, tmp_path):
                           (four / "results/summeval/report.html", "Which metric to trust on")):
         text = page.read_text()
         body = text[text.index("<body>"):]
-        assert body.index('class="answer"') < body.index("Contents") < body.index("<details>")
+        if page.parent.name == "all":
+            # the leaderboard first (its table of every column is collapsed), then the verdict
+            assert body.index('id="leaderboard"') < body.index('class="answer"') < body.index("Contents")
+        else:
+            assert body.index('class="answer"') < body.index("Contents") < body.index("<details>")
         dom = browser_check(page, tmp_path / f"{page.parent.name}.png")
         html_tag = re.search(r"<html[^>]*>", dom)[0]
         assert 'data-ready="yes"' in html_tag and "data-errors" not in html_tag, html_tag
@@ -202,10 +224,13 @@ def test_the_report_opens_with_one_row_per_target_and_level_in_a_browser(four, t
     table = re.search(r'<div class="answers">(.*?)</table>', opening, re.S)[1]
     rows = [[re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td>(.*?)</td>", tr)]
             for tr in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], re.S)]
-    assert len(rows) == 2 * len(targets)
+    # coverage is the rescaled mean of SummEval's one coverage dimension, relevance: the two rank every
+    # metric alike and share one row, "coverage = relevance"
+    assert len(rows) == 2 * (len(targets) - 1)
     for level in ("system", "summary"):
         mine = [r for r in rows if r[1] == level]
-        assert sorted(r[0].removesuffix(" (primary)") for r in mine) == sorted(targets)
+        assert "coverage = relevance" in [r[0] for r in mine]
+        assert sorted(t for r in mine for t in r[0].removesuffix(" (primary)").split(" = ")) == sorted(targets)
         r_values = [float(r[3]) for r in mine]
         assert r_values == sorted(r_values, reverse=True)
         assert all(re.fullmatch(r"-?[0-9]\.[0-9]{3}", r[3]) for r in mine)

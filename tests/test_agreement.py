@@ -2,6 +2,8 @@
 every verdict category is exercised."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -173,6 +175,18 @@ def test_rerank_choices_tests_and_top_group():
     assert tests[0].test == "Wilcoxon signed-rank"          # normality rejected
     tests, _ = rr.pairwise_tests(["x", "y"], per[:2], mean_based=False, alpha=0.05)
     assert tests[0].test == "Wilcoxon signed-rank"          # median-based variant
+
+
+def test_pairwise_tests_of_systems_that_share_no_topic_warn_nothing():
+    # FRANK's CNN/DM and XSum systems judge disjoint topics: such a pair has no difference to test,
+    # no winner, and must not fill the re-ranking log with numpy's "Mean of empty slice"
+    nan = np.nan
+    per = np.array([[0.1, 0.4, 0.3, nan, nan, nan], [0.2, 0.1, 0.5, nan, nan, nan], [nan, nan, nan, 0.3, 0.2, 0.9]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tests, beats = rr.pairwise_tests(["a", "b", "c"], per, mean_based=False, alpha=0.05)
+    by_pair = {(t.a, t.b): t for t in tests}
+    assert by_pair[("a", "c")].n_topics == 0 and by_pair[("a", "c")].winner == "" and not beats[0, 2] and not beats[2, 0]
 
 
 def test_tied_scores_on_few_topics_are_scipys_permutation_p_in_bounded_time_and_memory(monkeypatch):

@@ -12,6 +12,7 @@ import yaml
 
 from conftest import REPO, scenario_config, shared_dataset, snakemake
 from metaeval import tables
+from metaeval.options import Options
 
 LIGHT = {"rouge": {"measures": ["R1", "R2", "RL"], "stemming": [1], "stopwords_removed": [0]},
          "sera": {"enabled": False}, "chrf": {"metrics": ["CHRF"]},
@@ -35,8 +36,35 @@ def seven(tmp_path_factory) -> Path:
             entry["paths"] = [str(REPO / p) for p in entry["paths"]]
     (workdir / "config").mkdir()
     (workdir / "config/config.yaml").write_text(yaml.safe_dump({**config, **LIGHT}))
-    snakemake(workdir, "--cores", "2")
+    # the loop of a metric developer: texts out, a metric computed from them as the user's own code
+    # would, one score file for every data set, one run
+    snakemake(workdir, "--cores", "2", "to_score")
+    write_length_ratio(workdir / "results/to_score", workdir / "my_scores.tsv")
+    (workdir / "my.yaml").write_text(yaml.safe_dump({"metric_scores": [str(workdir / "my_scores.tsv")],
+                                                     "leaderboard": {"focus": ["length_ratio"]}}))
+    snakemake(workdir, "--cores", "2", "--configfile", str(workdir / "my.yaml"))
     return workdir
+
+
+def length_ratio(record: dict) -> float | None:
+    """The test's metric: the summary's length in words over its references' mean length."""
+    if record["summary"] is None:              # a data set without texts (FRANK): its note says so
+        return None
+    refs = [len(r.split()) for r in record["references"]]
+    return len(record["summary"].split()) / (sum(refs) / len(refs)) if refs and sum(refs) else None
+
+
+def write_length_ratio(texts: Path, path: Path) -> None:
+    import json
+
+    rows = ["dataset\ttopic\tsummarizer\tmetric\tscore"]
+    for f in sorted(texts.glob("*.jsonl")):
+        for line in f.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            value = length_ratio(record)
+            if value is not None:
+                rows.append(f"{record['dataset']}\t{record['topic']}\t{record['summarizer']}\tlength_ratio\t{value!r}")
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
 def test_every_benchmark_report_opens_with_an_answer(seven):
@@ -77,7 +105,9 @@ def test_realsumm_is_read_from_the_authors_release(seven):
     summary = dict(tables.read_tsv(res / "data/summary.tsv").itertuples(index=False, name=None))
     assert summary["systems"] == "24" and summary["judged_summaries"] == "2400" and summary["has_documents"] == "no"
     metrics = tables.read_tsv(res / "scores/file_metrics/metrics.tsv")
-    assert len(metrics) == 14 and {"BERTScore_F", "JS2", "MoverScore", "REALSumm_ROUGE_2_R"} <= set(metrics["metric"])
+    # the authors' 14 and the test's own length_ratio (from the one score file)
+    assert len(metrics) == 15 and {"BERTScore_F", "JS2", "MoverScore", "REALSumm_ROUGE_2_R",
+                                   "length_ratio"} <= set(metrics["metric"])
 
 
 def test_summeval_keeps_every_annotator(seven):
@@ -167,3 +197,177 @@ def test_summeval_answers_per_dimension_equal_scipy(seven):
     answers = tables.read_tsv(res / "analysis/answers.tsv")
     assert len(answers) == 2 * 13 and set(answers["level"]) == {"system", "summary"}
     assert list(answers.loc[answers["primary"] == "yes", "target"].unique()) == ["arithmetic"]
+
+
+def _summary_frame(res: Path, scores: Path, metric: str = "length_ratio") -> "pd.DataFrame":
+    """The judged summaries of one data set with their human targets and the metric's score (from
+    the score file the test wrote, or from a data set's own metric_scores)."""
+    import pandas as pd
+
+    human = tables.read_tsv(res / "human/summary_human.tsv")
+    file = pd.read_csv(scores, sep="\t", dtype=str, keep_default_na=False)
+    if "dataset" in file.columns:
+        file = file[file["dataset"] == res.name]
+    file = file[file["metric"] == metric][["topic", "summarizer", "score"]]
+    return human.merge(file, on=["topic", "summarizer"], how="inner")
+
+
+def test_the_leaderboard_cells_of_the_users_metric_equal_scipy(seven):
+    """Every leaderboard cell of the metric the test computed from to_score equals scipy on the same
+    data: system r (systems' means), summary-level r within topics (mean over topics), pooled r, AUC
+    (Mann-Whitney U over the labels) and ranking accuracy; FRANK's partial r of a released metric
+    (least squares residuals on the systems, then Pearson)."""
+    import numpy as np
+    import pandas as pd
+    from scipy import stats
+
+    board = tables.read_tsv(seven / "results/all/leaderboard.tsv", numeric=("value",))
+    mine = board[(board["metric"] == "length_ratio") & (board["rank"] != "NA")]
+    seen = set()
+    for _, cell in mine.iterrows():
+        res = seven / "results" / cell["dataset"]
+        f = _summary_frame(res, seven / "my_scores.tsv")
+        f = f[f["kind"] == "system"]
+        x, y = f["score"].astype(float), pd.to_numeric(f[cell["target"]], errors="coerce")
+        ok = ~np.isnan(x.to_numpy()) & ~np.isnan(y.to_numpy())
+        f, x, y = f[ok], x[ok], y[ok]
+        level = cell["level"]
+        if level == "system":
+            g = pd.DataFrame({"s": f["summarizer"], "x": x, "y": y}).groupby("s").mean()
+            expected = stats.pearsonr(g["x"], g["y"])[0]
+        elif level == "summary":
+            rs = []
+            for _, t in pd.DataFrame({"t": f["topic"], "x": x, "y": y}).groupby("t"):
+                if len(t) >= 3 and t["x"].nunique() > 1 and t["y"].nunique() > 1:
+                    rs.append(stats.pearsonr(t["x"], t["y"])[0])
+            expected = float(np.mean(rs))
+        elif level == "pooled":
+            expected = stats.pearsonr(x, y)[0]
+        elif level == "auc":
+            label = y >= 1
+            u = stats.mannwhitneyu(x[label], x[~label]).statistic
+            expected = u / (label.sum() * (~label).sum())
+        elif level == "ranking":
+            # Rank19: per topic the correct summary (human 1) against the incorrect one (0)
+            pairs = pd.DataFrame({"t": f["topic"], "x": x, "y": y}).pivot_table(index="t", columns="y", values="x")
+            expected = float((pairs[1.0] > pairs[0.0]).sum() / len(pairs))
+        else:
+            raise AssertionError(f"unexpected level {level} for length_ratio")
+        assert cell["value"] == pytest.approx(expected, abs=1e-9), (cell["dataset"], cell["target"], level)
+        seen.add((cell["dataset"], level))
+    assert {("summeval", "system"), ("summeval", "summary"), ("realsumm", "system"), ("realsumm", "summary"),
+            ("newsroom", "system"), ("qags_cnn", "pooled"), ("qags_cnn", "auc"), ("qags_xsum", "auc"),
+            ("rank19", "pooled"), ("rank19", "ranking")} <= seen
+    # FRANK has no texts: the metric is absent there, and says why
+    frank = board[(board["metric"] == "length_ratio") & (board["dataset"] == "frank")]
+    assert len(frank) and set(frank["note"]) == {"not in this data set's score files"}
+    # FRANK's partial r of a released metric: residuals of metric and human on the systems
+    partial = board[(board["dataset"] == "frank") & (board["level"] == "partial")
+                    & (board["metric"] == "BertScore_F1_Art")].iloc[0]
+    res = seven / "results/frank"
+    human = tables.read_tsv(res / "human/summary_human.tsv")
+    scores = tables.read_tsv(res / "scores/file_metrics/scores.tsv")
+    scores = scores[scores["metric"] == "BertScore_F1_Art"]
+    f = human.merge(scores, on=["topic", "summarizer"])
+    x, y = f["score"].astype(float).to_numpy(), pd.to_numeric(f["Factuality"]).to_numpy()
+    dummies = pd.get_dummies(f["summarizer"]).to_numpy(dtype=float)
+    rx = x - dummies @ np.linalg.lstsq(dummies, x, rcond=None)[0]
+    ry = y - dummies @ np.linalg.lstsq(dummies, y, rcond=None)[0]
+    assert partial["value"] == pytest.approx(stats.pearsonr(rx, ry)[0], abs=1e-9)
+
+
+def _williams_p(r12: float, r13: float, r23: float, n: int) -> float:
+    """Williams' test (Steiger 1980, eq. 7; R's psych::r.test), one-sided: r12 > r13."""
+    det = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
+    t = (r12 - r13) * ((n - 1) * (1 + r23)) ** 0.5 / (
+        2 * (n - 1) / (n - 3) * det + ((r12 + r13) / 2) ** 2 * (1 - r23) ** 3) ** 0.5
+    from scipy import stats
+
+    return float(stats.t.sf(t, n - 3))
+
+
+def test_the_users_wins_and_losses_against_two_released_metrics_by_hand(seven):
+    """REALSumm, system level: length_ratio against BERTScore_F and JS2 by Williams' formula worked
+    here from the systems' means (the released scores from the data set's own score file); summary
+    level: the paired bootstrap over the same topic draws (numpy's default_rng(seed).integers per
+    sample, the project's documented draws), from per-topic Pearson r computed with scipy."""
+    import numpy as np
+    import pandas as pd
+    from scipy import stats
+
+    res = seven / "results/realsumm"
+    tests = tables.read_tsv(seven / "results/all/leaderboard_tests.tsv", numeric=("p_better", "p_worse"))
+    tests = tests[(tests["dataset"] == "realsumm") & (tests["target"] == "litepyramid_recall")
+                  & (tests["metric"] == "length_ratio")].set_index(["level", "other"])
+    human = tables.read_tsv(res / "human/summary_human.tsv")
+    released = tables.read_tsv(res / "scores/file_metrics/scores.tsv")
+    mine = _summary_frame(res, seven / "my_scores.tsv")[["topic", "summarizer", "score"]]
+    columns = {"length_ratio": mine}
+    for other in ("BERTScore_F", "JS2"):
+        columns[other] = released[released["metric"] == other][["topic", "summarizer", "score"]]
+    f = human[["topic", "summarizer", "litepyramid_recall"]]
+    for name, c in columns.items():
+        f = f.merge(c.rename(columns={"score": name}), on=["topic", "summarizer"])
+    f = f.astype({n: float for n in [*columns, "litepyramid_recall"]})
+    g = f.groupby("summarizer").mean(numeric_only=True)
+    n = len(g)
+    verdicts = {}
+    for other in ("BERTScore_F", "JS2"):
+        r12 = stats.pearsonr(g["length_ratio"], g["litepyramid_recall"])[0]
+        r13 = stats.pearsonr(g[other], g["litepyramid_recall"])[0]
+        r23 = stats.pearsonr(g["length_ratio"], g[other])[0]
+        better, worse = _williams_p(r12, r13, r23, n), _williams_p(r13, r12, r23, n)
+        row = tests.loc[("system", other)]
+        assert (row["p_better"], row["p_worse"]) == pytest.approx((better, worse), abs=1e-9)
+        verdicts[("system", other)] = "win" if better < 0.05 else "loss" if worse < 0.05 else "tie"
+    # summary level: within-topic r per topic, then the topic draws of correlation.seed
+    options = Options.from_config(yaml.safe_load((seven / "config/config.yaml").read_text())).correlate
+    order = sorted(set(human["topic"]))                # the analyses' topics: summary_human's, sorted
+    by_topic = dict(list(f.groupby("topic")))
+
+    def within(m: str, topic: str) -> float:
+        t = by_topic.get(topic)
+        if t is None or len(t) < 3 or t[m].nunique() < 2 or t["litepyramid_recall"].nunique() < 2:
+            return np.nan
+        return stats.pearsonr(t[m], t["litepyramid_recall"])[0]
+
+    per_topic = {m: np.array([within(m, t) for t in order]) for m in columns}
+    samples = options.bootstrap_samples
+    rng = np.random.default_rng(options.seed)
+    boot = {m: [] for m in columns}
+    for _ in range(samples):
+        idx = rng.integers(0, len(order), len(order))
+        for m in columns:
+            drawn = per_topic[m][idx]
+            boot[m].append(np.nanmean(drawn))
+    for other in ("BERTScore_F", "JS2"):
+        d = np.array(boot["length_ratio"]) - np.array(boot[other])
+        better, worse = float(np.mean(d <= 0)), float(np.mean(-d <= 0))
+        row = tests.loc[("summary", other)]
+        assert (row["p_better"], row["p_worse"]) == pytest.approx((better, worse), abs=1e-12)
+        verdicts[("summary", other)] = "win" if better < 0.05 else "loss" if worse < 0.05 else "tie"
+    for key, verdict in verdicts.items():
+        assert tests.loc[key, "verdict"] == verdict, key
+
+
+def test_the_leaderboard_page_in_a_browser(seven, tmp_path):
+    """results/all/leaderboard.html and the report across data sets, as headless Chromium renders
+    them: clean, the focus metric first with its wins, ties and losses, one header per benchmark, and
+    the absent cells saying why."""
+    from test_across import browser_check
+
+    board = tables.read_tsv(seven / "results/all/leaderboard.tsv")
+    for page in (seven / "results/all/leaderboard.html", seven / "results/all/report.html"):
+        dom = browser_check(page, tmp_path / f"{page.stem}.png")
+        html_tag = re.search(r"<html[^>]*>", dom)[0]
+        assert 'data-ready="yes"' in html_tag and "data-errors" not in html_tag, html_tag
+        assert (tmp_path / f"{page.stem}.png").stat().st_size > 20000
+        table = dom[dom.index('<div class="leaderboard">'):]
+        table = table[:table.index("</table>")]
+        rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)
+        first_metric = next(r for r in rows if "<td" in r)
+        assert "► length_ratio" in first_metric and re.search(r"\d+W \d+T \d+L", first_metric)
+        for name in NAMES:
+            assert f">{name}</th>" in table, name
+        assert ">no texts</small>" in table
+    assert set(board["dataset"]) == set(NAMES)

@@ -230,6 +230,16 @@ def test_summary_level_intervals_and_paired_test_by_loops(n_sys, pooled_level):
     for k in (1, 2):
         assert p[k, 0] == pytest.approx(np.mean(boot[:, 0] - boot[:, k] <= 0), abs=1e-12)
     assert p[2, 0] < 0.01
+    # every ordered pair: p[u, v] = share of the same samples where u does not beat v, by loops; the
+    # best metric's row is the p_vs_best column above
+    from metaeval.stats.correlation import paired_bootstrap_matrix, summary_level_samples
+    point, samples = summary_level_samples(metrics, {"h": human}, ["h"], pooled_level, B, seed)
+    matrix = paired_bootstrap_matrix(samples[:, :, 0], block=2)
+    for u in range(3):
+        for v in range(3):
+            expected = np.nan if u == v else np.mean(boot[:, u] - boot[:, v] <= 0)
+            assert matrix[u, v] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+    assert matrix[0, 1:] == pytest.approx(p[1:, 0], abs=0)
 
 
 def test_pooled_summary_level_is_scipy_over_all_summaries():
@@ -325,3 +335,20 @@ def test_column_correlations_are_scipys_and_core_pearsons_bits_for_every_pair():
             assert p[a, b] == pytest.approx(stats.pearsonr(xa, yb)[0], abs=1e-12)
             assert s[a, b] == pytest.approx(stats.spearmanr(xa, yb)[0], abs=1e-12)
             assert k[a, b] == pytest.approx(stats.kendalltau(xa, yb)[0], abs=1e-12)
+
+
+def test_a_target_that_ranks_every_metric_alike_gets_one_answer_row():
+    from metaeval.stages.correlation_tables import answer_rows
+
+    # QAGS's coverage is its one coverage dimension, fact, rescaled: every correlation is the same, so
+    # the answer names both in one row; "other" differs in one summary-level r and keeps its own row
+    corr = [{"variant": v, "combination": t, "pearson": "NA", "pearson_lo": "NA", "pearson_hi": "NA", "optimal": "no",
+             "cluster": "NA"} for t in ("coverage", "fact", "other") for v in ("R1_ST0_RS0_A_P", "R2_ST0_RS0_A_P")]
+    level = [{"level": "summary (all judged summaries pooled)", "metric": m, "combination": t, "pearson": r,
+              "pearson_lo": "0.1", "pearson_hi": "0.9", "p_vs_best": p}
+             for t in ("coverage", "fact", "other")
+             for m, r, p in (("R1_ST0_RS0_P", "0.5" if t != "other" else "0.4", "0.01"), ("R2_ST0_RS0_P", "0.6", "NA"))]
+    rows = answer_rows(corr, level, lambda t: None, "R2_ST1_RS0_A_R", 0.05, "coverage")
+    assert [(r["target"], r["level"], r["primary"]) for r in rows] == [
+        ("coverage = fact", "system", "yes"), ("coverage = fact", "summary", "yes"),
+        ("other", "system", "no"), ("other", "summary", "no")]

@@ -6,21 +6,40 @@ start-up: numpy and pandas take about 0.4 s to import, scipy.stats, matplotlib a
 second, for a job whose own work may take 0.05 s. A door (``workflow/scripts/*.py``) therefore
 begins with :func:`run_warm`, which hands its script to a server process on the same machine; the
 server has imported the third-party libraries (:data:`PRELOAD_FIRST`, :data:`PRELOAD_THEN`) once, forks, and the child runs the
-script with the door's working directory, environment, ``sys.path``, ``sys.argv`` and standard
-streams. The pattern is the "fork server" of Python's own ``multiprocessing.forkserver`` and of
-Android's zygote, shared here between independent processes through a Unix socket.
+script with the door's working directory, environment, ``sys.path``, ``sys.argv``, standard
+streams, umask, resource limits, nice level and CPU affinity. The pattern is the "fork server" of
+Python's own ``multiprocessing.forkserver`` and of Android's zygote, shared here between the
+processes of one run through a Unix socket.
+
+The server belongs to the run: Snakemake's main process starts it when it starts running jobs
+(:func:`start_run`, its ``onstart``; a dry run, ``--unlock`` or ``--no-hooks`` start none) and
+ends it when the run ends (:func:`end_run`: ``onsuccess``, ``onerror``, and at exit); it also ends
+when that process is gone. Its socket's name holds the run's id (:data:`RUN`, in the jobs'
+environment), so no other run's job ever reaches it, and a job with no server runs cold.
 
 What stays as it was:
 
 * each job is still one process for Snakemake (the door waits for its child and exits with its
   status), so re-runs, logs, ``--cores``, interrupts and failures behave as before;
+* a child takes the door's process settings before it runs (:func:`_take_settings`); one it
+  cannot take (a lower nice level, a higher hard limit) makes the door run the job cold, and so
+  does a finite address-space limit (``ulimit -v``), which a child's preloaded libraries would
+  count against the job;
 * an edited module of this project is read by the next job as it would be by a fresh process: the
-  server imports the project's modules too, and a child drops them all when any file's time or
-  size changed since (Python's own check of a cached .pyc) or the door's package is another folder;
-  the server is keyed by its interpreter, installed packages, the environment variables that steer
-  imports and this file's own text (a new key starts a new server);
+  server imports the project's modules too, and a child drops them all when any file's contents
+  (its SHA-256) changed since, or the door's package is another folder; the server is keyed by its
+  interpreter, installed packages, the environment variables that steer imports and this file's own
+  text (a door whose key differs finds no server and runs cold);
 * a job's outputs are the same bytes (tests/test_operations.py compares a run of cold jobs with a
   warm one).
+
+Every wait is bounded and ends cold. A door connects without waiting (a full listen backlog: cold),
+checks that the server is its own user's (``SO_PEERCRED``), and waits for its child to start at
+most :data:`START_SECONDS`, looking every :data:`POLL_SECONDS` whether the server is stopped or gone;
+then it removes the socket (the rest of the run's jobs run cold at once) and runs cold. The child
+holds the door's connection itself and sends its exit status on it, so a job that completed
+reaches its door even when the server was killed; a job whose status reaches its door from neither
+(the child and the server both killed) is run again, cold.
 
 When the door is killed (Ctrl-C, Snakemake killing its jobs, ``kill -9``), its child is killed
 with it: the door forwards SIGINT, SIGTERM and SIGHUP, and the child ends itself when the door's end
@@ -29,20 +48,24 @@ preloaded libraries it shares with the server.
 
 The door runs cold, as before, when ``METAEVAL_FORKSERVER=0``, on a Slurm node (``SLURM_JOB_ID``:
 each job runs on a node of its own, where a server would be started for one job), off Linux, or
-when the server is not ready yet: the first job that finds no server starts one in the background
-and runs cold itself, so no job ever waits for the preloading. An idle server exits after
-:data:`IDLE_SECONDS`.
+when the run's server is not ready yet (no job ever waits for the preloading).
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
+import re
+import resource
+import select
 import signal
 import socket
+import stat
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Mapping
 
@@ -53,41 +76,118 @@ LIBRARY = "metaeval"
 # server, already start warm.
 PRELOAD_FIRST = ("numpy", "pandas", "yaml", "snakemake.iocontainers")
 PRELOAD_THEN = ("numba", LIBRARY, "scipy.special", "matplotlib.pyplot", "scipy.stats", "scipy.linalg", "sacrebleu")
-IDLE_SECONDS = 60.0
-PID_SECONDS = 30.0                      # the longest a door waits for the server to fork its job
+IDLE_SECONDS = 60.0                     # a server no run ends (started by hand) exits after this long without jobs
+START_SECONDS = 10.0                    # the longest a door waits for its child to start (the server may be importing)
+SEND_SECONDS = 5.0                      # the longest a door's request may take to send, or the server to read it
+POLL_SECONDS = 0.1                      # how often a waiting door looks whether the server is stopped or gone
+STATUS_POLL_SECONDS = 1.0               # how often a door waiting for its job looks whether the child is gone
+BACKLOG = 64                            # doors queued beyond this find the server busy, and run cold
 SWITCH = "METAEVAL_FORKSERVER"          # "0": every job starts cold
 FOLDER = "METAEVAL_FORKSERVER_DIR"      # where the servers' sockets live (default: $XDG_RUNTIME_DIR or /tmp)
-# Environment variables read when the preloaded libraries are imported: a different value is a
-# different server.
+RUN = "METAEVAL_FORKSERVER_RUN"         # the id of the run whose server the jobs use (set by start_run)
+# Environment variables read when the preloaded libraries (or the interpreter) are imported: a
+# different value is a different server.
 IMPORT_ENVIRONMENT = ("PYTHON", "OPENBLAS", "OMP_", "MKL_", "GOTO_", "VECLIB_", "NUMEXPR_", "NUMBA_", "MPL", "LD_",
-                      "VIRTUAL_ENV", "HOME")
+                      "VIRTUAL_ENV", "HOME", "LANG", "LC_", "TZ")
 # What Snakemake adds to a job's environment (snakemake.shell: the linear algebra libraries' threads).
 JOB_THREADS = ("OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+# Every resource limit a child takes from its door (RLIMIT_AS finite: the door runs cold instead).
+LIMITS = tuple(sorted(name for name in dir(resource) if name.startswith("RLIMIT_")))
 _HEADER = struct.Struct("!I")
-_STATUS = struct.Struct("!i")
+# What a door receives: (kind, value). The child sends STARTED (its pid) once it has taken the
+# door's settings, or COLD if it could not; then STATUS (its exit status). The server sends STATUS
+# too when it reaps a child (the only sender for a child killed by a signal).
+_MESSAGE = struct.Struct("!Bi")
+STARTED, STATUS, COLD = 1, 2, 3
+_GO = b"g"                              # the door's answer to STARTED: it waits for this job (no cold run)
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+# ----------------------------------------------------------------------------- the run's side
+
+_server: subprocess.Popen | None = None
+_server_path: Path | None = None
+
+
+def start_run() -> None:
+    """Start this run's server (Snakemake's ``onstart``, in its main process): a new run id in the
+    environment its jobs inherit, the socket folder made absolute there, and a server for jobs of
+    one thread each, started in the background. Never waits and never fails: a job that finds no
+    server runs cold. :func:`end_run` ends it (and is called at exit)."""
+    global _server, _server_path
+    if not _enabled(os.environ) or _server is not None:
+        return
+    if os.environ.get(FOLDER):      # the jobs' working directory may differ from this process's
+        os.environ[FOLDER] = os.path.abspath(os.environ[FOLDER])
+    os.environ[RUN] = f"{os.getpid()}-{os.urandom(6).hex()}"
+    environment = {**os.environ, **{name: "1" for name in JOB_THREADS}}
+    _server = start(environment)
+    if _server is not None:
+        _server_path = socket_path(environment)
+        atexit.register(end_run)
+
+
+def end_run() -> None:
+    """End this run's server, if it started one (Snakemake's ``onsuccess`` and ``onerror``): its
+    socket removed, the process ended, even if it was stopped."""
+    global _server, _server_path
+    server, path, _server, _server_path = _server, _server_path, None, None
+    if server is None:
+        return
+    for leftover in (path, path.with_suffix(".log")):
+        if leftover == path or (leftover.exists() and not leftover.stat().st_size):
+            leftover.unlink(missing_ok=True)
+    for signum in (signal.SIGTERM, signal.SIGCONT):    # a stopped server receives the TERM once continued
+        try:
+            server.send_signal(signum)
+        except OSError:
+            pass
+    try:
+        server.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+def start(environment: Mapping[str, str]) -> subprocess.Popen | None:
+    """Start a server for jobs with ``environment`` (which names the run, :data:`RUN`) in the
+    background, owned by this process (it exits when this process is gone); the process, or None
+    when the fork server is off, cannot serve these jobs, or the socket path is refused."""
+    if not (_enabled(environment) and _unlimited_address_space()):
+        return None
+    try:
+        path = socket_path(environment)
+        code = ("import runpy, sys; sys.argv[:] = sys.argv[1:]; "
+                "runpy.run_path(sys.argv[0], run_name='metaeval_forkserver')")
+        with open(path.with_suffix(".log"), "w") as log:    # the server's own errors, if any
+            return subprocess.Popen([sys.executable, "-c", code, __file__, str(path), str(os.getpid())], cwd="/",
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                                    env=dict(environment))
+    except OSError:
+        return None
 
 
 # ----------------------------------------------------------------------------- the door's side
 
 def run_warm() -> None:
     """Run this process's script (``sys.argv[0]``: Snakemake's copy of the door with its preamble)
-    again in a child of the fork server, and exit with the child's status.
+    again in a child of the run's fork server, and exit with the child's status.
 
     Returns without doing anything (the door then runs here, cold) inside such a child, when the
-    fork server is switched off or unavailable, or when it is not ready yet (then it is started)."""
+    fork server is switched off, absent, not ready, stopped or busy, or when the child could not
+    take this process's settings or ended without its status reaching this door."""
     script = sys.argv[0] if sys.argv else ""
-    if not (_enabled(os.environ) and os.path.isfile(script)):
+    if not (_enabled(os.environ) and os.path.isfile(script) and _unlimited_address_space()):
         return
     try:
-        connection = _connect(socket_path(os.environ))
+        path = socket_path(os.environ)
+        connection, server, inode = _connect(path)
     except OSError:
-        start(os.environ)
         return
     with connection:
-        status = _run_in_child(connection, script)
-    if status is None:          # the server went away before forking: nothing has run yet
+        status = _run_in_child(connection, script, server, path, inode)
+    if status is None:
         return
     sys.stdout.flush()
     sys.stderr.flush()
@@ -99,25 +199,10 @@ def _enabled(environment: Mapping[str, str]) -> bool:
             and sys.platform.startswith("linux") and hasattr(os, "fork"))
 
 
-def start(environment: Mapping[str, str] | None = None) -> None:
-    """Start a server for jobs with ``environment`` (default: Snakemake's jobs of one thread each,
-    started from this process) in the background, unless one is running or starting, or the fork
-    server is switched off. Never waits and never fails: a job that finds no server runs cold."""
-    if environment is None:
-        environment = {**os.environ, **{name: "1" for name in JOB_THREADS}}
-    if not _enabled(environment):
-        return
-    try:
-        path = socket_path(environment)
-    except OSError:
-        return
-    try:
-        _connect(path).close()
-    except OSError:
-        try:
-            _start_server(path, environment)
-        except OSError:
-            pass
+def _unlimited_address_space() -> bool:
+    """Whether this process may grow without an address-space limit (``ulimit -v``): a child of the
+    server starts with every preloaded library mapped, which a limit meant for the job would count."""
+    return resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY
 
 
 def server_key(environment: Mapping[str, str]) -> str:
@@ -136,72 +221,85 @@ def server_key(environment: Mapping[str, str]) -> str:
 
 
 def socket_path(environment: Mapping[str, str]) -> Path:
-    """The server's socket, in a folder only this user can enter (the server runs what it is sent)."""
-    base = Path(environment.get(FOLDER) or environment.get("XDG_RUNTIME_DIR") or "/tmp")
-    folder = base / f"metaeval-forkserver-{os.getuid()}"
-    path = folder / f"{server_key(environment)}.sock"
-    if len(os.fsencode(path)) > 90:     # a Unix socket's path has at most 107 bytes (and the staging name more)
+    """The run's server's socket, in a folder only this user can enter (the server runs what it is
+    sent). OSError when the environment names no run, the folder is not absolute, or the folder is
+    not a directory of this user's closed to others (not followed if it is a symbolic link)."""
+    run = environment.get(RUN, "")
+    if not re.fullmatch(r"[0-9a-f-]{1,40}", run):
+        raise OSError(f"no run's fork server ({RUN} is not set)")
+    base = environment.get(FOLDER) or environment.get("XDG_RUNTIME_DIR") or "/tmp"
+    if not os.path.isabs(base):
+        raise OSError(f"{FOLDER}={base!r} is not an absolute path")
+    folder = Path(base) / f"metaeval-forkserver-{os.getuid()}"
+    path = folder / f"{run}-{server_key(environment)}.sock"
+    if len(os.fsencode(path)) > 100:     # a Unix socket's path has at most 107 bytes (and the staging name more)
         raise OSError(f"{path} is too long for a Unix socket")
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = folder.stat()
-    if info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise OSError(f"{folder} is not private to this user")
+    Path(base).mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise OSError(f"{folder} is not a folder private to this user")
     return path
 
 
-def _connect(path: Path) -> socket.socket:
+def _connect(path: Path) -> tuple[socket.socket, int, int]:
+    """A connection to the server at ``path`` made without waiting, after checking that the socket
+    and the process listening on it are this user's; with the server's pid and the socket's inode."""
+    info = os.lstat(path)
+    if not stat.S_ISSOCK(info.st_mode) or info.st_uid != os.getuid():
+        raise OSError(f"{path} is not this user's socket")
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
+        connection.setblocking(False)       # a full backlog (a server stopped or swamped): EAGAIN at once
         connection.connect(str(path))
+        pid, uid, _ = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        if uid != os.getuid():
+            raise OSError(f"the process serving {path} is another user's")
     except OSError:
         connection.close()
         raise
-    return connection
+    return connection, pid, info.st_ino
 
 
-def _start_server(path: Path, environment: Mapping[str, str]) -> None:
-    """Start a server in the background unless another process is starting one (a lock held)."""
-    import fcntl
-
-    lock = open(path.with_suffix(".lock"), "a")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        lock.close()
-        return
-    # The lock passes to the server, which holds it while preloading and releases it when ready.
-    code = "import runpy, sys; sys.argv[:] = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='metaeval_forkserver')"
-    with open(path.with_suffix(".log"), "w") as log:    # the server's own errors, if any
-        subprocess.Popen([sys.executable, "-c", code, __file__, str(path), str(lock.fileno())], cwd="/",
-                         stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(lock.fileno(),),
-                         start_new_session=True, env=dict(environment))
-    lock.close()
+def _settings() -> dict:
+    """This process's settings that a child takes before it runs the job (besides its environment,
+    working directory, arguments and streams)."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return {"umask": mask, "nice": os.getpriority(os.PRIO_PROCESS, 0),
+            "affinity": sorted(os.sched_getaffinity(0)),
+            "limits": {name: resource.getrlimit(getattr(resource, name)) for name in LIMITS}}
 
 
-def _run_in_child(connection: socket.socket, script: str) -> int | None:
-    """The child's exit status; None if no child was started."""
+def _run_in_child(connection: socket.socket, script: str, server: int, path: Path, inode: int) -> int | None:
+    """The child's exit status; None if the job is to run here, cold (no child started, or none
+    whose status could reach this door)."""
     library = sys.modules.get(LIBRARY)
     request = json.dumps({"script": os.path.abspath(script), "cwd": os.getcwd(), "argv": sys.argv,
-                          "path": sys.path, "environ": dict(os.environ),
+                          "path": sys.path, "environ": dict(os.environ), **_settings(),
                           "library": os.path.dirname(library.__file__) if library and library.__file__ else None}
                          ).encode()
     sys.stdout.flush()
     sys.stderr.flush()
     try:
-        # A wedged server must not hold the job: after this long the door runs it cold (a child
-        # forked later sees the connection closed and ends at once).
-        connection.settimeout(PID_SECONDS)
-        socket.send_fds(connection, [_HEADER.pack(len(request))], [0, 1, 2])
-        connection.sendall(request)
-        reply = _receive(connection, _STATUS.size)
-        connection.settimeout(None)
+        connection.settimeout(SEND_SECONDS)
+        connection.sendall(_HEADER.pack(len(request)) + request)
+        kind, pid = _first_message(connection, server)
+        if kind != STARTED:
+            if kind is None:    # a stopped, gone or wedged server: the run's other jobs run cold at once
+                _retire(path, inode)
+            return None
+        # The standard streams go to the child only: a stopped server holds no pipe of the door's open.
+        socket.send_fds(connection, [_GO], [0, 1, 2])
     except OSError:
         return None
-    if len(reply) < _STATUS.size:
-        return None
-    pid = _STATUS.unpack(reply)[0]
+    forwarded: list[int] = []
 
     def forward(signum, _frame):
+        forwarded.append(signum)
         try:
             os.kill(pid, signum)
         except ProcessLookupError:
@@ -209,20 +307,79 @@ def _run_in_child(connection: socket.socket, script: str) -> int | None:
 
     for signum in _FORWARDED:
         signal.signal(signum, forward)
+    status = _wait_status(connection, pid)
+    if status is not None:
+        return status
+    if forwarded:
+        return 128 + forwarded[0]
+    print(f"metaeval: the status of warm job {pid} was lost with its fork server; running it again, cold",
+          file=sys.stderr)
+    return None
+
+
+def _first_message(connection: socket.socket, server: int) -> tuple[int | None, int]:
+    """The first message of the connection, waiting at most START_SECONDS and no longer than the
+    server is running (not stopped, not gone); (None, 0) if none came."""
+    deadline = time.monotonic() + START_SECONDS
+    while True:
+        ready, _, _ = select.select([connection], [], [], POLL_SECONDS)
+        if ready:
+            message = _receive(connection, _MESSAGE.size)
+            return _MESSAGE.unpack(message) if len(message) == _MESSAGE.size else (None, 0)
+        if _process_state(server) in "TtZX" or time.monotonic() > deadline:
+            return None, 0
+
+
+def _wait_status(connection: socket.socket, pid: int) -> int | None:
+    """The job's exit status, from the child or the server; None if the child ended and no status
+    came (the server killed or stopped too)."""
+    connection.settimeout(None)
+    while True:
+        ready, _, _ = select.select([connection], [], [], STATUS_POLL_SECONDS)
+        if not ready and _process_state(pid) in "ZX":
+            # The child is gone: a status it sent before it ended is here by now; the server's, if
+            # it is running, comes within a moment.
+            ready, _, _ = select.select([connection], [], [], STATUS_POLL_SECONDS)
+            if not ready:
+                return None
+        if ready:
+            message = _receive(connection, _MESSAGE.size)
+            if len(message) < _MESSAGE.size:
+                return None
+            kind, value = _MESSAGE.unpack(message)
+            if kind == STATUS:
+                return value
+            if kind == COLD:
+                return None
+
+
+def _process_state(pid: int) -> str:
+    """The state letter of process ``pid`` (``/proc/<pid>/stat``: R, S, D, T stopped, t traced, Z
+    ended but not reaped, ...); "X" if it is gone."""
     try:
-        reply = _receive(connection, _STATUS.size)
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0].decode()
+    except (OSError, IndexError):
+        return "X"
+
+
+def _retire(path: Path, inode: int) -> None:
+    """Remove the socket of a server that did not answer (if it is still that server's): the run's
+    next jobs run cold without waiting, and the server exits when it runs again."""
+    try:
+        if os.lstat(path).st_ino == inode:
+            path.unlink()
     except OSError:
-        reply = b""
-    if len(reply) < _STATUS.size:
-        print(f"metaeval: the fork server ended before job {pid} did", file=sys.stderr)
-        return 1
-    return _STATUS.unpack(reply)[0]
+        pass
 
 
 def _receive(connection: socket.socket, size: int) -> bytes:
     data = b""
     while len(data) < size:
-        chunk = connection.recv(size - len(data))
+        try:
+            chunk = connection.recv(size - len(data))
+        except (BlockingIOError, ConnectionResetError):
+            break
         if not chunk:
             break
         data += chunk
@@ -231,12 +388,10 @@ def _receive(connection: socket.socket, size: int) -> bytes:
 
 # ----------------------------------------------------------------------------- the server's side
 
-def serve(path: Path, lock_fd: int, idle_seconds: float = IDLE_SECONDS) -> None:
-    """Preload, listen on ``path`` (made visible only when ready), fork a child per request, send
-    each door its child's pid and then its exit status; exit after ``idle_seconds`` without jobs."""
-    import select
-    import time
-
+def serve(path: Path, owner: int, idle_seconds: float = IDLE_SECONDS) -> None:
+    """Preload, listen on ``path`` (made visible only when ready), fork a child per request and send
+    each door the status of its child when it is reaped; exit when the socket is gone, when the
+    process ``owner`` (the run's Snakemake) is, or after ``idle_seconds`` without jobs."""
     os.environ.setdefault("MPLBACKEND", "Agg")
     for name in PRELOAD_FIRST:
         _preload(name)
@@ -244,17 +399,17 @@ def serve(path: Path, lock_fd: int, idle_seconds: float = IDLE_SECONDS) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     staging = path.with_name(f"{path.stem}.{os.getpid()}.tmp")
     listener.bind(str(staging))
-    listener.listen(64)
+    listener.listen(BACKLOG)
     os.replace(staging, path)
-    inode = os.stat(path).st_ino
-    os.close(lock_fd)
+    inode = os.lstat(path).st_ino
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     doors: dict[int, socket.socket] = {}
     last = time.monotonic()
-    while (doors or time.monotonic() - last < idle_seconds) and _is_file(path, inode):
+    while ((doors or time.monotonic() - last < idle_seconds) and os.getppid() == owner
+           and _is_file(path, inode)):
         ready, _, _ = select.select([listener, wake_read], [], [], 0.0 if later else 1.0)
         if not ready and later:
             _preload(later.pop(0))
@@ -274,6 +429,9 @@ def serve(path: Path, lock_fd: int, idle_seconds: float = IDLE_SECONDS) -> None:
     listener.close()    # doors still in the queue see the connection close, and run cold
     if _is_file(path, inode):
         path.unlink(missing_ok=True)
+    log = path.with_suffix(".log")
+    if log.exists() and not log.stat().st_size:
+        log.unlink(missing_ok=True)
 
 
 def _preload(name: str) -> None:
@@ -294,11 +452,11 @@ def _preload(name: str) -> None:
         pass
 
 
-# This project's modules as the server imported them: name -> (file, modification time, size), each
+# This project's modules as the server imported them: name -> (file, SHA-256 of its contents), each
 # taken before its import. A child whose door finds any of them changed, gone, or the package in
-# another folder drops them all and imports the library afresh (the check Python makes of a cached
-# .pyc: the source's time and size).
-_library: dict[str, tuple[str, int, int]] = {}
+# another folder drops them all and imports the library afresh. Contents, not the file's time and
+# size (Python's check of a cached .pyc): `cp -p`, `rsync -t` and `tar x` keep both across an edit.
+_library: dict[str, tuple[str, bytes]] = {}
 
 
 def _preload_library() -> None:
@@ -308,12 +466,12 @@ def _preload_library() -> None:
 
     package = importlib.import_module(LIBRARY)
     folder = os.path.dirname(package.__file__)
-    _library[LIBRARY] = _stat(package.__file__)
+    _library[LIBRARY] = _digest(package.__file__)
     for info in pkgutil.walk_packages([folder], prefix=f"{LIBRARY}."):
         spec = importlib.util.find_spec(info.name)
         if spec is None or not spec.origin:
             continue
-        before = _stat(spec.origin)
+        before = _digest(spec.origin)
         try:
             importlib.import_module(info.name)
         except Exception:
@@ -321,9 +479,9 @@ def _preload_library() -> None:
         _library[info.name] = before
 
 
-def _stat(path: str) -> tuple[str, int, int]:
-    info = os.stat(path)
-    return path, info.st_mtime_ns, info.st_size
+def _digest(path: str) -> tuple[str, bytes]:
+    with open(path, "rb") as f:
+        return path, hashlib.sha256(f.read()).digest()
 
 
 def _drop_stale_library(folder: str | None) -> bool:
@@ -333,9 +491,9 @@ def _drop_stale_library(folder: str | None) -> bool:
     if loaded is None or not _library:
         return False
     current = folder is not None and os.path.dirname(loaded.__file__) == folder
-    for path, mtime, size in _library.values() if current else ():
+    for path, digest in _library.values() if current else ():
         try:
-            if _stat(path) != (path, mtime, size):
+            if _digest(path) != (path, digest):
                 current = False
                 break
         except OSError:
@@ -349,11 +507,19 @@ def _drop_stale_library(folder: str | None) -> bool:
 
 
 def _is_file(path: Path, inode: int) -> bool:
-    """Whether ``path`` is still this server's socket (a newer server may have replaced it)."""
+    """Whether ``path`` is still this server's socket (it is removed when the run ends, or by a door
+    that found the server not answering)."""
     try:
-        return os.stat(path).st_ino == inode
+        return os.lstat(path).st_ino == inode
     except OSError:
         return False
+
+
+def _send(connection: socket.socket, kind: int, value: int) -> None:
+    try:
+        connection.sendall(_MESSAGE.pack(kind, value))
+    except OSError:
+        pass
 
 
 def _reap(doors: dict[int, socket.socket]) -> None:
@@ -367,39 +533,29 @@ def _reap(doors: dict[int, socket.socket]) -> None:
         door = doors.pop(pid, None)
         if door is not None:
             code = os.waitstatus_to_exitcode(status)
-            try:
-                door.sendall(_STATUS.pack(128 - code if code < 0 else code))
-            except OSError:
-                pass
+            _send(door, STATUS, 128 - code if code < 0 else code)   # sent by the child already, unless killed
             door.close()
 
 
 def _fork_job(door: socket.socket, listener: socket.socket, wake: tuple[int, int],
               doors: dict[int, socket.socket]) -> int:
-    """Read a door's request and fork its child; 0 if the request was broken or came from another
-    user (the door sees the connection close and runs cold)."""
-    fds: list[int] = []
+    """Read a door's request and fork its child; 0 if the request came from another user, was broken
+    or took longer than SEND_SECONDS (the door sees the connection close and runs cold)."""
     try:
-        door.settimeout(10.0)       # a door killed before sending must not stall the server
+        door.settimeout(SEND_SECONDS)       # a door killed before sending must not stall the server
         uid = struct.unpack("3i", door.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[1]
-        header, fds, _, _ = socket.recv_fds(door, _HEADER.size, 3)
-        if uid != os.getuid() or len(header) < _HEADER.size or len(fds) != 3:
+        if uid != os.getuid():
             raise OSError("not a request of this user's doors")
+        header = _receive(door, _HEADER.size)
+        if len(header) < _HEADER.size:
+            raise OSError("not a request of a door")
         request = json.loads(_receive(door, _HEADER.unpack(header)[0]))
         door.settimeout(None)
     except (OSError, ValueError):
-        for fd in fds:
-            os.close(fd)
         door.close()
         return 0
     pid = os.fork()
     if pid:
-        for fd in fds:
-            os.close(fd)
-        try:
-            door.sendall(_STATUS.pack(pid))
-        except OSError:
-            os.kill(pid, signal.SIGKILL)
         return pid
     # The child: nothing of the server's loop may run here again.
     try:
@@ -410,12 +566,40 @@ def _fork_job(door: socket.socket, listener: socket.socket, wake: tuple[int, int
         for fd in wake:
             os.close(fd)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        if not _take_settings(request):
+            _send(door, COLD, 0)
+            os._exit(0)
+        _send(door, STARTED, os.getpid())
+        # No time limit: a door that gave up waiting has closed its end (an empty read), and one
+        # that read STARTED always answers.
+        go, fds, _, _ = socket.recv_fds(door, len(_GO), 3)
+        if go != _GO or len(fds) != 3:
+            _send(door, COLD, 0)
+            os._exit(0)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
-        os._exit(_run_job(door, request))
+        code = _run_job(door, request)
+        _send(door, STATUS, code)           # on the child's own connection: it reaches the door without the server
+        os._exit(code)
     finally:
         os._exit(1)
+
+
+def _take_settings(request: dict) -> bool:
+    """Take the door's umask, nice level, CPU affinity and resource limits; whether all could be
+    taken (an unprivileged process cannot lower its nice level or raise a hard limit)."""
+    try:
+        os.umask(request["umask"])
+        if os.getpriority(os.PRIO_PROCESS, 0) != request["nice"]:
+            os.setpriority(os.PRIO_PROCESS, 0, request["nice"])
+        os.sched_setaffinity(0, request["affinity"])
+        for name, (soft, hard) in request["limits"].items():
+            if hasattr(resource, name):
+                resource.setrlimit(getattr(resource, name), (soft, hard))
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return True
 
 
 def _run_job(door: socket.socket, request: dict) -> int:

@@ -24,12 +24,14 @@ from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from .data.contract import DatasetError
 from .data.formats import FORMATS, SCORES, simulation_params
+from .data.safe_yaml import load as read_yaml
 from .metrics.tokenize import exception_order
 from . import registry
 from .outputs import RESULTS, file as output_file
 from .records import (AcrossOptions, AgreementOptions, AnnotatorsOptions, CalibrationJobs, CalibrationModelOptions,
                       CalibrationRunOptions, CalibrationTablesOptions, ChrfOptions, CorrelateOptions,
                       CorrelationTablesOptions, FactualityOptions, GatherOptions, HumanOptions, IntervalOptions,
+                      LeaderboardOptions,
                       RerankOptions, RougeOptions, ScaleOptions, ScoreJob, SeraIndexOptions, SeraOptions,
                       SimulationParams, StatisticsOptions, SweepOptions, from_section)
 from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
@@ -74,6 +76,38 @@ def check_config_files(paths: Sequence[Path | str]) -> None:
         except UnicodeDecodeError as e:
             raise ConfigError(f"config file {path}: not valid UTF-8 ({e.reason} at byte {e.start})") from None
         load(text, path, error, aliases=True)
+
+
+def datasets_named_by_user(paths: Sequence[Path | str], overrides: Mapping[str, Any]) -> set[str] | None:
+    """The data sets the user's own config names: the ``datasets:`` keys of every ``--configfile``
+    and of ``--config``; None when none of them names a data set. Snakemake merges these over
+    ``config/config.yaml``, so without this the embedded simulated data set would silently join every
+    run of a user's benchmarks (and the verdict across them)."""
+    def error(path: str, line: int | None, problem: str) -> ConfigError:
+        return ConfigError(f"config file {path}{f', line {line}' if line else ''}: {problem}")
+
+    named: set[str] | None = None
+    documents = []
+    for path in paths:
+        path = Path(path)
+        if path.is_file():
+            documents.append(read_yaml(path.read_text(encoding="utf-8"), path, error, aliases=True)[0])
+    documents.append(dict(overrides))
+    for document in documents:
+        if isinstance(document, Mapping) and isinstance(document.get("datasets"), Mapping):
+            named = (named or set()) | set(document["datasets"])
+    return named
+
+
+def user_datasets_only(config: Mapping[str, Any], named: set[str] | None) -> tuple[Any, list[str]]:
+    """(the ``datasets`` of ``config`` the user named, the names left out). When the user's config
+    names no data set, they are all kept (the README's first command runs the embedded
+    default data set alone); when it does, the data sets of ``config/config.yaml`` it does not name
+    (the embedded simulated one) are left out of the run: name ``default`` to keep it."""
+    datasets = config.get("datasets")
+    if named is None or not isinstance(datasets, Mapping):
+        return datasets, []
+    return {d: v for d, v in datasets.items() if d in named}, sorted(d for d in datasets if d not in named)
 
 
 # ----------------------------------------------------------------------------- schema and defaults
@@ -428,6 +462,8 @@ class Options:
         tests = ("permutation" if self.statistics_enabled and ac["combination"] in self.statistics.permutation_combinations
                  else "williams")
         self.across = from_section(AcrossOptions, ac, datasets=sorted(config["datasets"]), tests=tests)
+        self.leaderboard = from_section(LeaderboardOptions, config["leaderboard"], datasets=sorted(config["datasets"]),
+                                        ablation_prefix=config["factuality"]["ablation_prefix"])
         sw = config["sweeps"]
         self.sweeps = from_section(SweepOptions, sw, alpha=r["alpha"], multiple_references=r["multiple_references"],
                                    stemmer_exceptions=exceptions if any(Variant.parse(v).stem for v in sw["variants"])

@@ -192,6 +192,18 @@ class AcrossOptions(NamedTuple):
     tests: str                  # whose p-values: "williams" (every variant) or "permutation" (the tested ones)
 
 
+class LeaderboardOptions(NamedTuple):
+    """The leaderboard (results/all/leaderboard.*): every metric per benchmark, target and level."""
+    datasets: tuple[str, ...]
+    focus: tuple[str, ...]          # the metrics marked (metric ids); empty: every file metric
+    baselines: tuple[str, ...]      # built-in metrics always on the board (variant or per-summary ids)
+    best_rouge: int                 # per column, this many best ROUGE metrics join the board
+    combinations: tuple[str, ...]   # Graham's combinations shown besides the dimensions
+    alpha: float
+    targets_shown: int              # per data set, in the report's first table (all: the TSV)
+    ablation_prefix: str            # FRANK's ablation dimensions are never targets here
+
+
 class StatisticsOptions(NamedTuple):
     """The statistics job (the ``statistics:`` section; ``combinations`` as configured, ``main``
     resolved against the data set; ``permutation_combinations``: every human combination when

@@ -189,7 +189,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("correlation", {"correlations": "analysis/correlations.tsv",
                           "williams_{combination}": "analysis/williams_{combination}.tsv",
                           "summary_level": "analysis/summary_level_correlations.tsv", "notes": "analysis/notes.tsv",
-                          "targets_williams": "analysis/williams_targets.tsv"},
+                          "targets_williams": "analysis/williams_targets.tsv",
+                          "summary_level_tests": "analysis/summary_level_tests.tsv"},
           "correlations, Williams tests, optimal variants", rule="correlate", rules_file="correlation",
           module="stages.correlation", sections=("correlation",), options="correlate", final=True,
           expand={"combination": "human.combinations"}, context=("correlations", "summary_level", "targets_williams"),
@@ -366,7 +367,7 @@ STAGES: tuple[Stage, ...] = (
            "answer": "factuality/answer.tsv", "notes": "factuality/notes.tsv"},
           "factual consistency: FRANK's partial correlation and ablation, QAGS / SummaC AUC and balanced accuracy, "
           "Rank19 ranking accuracy, correlations by subset", rules_file="analysis", module="stages.factuality",
-          sections=("factuality",), options="factuality", final=True,
+          sections=("factuality",), options="factuality", final=True, priority=3,
           reads=(ANALYSIS_INPUTS, "data:dataset", "data:summaries", "data:judgments", "data:annotations"),
           script="factuality", category="Factual consistency", context=("answer",),
           answer="metaeval.stages.factuality:answer", answer_paragraph=True,
@@ -402,10 +403,19 @@ STAGES: tuple[Stage, ...] = (
                                                     "protocol does not apply to this data set and why, and left-out "
                                                     "metrics."),
               )),
-          ), weight=2),
+          # the leaderboard waits on it too (a chain of 2, above the other analyses' 1), but never
+          # before correlate, whose chain through the correlation tables is longer (weight 0: the
+          # priority 30 lies between the analyses' 2x and correlate's 31)
+          ), weight=0),
     # ------------------------------------------------------------------ the report, across data sets, on request
     Stage("report", {"report": "report.html"}, "one self-contained HTML report per data set", kind="report",
           rule="report", rules_file="report", module="stages.report", final=True),
+    Stage("leaderboard", {"leaderboard_tsv": "leaderboard.tsv", "leaderboard_md": "leaderboard.md",
+                          "tests_tsv": "leaderboard_tests.tsv", "leaderboard_html": "leaderboard.html"},
+          "every metric beside every other per benchmark, target and level: value, interval, rank, the test "
+          "against the best, wins, ties and losses", kind="across", rule="leaderboard", rules_file="across",
+          module="stages.leaderboard", sections=("leaderboard",), options="leaderboard", priority=1,
+          weight=2),
     Stage("across", {"variants_tsv": "variants.tsv", "variants_md": "variants.md",
                      "replicability_tsv": "replicability.tsv", "replicability_md": "replicability.md",
                      "excluded": "excluded.tsv", "ranks_png": "figure_ranks.png", "ranks_svg": "figure_ranks.svg",

@@ -4,7 +4,7 @@ from metaeval.forkserver import run_warm
 run_warm()   # the rest runs in a process that has the libraries imported
 
 from metaeval.logs import job_log
-from metaeval.stages import across
+from metaeval.stages import across, leaderboard
 from metaeval.stages.correlation_tables import williams_reader
 
 with job_log(snakemake.log[0], "across data sets"):
@@ -18,4 +18,5 @@ with job_log(snakemake.log[0], "across data sets"):
     readers = {d: williams_reader(combinations[d], i[f"stacked__{d}"]) for d in o.datasets}
     targets = across.by_target(across.load_frames({d: i[f"correlations__{d}"] for d in o.datasets}),
                                lambda d, t: readers[d](t), o)
-    across.write(result, dict(snakemake.output.items()), targets)
+    board = leaderboard.read(i["leaderboard"], snakemake.params.leaderboard)
+    across.write(result, dict(snakemake.output.items()), targets, leaderboard.html_section(board))

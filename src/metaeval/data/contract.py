@@ -194,6 +194,21 @@ class Dataset:
     def judged(self) -> list[Summary]:
         return [s for s in self.summaries if s.key in self.judgments]
 
+    @functools.cached_property
+    def lone_references(self) -> frozenset[tuple[str, str]]:
+        """The judged human summaries that are their topic's only human summary, kept when
+        dataset.yaml says ``judged_lone_references: true`` (a release that judges its reference
+        with metrics of its own): the reference-based metrics the workflow computes (ROUGE, BLEU,
+        chrF, SERA) have no other reference to score them against and leave them unscored."""
+        if not self.meta.get("judged_lone_references"):
+            return frozenset()
+        humans: dict[str, int] = {}
+        for s in self.summaries:
+            if s.kind == "human":
+                humans[s.topic] = humans.get(s.topic, 0) + 1
+        return frozenset(s.key for s in self.summaries
+                         if s.kind == "human" and s.key in self.judgments and humans[s.topic] < 2)
+
 
 def read_text(path: Path | str) -> str:
     """A data set file's text. Not UTF-8 is an error naming the file, the line and the column of

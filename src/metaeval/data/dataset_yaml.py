@@ -50,7 +50,7 @@ DIMENSION_KEYS = ("min", "max", "description", "kind", "annotations", "role")
 # the normalised copy writes (what the data set has; recomputed, never trusted, when read) and the
 # known truth a simulated data set records (metaeval.data.simulate).
 DATASET_KEYS = ("name", "description", "source", "license", "citation", "dimensions", "human", "texts", "metrics",
-                "has_documents", "has_pyramids", "simulation", "aggregation")
+                "has_documents", "has_pyramids", "simulation", "aggregation", "judged_lone_references")
 
 
 def parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str, spec: Any) -> Dimension:
@@ -186,6 +186,10 @@ def parse_dataset_yaml(path: Path, text: str, human_override: Mapping[str, list[
     if not isinstance(texts, bool):
         raise fail(path, lines.get(("texts",)), "texts", f"{texts!r} is not true or false (false: summaries "
                    "without text, a score-only data set)")
+    if not isinstance(meta.get("judged_lone_references", False), bool):
+        raise fail(path, lines.get(("judged_lone_references",)), "judged_lone_references",
+                   f"{meta['judged_lone_references']!r} is not true or false (true: a judged human summary may be its "
+                   "topic's only one, scored by the score files only)")
     human_raw = human_override if human_override is not None else meta.get("human")
     source = "config human override" if human_override is not None else None
     if not isinstance(human_raw, dict):

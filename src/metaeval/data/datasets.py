@@ -16,7 +16,7 @@ import math
 import warnings
 from collections import Counter
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from ..files import write_text
 from .canonical_files import (annotation_means, check_judged_references, check_preferences, read_annotations,
@@ -94,7 +94,7 @@ def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str
         if key[0] not in topics_with_refs:
             raise fail(jpath, line_no, "topic",
                        f"topic {key[0]!r} has judged summaries but no human (reference) summary in summaries.jsonl")
-    if texts:
+    if texts and not meta.get("judged_lone_references"):
         check_judged_references(jpath, summaries, judgments, jlines)
     dpath = Path(paths["documents"]) if paths.get("documents") else None
     # An empty documents.jsonl (as the normalised copy writes for a data set without documents)
@@ -116,6 +116,21 @@ def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str
                            "this workflow reproduces, keeps only a-z and 0-9, so they score 0 on every ROUGE and BLEU "
                            "measure (transliterate such text, or judge it with a metric of your own)")
     return ds
+
+
+def check_lone_references_scored(ds: Dataset, scored: Collection[tuple[str, str]], judgments_path: str) -> None:
+    """``judged_lone_references``: a judged human summary alone in its topic is kept only when the
+    score files score it; were the workflow's reference-based metrics (which leave it unscored) its
+    only metrics, judging it would be pointless, so that case is refused as without the key."""
+    missing = sorted(ds.lone_references - set(scored))
+    if missing:
+        t, s = missing[0]
+        raise fail(judgments_path, None, "summarizer",
+                   f"judges the human summary ({t!r}, {s!r}), the only human summary of its topic, and no score file "
+                   f"scores it ({len(missing)} such summar{'y' if len(missing) == 1 else 'ies'}); dataset.yaml's "
+                   "judged_lone_references keeps such a summary for metrics of the score files (ROUGE, BLEU, chrF and "
+                   "SERA have no other reference to score it against): add its scores, another reference of the "
+                   "topic, or leave it unjudged")
 
 
 def _sort_key(s: Summary) -> tuple[str, int, str]:
@@ -215,6 +230,9 @@ def summary_table(ds: Dataset) -> list[tuple[str, str]]:
             rows.append((f"judged_summaries_by_{key}", ",".join(f"{k}:{n}" for k, n in sorted(counts.items()))))
     if not ds.aggregation.is_default:
         rows.append(("aggregation", ds.aggregation.describe()))
+    if ds.lone_references:
+        rows.append(("judged_lone_references", f"{len(ds.lone_references)} (their topic's only human summary: ROUGE, "
+                     "BLEU, chrF and SERA leave them unscored)"))
     if ds.annotations:
         groups: dict[str, set[str]] = {}
         for a in ds.annotations:

@@ -190,30 +190,30 @@ def simulation_params(entry: Entry) -> SimulationParams:
 
 def _table_paths(entry: Entry) -> list[tuple[str, str]]:
     """The plain paths of a table entry that must exist (a pattern is checked by :func:`_table_problem`)."""
-    from .table_files import entry_paths, expand
+    from .table_files import entry_paths, expand_named
 
-    return [(k, p) for k, p in entry_paths(entry) if expand(p) == [(p, None)]]
+    return [(k, p) for k, p in entry_paths(entry) if expand_named(p) == [(p, None, None)]]
 
 
 def _table_problem(key: str, entry: Entry) -> str | None:
     """What the schema cannot say of a table entry: a pattern that matches no file, where the
     references are (exactly one place), a splitter nltk cannot run offline."""
-    from .table import SYSTEM, expand, nltk_problem
-    from .table_files import entry_paths, file_name_problem
+    from .table import SYSTEM, nltk_problem
+    from .table_files import entry_paths, expand_named, file_name_problem
 
     for k, pattern in entry_paths(entry):
-        found = expand(pattern)
+        found = expand_named(pattern)
         if not found:
             return (f"config key {key}.{k}: {pattern!r} matches no file; expected a file, or a pattern ({SYSTEM} and "
                     "* globs) matching at least one (relative paths are relative to the working directory)")
-        for path, _ in found:
+        for path, *_ in found:
             if file_name_problem(path):
                 return f"config key {key}.{k}: {pattern!r} matches a file Snakemake cannot take: {file_name_problem(path)}"
     refs = entry.get("references") or {}
     if refs.get("column") is not None and refs.get("path") is not None:
         return (f"config key {key}.references: both column and path; expected one place of the reference summaries "
                 "(a field of the summaries or a file of references; system may be given with either)")
-    if all(refs.get(k) is None for k in ("column", "path", "system")):
+    if all(refs.get(k) is None for k in ("column", "path", "system")) and entry.get("texts", True) is not False:
         return (f"config key {key}.references: none of column, path and system; expected where the release keeps its "
                 "reference summaries (a field of the summaries, a file of references, or the system whose summaries "
                 "are the references)")
@@ -300,7 +300,7 @@ FORMATS: dict[str, ReleaseFormat] = {f.name: f for f in (
                   options=simulation_params),
     ReleaseFormat(name="table", schema="table", module="metaeval.data.table", stage="import_table",
                   script="import_table", paths=_table_paths, inputs=_table_inputs, problem=_table_problem,
-                  options=_table_options, writes_scores=True,
+                  options=_table_options, writes_scores=True, has_texts=lambda e: e.get("texts", True) is not False,
                   has_scores=lambda e: bool(e.get("metric_columns") or e.get("metric_files")),
                   declared=_table_declared, title="the declared table"),
 )}

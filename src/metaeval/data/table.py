@@ -13,6 +13,7 @@ the entry, as dataset.yaml declares them.
 
 Reading the files (CSV through the csv module and TSV split on tabs, as text; JSON through the
 contract's reader, which refuses a key given twice): :mod:`metaeval.data.table_files`.
+Row filters, files aligned by line (the topics' order), ``{topic}`` paths: :mod:`metaeval.data.table_rows`.
 
 A path may hold ``{system}`` (``scores/{system}.csv``): the files it matches give the summarizer,
 taken from the path, and ``*`` globs more. Every error names the release file, its row (CSV row 1 is
@@ -35,6 +36,8 @@ from .dataset_yaml import KIND_BOUNDS, aggregation_spec, dimension_spec, parse_a
 # the files, records and fields of a release (re-exported: the registry and the tests use them here)
 from .table_files import (READERS, SPLITTERS, SYSTEM, Record, _check_columns, _Reader, expand, nltk_problem,  # noqa: F401
                           reader_of, records, release_files, sentences_of)
+from .table_rows import (TOPIC, Topics, _aligned_columns, _check_agreement, _file_keys, _label, _named_files, _rows,
+                         _spec, _where)
 
 LAYOUTS = ("wide", "long", "annotators")
 
@@ -64,6 +67,9 @@ class References:
     columns: Columns = Columns()
     system: str | None = None
     judged: bool = False
+    aligned: bool = False                          # rows follow the topics' order (see Topics)
+    where: tuple[tuple[str, tuple[str, ...]], ...] = ()   # row filter: (column, the values kept)
+    header: tuple[str, ...] = ()                   # a CSV/TSV without a header row: its columns' names
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,10 @@ class Judgments:
     annotator: str | None = None                  # long: the annotator's column (then annotations.tsv)
     group: str | None = None                      # long: the annotator group's column
     groups: tuple[tuple[str, str], ...] = ()      # annotators: (group, field holding the group's list)
+    aligned: bool = False
+    where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    header: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()                 # wide: cells that mean "not judged" (mt-metrics-eval's None)
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,9 @@ class MetricFile:
     reader: str | None = None
     columns: Columns = Columns()
     metrics: tuple[str, ...] = ()
+    aligned: bool = False
+    where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    header: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,6 +119,11 @@ class TableOptions:
     aggregation: Any = None
     metric_columns: tuple[str, ...] = ()
     metric_files: tuple[MetricFile, ...] = ()
+    aligned: bool = False                          # the summaries' file: rows follow the topics' order
+    where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    header: tuple[str, ...] = ()
+    topics: Topics = Topics()
+    texts: bool = True                             # false: a score-only release (judgments and metric scores)
     description: str = ""
     source: str = ""
     license: str = ""
@@ -139,17 +157,23 @@ def table_options(entry: Mapping[str, Any], name: str = "<name>") -> TableOption
         key=f"datasets.{name}", path=entry["path"], reader=entry.get("reader"),
         columns=_build(Columns, entry.get("columns")),
         sentence_splitter=tuple(sorted((entry.get("sentence_splitter") or {}).items())),
-        references=_build(References, refs, columns=_build(Columns, refs.get("columns")) if refs.get("columns") else None),
+        references=_build(References, refs, columns=_build(Columns, refs.get("columns")) if refs.get("columns") else None,
+                          **_file_keys(refs)),
         judgments=_build(Judgments, judg,
                          columns=_build(Columns, judg.get("columns")) if judg.get("columns") else None,
                          wide=tuple((judg.get("columns_of") or {}).items()) or None,
-                         groups=tuple((judg.get("groups") or {}).items()) or None),
+                         groups=tuple((judg.get("groups") or {}).items()) or None,
+                         missing=tuple(judg.get("missing") or ()) or None, **_file_keys(judg)),
         dimensions=tuple(_dimension(d, spec or {}) for d, spec in (entry.get("dimensions") or {}).items()),
         human=tuple((k, tuple(v or ())) for k, v in (entry.get("human") or {}).items()),
         aggregation=_freeze(entry.get("aggregation")),
         metric_columns=tuple(entry.get("metric_columns") or ()),
         metric_files=tuple(_build(MetricFile, m, columns=_build(Columns, m.get("columns")) if m.get("columns") else None,
-                                  metrics=tuple(m.get("metrics") or ())) for m in entry.get("metric_files") or ()),
+                                  metrics=tuple(m.get("metrics") or ()), **_file_keys(m))
+                           for m in entry.get("metric_files") or ()),
+        aligned=bool(entry.get("aligned")), where=_where(entry.get("where")), header=tuple(entry.get("header") or ()),
+        topics=_build(Topics, entry.get("topics"), **_file_keys(entry.get("topics"))),
+        texts=entry.get("texts", True) is not False,
         **{k: entry.get(k) or "" for k in ("description", "source", "license", "citation")})
 
 
@@ -171,6 +195,8 @@ class _Collected:
     judgment_where: dict[tuple[str, str, str], str] = field(default_factory=dict)
     annotations: list[Annotation] = field(default_factory=list)
     scores: dict[tuple[str, str, str], tuple[float, str]] = field(default_factory=dict)
+    # the topics' order of the files aligned by line: ([(topic, where in its file)], its file)
+    order: tuple[list[tuple[str, int | str]], str] | None = None
 
 
 def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[str, str, str, float]]]:
@@ -186,26 +212,29 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
             raise DatasetError(f"config key {key}.sentence_splitter.{what}: {nltk_problem()}")
     c = _Collected()
     twins = NameTwins()
-    files = _files(o.path, f"{key}.path")
-    for path, system in files:
-        _read_summaries(o, path, system, c, twins, dims)
+    files = _named_files(o.path, f"{key}.path")
+    for path, system, path_topic in files:
+        _read_summaries(o, path, system, c, twins, dims, path_topic)
     if not c.summaries:
         raise DatasetError(f"config key {key}.path: {o.path}: no records; expected one record per summary")
     _read_references(o, c, twins)
     if o.judgments.path:
-        for path, system in _files(o.judgments.path, f"{key}.judgments.path"):
+        for path, system, path_topic in _named_files(o.judgments.path, f"{key}.judgments.path"):
             reader = _Reader(path, reader_of(path, o.judgments.reader), key)
             cols = _merged(o.columns, o.judgments.columns)
+            cols = _aligned_columns(cols, o.judgments.columns, o.judgments.aligned)
             first = True
-            for where, rec in records(path, reader.reader, key):
+            for where, rec, line_topic in _rows(o, c, reader, _spec("judgments", o.judgments, o.judgments.columns.topic),
+                                                cols.summarizer, system, path_topic):
                 if first:
                     _check_columns(path, reader.reader, rec, _judgment_columns(o, cols, dims, f"{key}.judgments"))
                     first = False
-                topic, summarizer = _key(reader, where, rec, cols, system, f"judgments.columns")
+                topic, summarizer = _key(reader, where, rec, cols, system, f"judgments.columns", line_topic)
                 if (topic, summarizer) not in c.summaries:
                     raise fail(path, where, cols.summarizer or "summarizer",
                                f"judges ({topic!r}, {summarizer!r}), which has no summary in {o.path} (config key "
                                f"{key}.judgments.path)")
+                _check_agreement(o, reader, where, rec, (topic, summarizer), o.judgments.columns, c, "judgments")
                 _read_judgment(o, reader, where, rec, (topic, summarizer), c, dims)
     if o.references.system and not o.references.judged:
         # the references are not judged: their rows are the release's, not the data set's judgments
@@ -234,13 +263,15 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
     if not c.judgments:
         raise DatasetError(f"config key {key}.judgments: {o.judgments.path or o.path}: no summary has a score of a "
                            "declared dimension; expected at least one judged summary")
-    if o.references.system and o.references.judged:
-        _check_judged_references(o, c)
     # a preference judges pairs: refused here naming the release's record (validation would name the copy)
-    check_preferences(o.path, dims, c.judgments, {k: c.where[k][1] for k in c.judgments},
-                      {k: c.where[k][0] for k in c.judgments}, f" (config key {key}.dimensions declares it a preference)")
+    places = {k: c.where.get(k, (o.path, None)) for k in c.judgments}   # a reference's: the entry's path
+    check_preferences(o.path, dims, c.judgments, {k: w for k, (_, w) in places.items()},
+                      {k: f for k, (f, _) in places.items()}, f" (config key {key}.dimensions declares it a preference)")
     for path_files in o.metric_files:
         _read_metric_file(o, path_files, c)
+    # after the metric scores: a judged reference alone in its topic is kept when they score it
+    if o.references.system and o.references.judged:
+        _check_judged_references(o, c)
     human = {k: list(v) for k, v in o.human}
     meta: dict[str, Any] = {
         "name": name,
@@ -251,12 +282,15 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
         "dimensions": {d.name: dimension_spec(d) for d in dims.values()},
         "human": human,
     }
+    if o.references.system and o.references.judged and lone_judged_humans(c.summaries.values(), c.judgments):
+        meta["judged_lone_references"] = True
+    meta.update({} if o.texts else {"texts": False})      # a score-only release
     if not aggregation.is_default:
         meta["aggregation"] = aggregation_spec(aggregation)
     documents = {t: docs for t, (docs, _, _) in c.documents.items()}
     ds = Dataset(name=name, meta=meta, dimensions=dims, human=human, summaries=list(c.summaries.values()),
                  judgments=c.judgments, documents=documents or None, annotations=c.annotations,
-                 aggregation=aggregation)
+                 aggregation=aggregation, has_texts=o.texts)
     scores = sorted((t, s, m, v) for (t, s, m), (v, _) in c.scores.items())
     ds.warnings.extend(_metrics_equal_to_dimensions(o, c, dims))
     return ds, scores
@@ -298,10 +332,14 @@ def _merged(base: Columns, override: Columns) -> Columns:
 
 
 def _key(reader: _Reader, where: int | str, rec: Record, cols: Columns, system: str | None,
-         section: str) -> tuple[str, str]:
-    if cols.topic is None:
-        raise DatasetError(f"config key {reader.key}.{section}.topic: missing; expected the column of the topic")
-    topic = reader.name(where, rec, cols.topic, f"{section}.topic")
+         section: str, topic: str | None = None) -> tuple[str, str]:
+    """(topic, summarizer) of a record; ``topic`` given: the record's topic by its line (an aligned
+    file) or its path (``{topic}``)."""
+    if cols.topic is None and topic is None:
+        raise DatasetError(f"config key {reader.key}.{section}.topic: missing; expected the column of the topic, "
+                           f"{TOPIC} in the path, or aligned: true (the rows follow the topics' order)")
+    if topic is None:
+        topic = reader.name(where, rec, cols.topic, f"{section}.topic")
     if system is not None:
         summarizer = system
         check_name(reader.path, where, "summarizer (from the path)", system)
@@ -331,11 +369,11 @@ def _judged_directly(d: Dimension) -> bool:
 
 
 def _read_summaries(o: TableOptions, path: str, system: str | None, c: _Collected, twins: NameTwins,
-                    dims: Mapping[str, Dimension]) -> None:
+                    dims: Mapping[str, Dimension], path_topic: str | None = None) -> None:
     reader = _Reader(path, reader_of(path, o.reader), o.key)
     cols = o.columns
     first = True
-    for where, rec in records(path, reader.reader, o.key):
+    for where, rec, line_topic in _rows(o, c, reader, _spec("", o, o.columns.topic), cols.summarizer, system, path_topic):
         if first:
             wanted = {f"{o.key}.columns.{f.name}": getattr(cols, f.name) for f in fields(Columns)}
             if o.references.column:
@@ -345,14 +383,15 @@ def _read_summaries(o: TableOptions, path: str, system: str | None, c: _Collecte
             wanted.update({f"{o.key}.metric_columns[{i}]": m for i, m in enumerate(o.metric_columns)})
             _check_columns(path, reader.reader, rec, wanted)
             first = False
-        topic, summarizer = _key(reader, where, rec, cols, system, "columns")
+        topic, summarizer = _key(reader, where, rec, cols, system, "columns", line_topic)
         key = (topic, summarizer)
         for field_name, value in zip(("topic", "summarizer"), key):
-            twins.check(path, where, getattr(cols, field_name) or "summarizer (from the path)", value)
-        if cols.text is None:
-            raise DatasetError(f"config key {o.key}.columns.text: missing; expected the column of the summary's text")
+            twins.check(path, where, _label(cols, field_name), value)
+        if cols.text is None and o.texts:
+            raise DatasetError(f"config key {o.key}.columns.text: missing; expected the column of the summary's text "
+                               "(or texts: false, a score-only release)")
         sentences = sentences_of(reader.value(where, rec, cols.text, "columns.text"), o.splitter("text"), path, where,
-                                 cols.text, f"{o.key}.columns.text")
+                                 cols.text, f"{o.key}.columns.text") if o.texts else ()
         kind = "human" if o.references.system == summarizer else "system"
         extra = {k: reader.name(where, rec, getattr(cols, k), f"columns.{k}") for k in ("split", "subset")
                  if getattr(cols, k) is not None}
@@ -366,8 +405,8 @@ def _read_summaries(o: TableOptions, path: str, system: str | None, c: _Collecte
                            + (" (a long layout may repeat a summary only with the same text)"
                               if o.judgments.layout == "long" else ""))
         else:
-            check_imported(path, where, summary, cols.text + " sentence {i}",
-                           fields=(cols.topic, cols.summarizer or "summarizer (from the path)"))
+            check_imported(path, where, summary, (cols.text or "text") + " sentence {i}",
+                           fields=(_label(cols, "topic"), _label(cols, "summarizer")))
             c.summaries[key] = summary
             c.where[key] = (path, where)
         if cols.document is not None:
@@ -424,6 +463,8 @@ def _read_reference_field(o: TableOptions, reader: _Reader, where: int | str, re
 def _read_references(o: TableOptions, c: _Collected, twins: NameTwins) -> None:
     """The references: ``ref0``..``refN`` of a field, a file's, or one system's summaries (kind human)."""
     r = o.references
+    if not o.texts and all(x is None for x in (r.column, r.path, r.system)):
+        return     # a score-only release: no texts to score against references
     if r.column is not None and r.path is not None or all(x is None for x in (r.column, r.path, r.system)):
         raise DatasetError(f"config key {o.key}.references: expected column or path (not both), and/or system: where "
                            "the release keeps its reference summaries")
@@ -432,18 +473,20 @@ def _read_references(o: TableOptions, c: _Collected, twins: NameTwins) -> None:
         for i, sentences in enumerate(refs):
             named[(topic, f"ref{i}")] = Summary(topic, f"ref{i}", "human", sentences)
     if r.path:
-        for path, system in _files(r.path, f"{o.key}.references.path"):
+        for path, system, path_topic in _named_files(r.path, f"{o.key}.references.path"):
             reader = _Reader(path, reader_of(path, r.reader), o.key)
             cols = Columns(r.columns.topic or o.columns.topic, r.columns.summarizer, r.columns.text or o.columns.text)
+            cols = _aligned_columns(cols, r.columns, r.aligned)
             count: dict[str, int] = {}
             first = True
-            for where, rec in records(path, reader.reader, o.key):
+            for where, rec, line_topic in _rows(o, c, reader, _spec("references", r, r.columns.topic), cols.summarizer,
+                                                system, path_topic):
                 if first:
                     _check_columns(path, reader.reader, rec, {f"{o.key}.references.columns.topic": cols.topic,
                                                               f"{o.key}.references.columns.text": cols.text,
                                                               f"{o.key}.references.columns.summarizer": cols.summarizer})
                     first = False
-                topic = reader.name(where, rec, cols.topic, "references.columns.topic")
+                topic = line_topic or reader.name(where, rec, cols.topic, "references.columns.topic")
                 if system is not None or cols.summarizer is not None:
                     summarizer = system or reader.name(where, rec, cols.summarizer, "references.columns.summarizer")
                 else:
@@ -474,13 +517,17 @@ def _check_judged_references(o: TableOptions, c: _Collected) -> None:
     """``references.judged``: each judged summary of the references' system is scored against the
     topic's other references (leave-one-out, as DUC/TAC judge their human summaries), so its topic
     needs another one; refused here naming the release's record (validation would refuse the copy)."""
+    scored = {(t, s) for t, s, _ in c.scores}
     for key in lone_judged_humans(c.summaries.values(), [k for k in c.judgments if k[1] == o.references.system]):
+        if key in scored:
+            continue   # kept: metric scores of the release score it (ROUGE, BLEU, chrF and SERA leave it unscored)
         path, where = c.where[key]
         raise fail(path, where, o.columns.summarizer or "summarizer (from the path)",
                    f"the judged reference ({key[0]!r}, {key[1]!r}) is the only human summary of its topic "
                    f"(config key {o.key}.references.judged is true): a judged reference is scored against the "
                    "topic's other references, so the topic needs at least two human summaries to judge one against "
-                   "the others; declare the other references (references.column or references.path) or set "
+                   "the others; declare the other references (references.column or references.path), metric scores "
+                   "of it (metric_columns or metric_files: ROUGE, BLEU, chrF and SERA then leave it unscored) or set "
                    "judged: false")
 
 
@@ -493,6 +540,8 @@ def _read_judgment(o: TableOptions, reader: _Reader, where: int | str, rec: Reco
         for d in (d for d in dims.values() if _judged_directly(d)):
             column = wide.get(d.name, d.name)
             value = reader.value(where, rec, column, f"judgments.columns_of.{d.name}")
+            if j.missing and isinstance(value, str) and value.strip() in j.missing:
+                value = ""                 # the release's mark of a missing score (judgments.missing)
             if isinstance(value, str) and not value.strip() or value is None:
                 row[d.name] = math.nan     # an empty cell (JSON null): not judged on this dimension
                 continue
@@ -555,16 +604,19 @@ def _read_score(reader: _Reader, where: int | str, rec: Record, key: tuple[str, 
 
 
 def _read_metric_file(o: TableOptions, m: MetricFile, c: _Collected) -> None:
-    for path, system in _files(m.path, f"{o.key}.metric_files.path"):
+    section = f"metric_files[{o.metric_files.index(m)}]"
+    for path, system, path_topic in _named_files(m.path, f"{o.key}.metric_files.path"):
         reader = _Reader(path, reader_of(path, m.reader), o.key)
         cols = _merged(o.columns, m.columns)
+        cols = _aligned_columns(cols, m.columns, m.aligned)
         first = True
-        for where, rec in records(path, reader.reader, o.key):
+        for where, rec, line_topic in _rows(o, c, reader, _spec(section, m, m.columns.topic), cols.summarizer, system,
+                                            path_topic):
             if first:
                 _check_columns(path, reader.reader, rec, {f"{o.key}.metric_files.columns.topic": cols.topic,
                                                           **{f"{o.key}.metric_files.metrics[{i}]": x for i, x in enumerate(m.metrics)}})
                 first = False
-            key = _key(reader, where, rec, cols, system, "metric_files.columns")
+            key = _key(reader, where, rec, cols, system, "metric_files.columns", line_topic)
             if key not in c.summaries:
                 raise fail(path, where, cols.summarizer or cols.topic, f"scores ({key[0]!r}, {key[1]!r}), which has no "
                            f"summary in {o.path} (config key {o.key}.metric_files.path)")

@@ -26,10 +26,14 @@ from .contract import (DatasetError, check_name, check_text, check_texts, fail, 
                        may_hold_surrogates, parse_number, read_text)
 from .sentences import split_sentences
 
-READERS = ("csv", "tsv", "json", "jsonl")
+READERS = ("csv", "tsv", "json", "jsonl", "lines")
 SPLITTERS = ("none", "metaeval", "nltk")
 # The placeholder of a path whose files give the summarizer (one file per system).
 SYSTEM = "{system}"
+# The placeholder of a path whose files give the topic (one file per topic), as {system} gives the summarizer.
+TOPIC = "{topic}"
+# The one field of a plain-text file read one text per line (reader ``lines``).
+LINE_FIELD = "text"
 # nltk's Punkt model: data nltk downloads, not part of the package
 PUNKT = "tokenizers/punkt_tab/english/"
 
@@ -49,6 +53,22 @@ def expand(pattern: str) -> list[tuple[str, str | None]]:
         m = regex.fullmatch(path)
         if m and Path(path).is_file():
             out.append((path, m.groupdict().get("system")))
+    return out
+
+
+def expand_named(pattern: str) -> list[tuple[str, str | None, str | None]]:
+    """(file, system, topic) of every file a path matches, sorted: :func:`expand`, with ``{topic}``
+    matching one path part and giving the topic as ``{system}`` gives the summarizer."""
+    if TOPIC not in pattern:
+        return [(f, s, None) for f, s in expand(pattern)]
+    parts = re.split(r"(\{system\}|\{topic\})", pattern)
+    regex = re.compile("".join(f"(?P<{p[1:-1]}>[^/]+)" if p in (SYSTEM, TOPIC) else _glob_regex(p) for p in parts))
+    out = []
+    for path in sorted(glob.glob(pattern.replace(SYSTEM, "*").replace(TOPIC, "*"), recursive=True)):
+        m = regex.fullmatch(path)
+        if m and Path(path).is_file():
+            named = m.groupdict()
+            out.append((path, named.get("system"), named.get("topic")))
     return out
 
 
@@ -109,29 +129,38 @@ def entry_paths(entry: Mapping[str, Any]) -> list[tuple[str, str]]:
     out = [("path", entry["path"])]
     out += [(f"{s}.path", entry[s]["path"]) for s in ("references", "judgments") if (entry.get(s) or {}).get("path")]
     out += [(f"metric_files[{i}].path", m["path"]) for i, m in enumerate(entry.get("metric_files") or ())]
+    if (entry.get("topics") or {}).get("path"):
+        out.append(("topics.path", entry["topics"]["path"]))   # the topics' order of files aligned by line
     return out
 
 
 def release_files(entry: Mapping[str, Any]) -> list[str]:
     """Every file the mapping reads (globs expanded): the import job's inputs, so that editing one
     re-runs the import."""
-    return sorted({f for _, p in entry_paths(entry) for f, _ in expand(p)})
+    return sorted({f for _, p in entry_paths(entry) for f, _, _ in expand_named(p)})
 
 
 def reader_of(path: str, declared: str | None) -> str:
     if declared:
         return declared
     suffix = Path(path).suffix.lower().lstrip(".")
-    return {"jsonl": "jsonl", "ndjson": "jsonl", "json": "json", "csv": "csv", "tsv": "tsv", "tab": "tsv"}.get(suffix, "")
+    return {"jsonl": "jsonl", "ndjson": "jsonl", "json": "json", "csv": "csv", "tsv": "tsv", "tab": "tsv",
+            "txt": "lines"}.get(suffix, "")
 
 
 Record = dict[str, Any]
 
 
-def records(path: str, reader: str, key: str) -> Iterator[tuple[int | str, Record]]:
+def records(path: str, reader: str, key: str, header: tuple[str, ...] = ()) -> Iterator[tuple[int | str, Record]]:
     """(where, record) of every record of a release file: a CSV/TSV row (``row N``, the header
-    being row 1), a JSON-lines line (its number) or an element of a JSON list (``record N``)."""
-    if reader in ("csv", "tsv"):
+    being row 1), a JSON-lines line (its number) or an element of a JSON list (``record N``); a
+    plain-text line (reader ``lines``: one text per line, its field ``text``); with ``header`` a
+    CSV/TSV without a header row, whose columns it names (``row N`` is then the file's line N)."""
+    if reader == "lines":
+        yield from _lines(path)
+    elif header and reader in ("csv", "tsv"):
+        yield from _headerless(path, "," if reader == "csv" else "\t", header)
+    elif reader in ("csv", "tsv"):
         yield from _delimited(path, "," if reader == "csv" else "\t")
     elif reader == "jsonl":
         yield from json_objects(path, "one JSON object per line")
@@ -152,7 +181,7 @@ def records(path: str, reader: str, key: str) -> Iterator[tuple[int | str, Recor
             yield f"record {i}", rec
     else:
         raise DatasetError(f"config key {key}.reader: {path}: cannot tell the file's format from its name; expected "
-                           f"a .csv, .tsv, .json or .jsonl file or a reader ({', '.join(READERS)})")
+                           f"a .csv, .tsv, .json, .jsonl or .txt file or a reader ({', '.join(READERS)})")
 
 
 class _Twice(dict):
@@ -204,7 +233,7 @@ def _delimited(path: str, sep: str) -> Iterator[tuple[str, Record]]:
     header: list[str] | None = None
     columns: dict[str, int] = {}
     number = 0
-    for line, cells in _lines(path, text, sep):
+    for line, cells in _delimited_rows(path, text, sep):
         number += 1
         where = f"row {number}" if line == number else f"row {number} (line {line})"
         if header is None:
@@ -227,7 +256,7 @@ def _delimited(path: str, sep: str) -> Iterator[tuple[str, Record]]:
         raise fail(path, "row 1", None, "no rows; expected a header row naming the columns")
 
 
-def _lines(path: str, text: str, sep: str) -> Iterator[tuple[int, list[str]]]:
+def _delimited_rows(path: str, text: str, sep: str) -> Iterator[tuple[int, list[str]]]:
     """(the line a row starts on, its cells) of every non-blank row."""
     if sep == "\t":
         for line, row in enumerate(text.split("\n"), start=1):
@@ -250,6 +279,36 @@ def _lines(path: str, text: str, sep: str) -> Iterator[tuple[int, list[str]]]:
         start, end = end + 1, rows.line_num
         if len(cells) > 1 or cells and cells[0].strip():
             yield start, cells
+
+
+def _lines(path: str) -> Iterator[tuple[int, Record]]:
+    """A plain-text file, one text per line (sources, references, system outputs): line N is the
+    record ``{"text": line}``; a final newline ends the last line, an empty line is an empty text."""
+    lines = read_text(path).split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for i, line in enumerate(lines, start=1):
+        line = line[:-1] if line.endswith("\r") else line
+        check_text(path, i, LINE_FIELD, line)
+        yield i, {LINE_FIELD: line}
+
+
+def _headerless(path: str, sep: str, header: tuple[str, ...]) -> Iterator[tuple[str, Record]]:
+    """Rows of a CSV/TSV without a header row (mt-metrics-eval's score files: ``system<TAB>score``),
+    its columns named by the mapping's ``header``; every cell kept as text, as :func:`_delimited`
+    reads them (a TSV without quoting, rows named by number and, where it differs, line)."""
+    text = read_text(path)
+    if not text.strip():
+        raise fail(path, "row 1", None, "empty file; expected rows of " + ", ".join(header))
+    for i, (line, cells) in enumerate(_delimited_rows(path, text, sep), start=1):
+        where = f"row {i}" if line == i else f"row {i} (line {line})"
+        if len(cells) != len(header):
+            raise fail(path, where, None, f"{len(cells)} cells; expected {len(header)}, one per name of the "
+                       f"mapping's header ({', '.join(header)})")
+        rec = dict(zip(header, cells))
+        for k, v in rec.items():
+            check_text(path, where, k, v)
+        yield where, rec
 
 
 def _check_columns(path: str, reader: str, first: Record | None, wanted: Mapping[str, str | None]) -> None:

@@ -79,9 +79,16 @@ class Across:
         return self.beaten.sum(axis=1)
 
     @property
+    def defined_on(self) -> np.ndarray:
+        """On how many data sets the variant's r is defined (and so ranked)."""
+        return (~np.isnan(self.rank)).sum(axis=1)
+
+    @property
     def robust(self) -> np.ndarray:
-        """Beaten on at most ``beaten_at_most`` data sets, and tested on all of them."""
-        return (self.beaten_on <= self.options.beaten_at_most) & self.tested.all(axis=1)
+        """Beaten on at most ``beaten_at_most`` data sets, with a verdict on every one of them: its r
+        defined (an NA r is not ranked, so it is no verdict) and tested there."""
+        return ((self.beaten_on <= self.options.beaten_at_most) & self.tested.all(axis=1)
+                & (self.defined_on == len(self.datasets)))
 
     @property
     def test_name(self) -> str:
@@ -141,8 +148,8 @@ def compute(corr: Mapping[str, pd.DataFrame], will: Mapping[str, pd.DataFrame], 
     every = set.intersection(*present.values()) if present else set()
     order = list(dict.fromkeys(v for d in datasets for v in corr[d].index))
     common = [v for v in order if v in every]
-    excluded = [(v, "not computed on " + ", ".join(d for d in datasets if v not in present[d]))
-                for v in order if v not in every]
+    excluded = [(v, "not computed on " + ", ".join(d for d in datasets if v not in present[d])
+                 + " (compared where it is computed: leaderboard.tsv)") for v in order if v not in every]
     values = {k: np.array([[corr[d].loc[v, k] for d in datasets] for v in common], dtype=np.float64).reshape(
         len(common), len(datasets)) for k in CORRELATION_KEYS}
     rank = _ranks(values["pearson"])
@@ -157,8 +164,9 @@ def compute(corr: Mapping[str, pd.DataFrame], will: Mapping[str, pd.DataFrame], 
         p = np.array([tables.to_float(sub[c]) for c in common]).T          # p[u, v]: u beats v
         np.fill_diagonal(p, np.nan)
         beaten[:, j] = np.any(p < options.alpha, axis=0)
-    # the variants in order of mean rank (ties in the given order)
-    by_mean = np.argsort(np.nan_to_num(_mean_rank(rank), nan=np.inf), kind="stable")
+    # the variants in order of mean rank (ties in the given order); a variant whose r is NA on some
+    # data set (constant there) comes after those ranked on every one, whatever its mean rank elsewhere
+    by_mean = np.lexsort((np.nan_to_num(_mean_rank(rank), nan=np.inf), np.isnan(rank).sum(axis=1)))
     variants = [common[i] for i in by_mean]
     for v in options.variants:
         if v not in every:
@@ -275,7 +283,8 @@ def replicability_table(r: Across) -> tuple[str, list[str], list[list[str]]]:
     return caption, ["A", "B", *(f"p {d}" for d in r.datasets), "holds on", "data sets"], rows
 
 
-def write(r: Across, out: Mapping[str, str], targets: Sequence[Mapping[str, object]] = ()) -> None:
+def write(r: Across, out: Mapping[str, str], targets: Sequence[Mapping[str, object]] = (),
+          leaderboard_html: str = "") -> None:
     tables.write_tsv(variants_frame(r), out["variants_tsv"])
     tables.write_markdown(out["variants_md"], *variants_table(r))
     pc_n = len(r.datasets)
@@ -290,7 +299,7 @@ def write(r: Across, out: Mapping[str, str], targets: Sequence[Mapping[str, obje
     figure_ranks(r, out["ranks_png"], out["ranks_svg"])
     figure_forest(r, out["forest_png"], out["forest_svg"])
     write_targets(targets, out)
-    write_text(out["report"], report_html(r, out, targets))
+    write_text(out["report"], report_html(r, out, targets, leaderboard_html))
 
 
 def forest_variants(r: Across, top: int = 10) -> list[str]:
@@ -370,13 +379,16 @@ def verdict_html(r: Across) -> str:
     return f'<p class="answer">{text}</p>'
 
 
-def report_html(r: Across, out: Mapping[str, str], targets: Sequence[Mapping[str, object]] = ()) -> str:
-    """results/all/report.html: the verdict and the forest plot first, then every table and figure."""
+def report_html(r: Across, out: Mapping[str, str], targets: Sequence[Mapping[str, object]] = (),
+                leaderboard_html: str = "") -> str:
+    """results/all/report.html: the leaderboard (every metric per benchmark, target and level), the
+    verdict and the forest plot first, then every table and figure."""
     cap, header, rows = variants_table(r)
     tcap, theader, trows = targets_table(targets)
     rcap, rheader, rrows = replicability_table(r)
     notes = [["data set", d, why] for d, why in r.skipped] + [["variant", v, why] for v, why in r.excluded]
-    lead = [verdict_html(r),
+    lead = [f'<h2 id="leaderboard">Leaderboard</h2>{leaderboard_html}<h2>The verdict across data sets</h2>'
+            if leaderboard_html else "", verdict_html(r),
             f'<p class="caption">{html.escape(tcap)}</p>{table_html(theader, trows)}' if trows else "",
             figure_html(out["forest_png"], "Pearson r with 95% bootstrap intervals of the top "
                                                              "variants and the compared ones, per data set.")]

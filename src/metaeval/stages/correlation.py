@@ -11,17 +11,19 @@ and :mod:`metaeval.stats.williams`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import numpy as np
 
 from .. import tables
+from ..metrics.families import owner
 from ..options import CorrelateOptions
 from ..stats.annotator_resampling import HumanResampler
 from ..stats.bootstrap import bootstrap_pearson
 from ..stats.core import Plan, corrcoef
-from ..stats.correlation import point_correlations, pooled, summary_level, summary_level_intervals, within_topic
+from ..stats.correlation import (intervals_and_p_vs_best, paired_bootstrap_matrix, point_correlations, pooled,
+                                 summary_level, summary_level_samples, within_topic)
 from ..stats.williams import adjust, assign_clusters, optimal, williams_matrix
 from . import analysis_inputs
 from .analysis_inputs import AnalysisInputs
@@ -42,6 +44,9 @@ class CorrelationResult:
     williams: dict[str, np.ndarray]          # computed combination -> (V, V) p-values
     summary_level: list[dict[str, object]]  # SUMMARY_LEVEL_COLUMNS
     notes: list[tuple[str, str]]
+    summary_metrics: list[str] = field(default_factory=list)       # the per-summary metrics, in order
+    # combination -> (M, M): p[u, v] = the paired bootstrap p-value that u does not correlate better than v
+    summary_level_tests: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def load(inputs: Mapping[str, str], options: CorrelateOptions) -> tuple[AnalysisInputs, dict[str, str]]:
@@ -52,6 +57,30 @@ def load(inputs: Mapping[str, str], options: CorrelateOptions) -> tuple[Analysis
 
 def _constant(values: np.ndarray) -> bool:
     return bool(np.all(np.isnan(values)) or np.nanmax(values) == np.nanmin(values))
+
+
+def unscored_reference_notes(inp: AnalysisInputs) -> list[tuple[str, str]]:
+    """The judged human summarizers the text metrics of the workflow (ROUGE, BLEU, chrF, SERA) leave
+    unscored: a judged reference that is its topic's only human summary has no other reference to
+    be scored against (dataset.yaml's ``judged_lone_references``). Counts their judged summaries and
+    says on how many summarizers those metrics' correlations rest (column ``n``)."""
+    # the families the workflow computes own their variants' per-summary ids (a score file's own none)
+    text_metrics = [v for v, variant in enumerate(inp.variants) if owner(variant.summary_metric) is not None]
+    if not text_metrics:
+        return []
+    judged = ~np.all(np.isnan(inp.system_human), axis=1)
+    unscored = [i for i, kind in enumerate(inp.kinds)
+                if kind == "human" and judged[i] and np.all(np.isnan(inp.system_metric[i, text_metrics]))]
+    if not unscored:
+        return []
+    grids = [g for g in inp.per_summary.human.values()]
+    summaries = sum(int(np.sum(np.any([~np.isnan(g[i]) for g in grids], axis=0))) for i in unscored) if grids else 0
+    names = ", ".join(inp.summarizers[i] for i in unscored)
+    rest = int(np.sum(judged)) - len(unscored)
+    return [("unscored_references", f"{summaries} judged human summar{'y' if summaries == 1 else 'ies'} of {names} "
+             "are their topics' only human summaries: ROUGE, BLEU, chrF and SERA, which score a summary against the "
+             "topic's other references, leave them unscored, so the correlations of those metrics rest on the "
+             f"{rest} judged summarizers they score (column n); the metrics of the score files score them")]
 
 
 def constancy_notes(inp: AnalysisInputs) -> list[tuple[str, str]]:
@@ -135,6 +164,7 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
             pear[v, c], spear[v, c], kend[v, c], ns[v, c] = point_correlations(inp.system_metric[:, v],
                                                                                inp.system_human[:, c])
     notes += constancy_notes(inp)
+    notes += unscored_reference_notes(inp)
     human = None
     if options.resample_annotators:       # issue 22 (metaeval.stats.annotator_resampling states the scheme)
         if annotators is not None and annotators.annotated:
@@ -199,18 +229,21 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
     if n_sys < 3:
         notes.append(("summary_level", f"{n_sys} summarizer(s): no topic has 3 summaries to correlate within, so the "
                                        "summary level is the correlation over all judged summaries pooled"))
-    level = summary_level_rows(inp, options)
-    return CorrelationResult(rows, inp.variant_ids, williams, level, notes)
+    level, level_tests = summary_level_rows(inp, options)
+    return CorrelationResult(rows, inp.variant_ids, williams, level, notes, list(inp.summary_metric), level_tests)
 
 
-def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions) -> list[dict[str, object]]:
+def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions
+                       ) -> tuple[list[dict[str, object]], dict[str, np.ndarray]]:
     """The summary-level table (:data:`SUMMARY_LEVEL_COLUMNS`): within each topic, averaged over
     the topics (at least 3 summarizers), or all judged summaries pooled (fewer); Pearson r with its
     bootstrap interval over topics and the paired bootstrap p-value against the combination's best
-    metric (:func:`metaeval.stats.correlation.summary_level_intervals`; ``options.bootstrap_samples`` draws)."""
+    metric (:func:`metaeval.stats.correlation.summary_level_samples`; ``options.bootstrap_samples``
+    draws); and per combination the same paired test between every ordered pair of metrics
+    (:func:`metaeval.stats.correlation.paired_bootstrap_matrix`, (M, M) in the order of the metrics)."""
     metrics, human, combs = inp.summary_metric, inp.per_summary.human, inp.combinations
     if not metrics or not combs:
-        return []
+        return [], {}
     pooled_level = len(inp.summarizers) < 3
     if pooled_level:
         points = [(POOLED_LEVEL, *r) for r in pooled(metrics, human, combs)]
@@ -221,22 +254,26 @@ def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions) -> list[d
         points = [(SUMMARY_LEVEL, name, c, topics, both(name, c), p, s, k)
                   for name, c, topics, p, s, k in summary_level(metrics, human, combs, per_topic)]
     lo, hi, p_best = np.full((3, len(metrics), len(combs)), np.nan)
+    tests: dict[str, np.ndarray] = {}
     # Graham's combinations and the other targets in two blocks, so that the combinations' intervals
     # keep their last bits whatever targets a data set adds (a matrix product's rounding follows its shape)
     for block in ([j for j, c in enumerate(combs) if c in COMBINATIONS], [j for j, c in enumerate(combs)
                                                                          if c not in COMBINATIONS]):
         if block:
             sub = None if per_topic is None else per_topic[..., block]
-            lo[:, block], hi[:, block], p_best[:, block] = summary_level_intervals(
-                metrics, human, [combs[j] for j in block], pooled_level, options.bootstrap_samples, options.seed,
-                options.confidence, sub)
+            point, boot = summary_level_samples(metrics, human, [combs[j] for j in block], pooled_level,
+                                                options.bootstrap_samples, options.seed, sub)
+            lo[:, block], hi[:, block], p_best[:, block] = intervals_and_p_vs_best(point, boot, options.confidence)
+            for k, j in enumerate(block):
+                if boot.shape[0]:
+                    tests[combs[j]] = paired_bootstrap_matrix(boot[:, :, k])
     rows = []
     for k, (level, name, c, topics, n, p, s, tau) in enumerate(points):
         i, j = divmod(k, len(combs))
         rows.append({"level": level, "metric": name, "combination": c, "topics": topics, "pearson": p,
                      "spearman": s, "kendall": tau, "summaries": n, "pearson_lo": lo[i, j], "pearson_hi": hi[i, j],
                      "p_vs_best": p_best[i, j]})
-    return rows
+    return rows, {c: tests[c] for c in combs if c in tests}
 
 
 def write(result: CorrelationResult, combinations, out: Mapping[str, str]) -> None:
@@ -257,6 +294,11 @@ def write(result: CorrelationResult, combinations, out: Mapping[str, str]) -> No
             for i, v in enumerate(result.variants)]
     tables.write_tsv(tables.frame(rows, ["target", "variant", *result.variants]), out["targets_williams"])
     tables.write_tsv(tables.frame(result.summary_level, SUMMARY_LEVEL_COLUMNS), out["summary_level"])
+    # the summary level's paired tests between every ordered pair of metrics, stacked by target:
+    # the row metric's p-value of "correlates better than the column metric"
+    names = result.summary_metrics
+    rows = [[comb, m, *p[i]] for comb, p in result.summary_level_tests.items() for i, m in enumerate(names)]
+    tables.write_tsv(tables.frame(rows, ["target", "metric", *names]), out["summary_level_tests"])
     tables.write_tsv(tables.frame(result.notes, ["kind", "note"]), out["notes"])
 
 

@@ -357,22 +357,52 @@ def answer_rows(corr: list[dict[str, str]], summary_level: list[dict[str, str]],
     :func:`answer` at the system level (Williams tests), :func:`summary_answer` at the summary level
     (paired bootstrap over topics); ``williams_of(target)`` gives a target's Williams table."""
     rows: list[dict[str, object]] = []
+    same = same_targets(corr, summary_level)
     for comb in dict.fromkeys(r["combination"] for r in corr):
+        if comb in same:
+            continue
         a = answer(corr, williams_of(comb), comb, baseline, alpha)
         b = a.best or {}
-        rows.append({"target": comb, "level": "system", "best": b.get("variant", NA), "r": b.get("pearson", NA),
+        twins = [t for t, first in same.items() if first == comb]
+        name = " = ".join([comb, *twins])
+        is_primary = "yes" if primary in (comb, *twins) else "no"
+        rows.append({"target": name, "level": "system", "best": b.get("variant", NA), "r": b.get("pearson", NA),
                      "lo": b.get("pearson_lo", NA), "hi": b.get("pearson_hi", NA),
                      "not_worse": a.not_worse if a.best else NA, "compared": a.variants, "test": "Williams",
-                     "baseline": baseline, "baseline_rank": a.baseline_rank or NA,
-                     "primary": "yes" if comb == primary else "no"})
+                     "baseline": baseline, "baseline_rank": a.baseline_rank or NA, "primary": is_primary})
         s = summary_answer(summary_level, comb, baseline, alpha)
         if s is None:
             continue
-        rows.append({"target": comb, "level": "summary", "best": s.best["metric"], "r": s.best["pearson"],
+        rows.append({"target": name, "level": "summary", "best": s.best["metric"], "r": s.best["pearson"],
                      "lo": s.best["pearson_lo"], "hi": s.best["pearson_hi"], "not_worse": s.not_worse,
                      "compared": s.metrics, "test": "paired bootstrap", "baseline": s.baseline,
-                     "baseline_rank": s.baseline_rank or NA, "primary": "yes" if comb == primary else "no"})
+                     "baseline_rank": s.baseline_rank or NA, "primary": is_primary})
     return rows
+
+
+def same_targets(corr: Sequence[Mapping[str, str]], summary_level: Sequence[Mapping[str, str]]
+                 ) -> dict[str, str]:
+    """target -> the earlier target (in the order of correlations.tsv) whose every correlation, at
+    the system and the summary level, equals its own to 1e-12: the two rank every metric alike, so
+    the answer gives them one row (QAGS's ``coverage``, the rescaled mean of its one coverage
+    dimension, is its ``fact``). A target with no defined correlation is never a twin."""
+    def signature(target: str) -> np.ndarray:
+        system = [r["pearson"] for r in corr if r["combination"] == target]
+        summary = [r["pearson"] for r in summary_level if r["combination"] == target]
+        return tables.to_float([*system, *summary])
+
+    same: dict[str, str] = {}
+    kept: list[tuple[str, np.ndarray]] = []
+    for target in dict.fromkeys(r["combination"] for r in corr):
+        sig = signature(target)
+        twin = next((t for t, other in kept if len(other) == len(sig) and not np.isnan(sig).all()
+                     and np.array_equal(np.isnan(other), np.isnan(sig))
+                     and np.allclose(other, sig, rtol=0, atol=1e-12, equal_nan=True)), None)
+        if twin is None:
+            kept.append((target, sig))
+        else:
+            same[target] = twin
+    return same
 
 
 ANSWERS_CAPTION = ("The answer per target: for every human target (Graham's combinations, each dimension under its own "

@@ -74,7 +74,8 @@ def scoring_summaries(ds: Dataset, topics: set[str] | None = None) -> list[tuple
     for s in ds.summaries:
         if topics is not None and s.topic not in topics:
             continue
-        judged = s.key in ds.judgments
+        # a judged reference alone in its topic (judged_lone_references) is a reference only: unscored
+        judged = s.key in ds.judgments and s.key not in ds.lone_references
         if judged or (s.kind == "human" and s.topic in judged_topics):
             out.append((s, judged))
     return out

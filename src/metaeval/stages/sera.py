@@ -30,7 +30,7 @@ def items_of(ds: Dataset) -> list[sera.Item]:
     equals averaging it over the leave-one-out reference sets, so no jackknife option is needed."""
     return [sera.Item(s.topic, s.summarizer, s.sentences,
                       tuple(r.sentences for r in ds.references(s.topic) if r.summarizer != s.summarizer))
-            for s in ds.judged()]
+            for s in ds.judged() if s.key not in ds.lone_references]   # those have no other reference
 
 
 class SeraScores(NamedTuple):

@@ -20,6 +20,8 @@
   (Koehn 2004's paired bootstrap resampling, one-sided); with fewer than 3 summarizers a topic has
   no within-topic correlation, and the summary level is the correlation over all judged summaries
   pooled (as QAGS, SummaC and FRANK report it), with its interval from the same topic draws.
+* :func:`paired_bootstrap_matrix`: that paired test for every ordered pair of metrics (the
+  leaderboard's wins and losses at the summary level).
 """
 
 from __future__ import annotations
@@ -187,15 +189,24 @@ def summary_level_intervals(metrics: Mapping[str, np.ndarray], human: Mapping[st
                             combinations: Sequence[str], pooled_level: bool, samples: int, seed: int,
                             confidence: float, per_topic: np.ndarray | None = None
                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(lo, hi, p_vs_best), each (M, C), of the summary-level Pearson r of every metric (in the
-    order of ``metrics``) with every combination: percentile bootstrap interval at ``confidence``
-    over ``samples`` draws of topics with replacement (``draws(seed, ...)``, as every bootstrap of
-    the project; a topic drawn twice counts twice), and for each combination the one-sided paired
-    bootstrap p-value that the best metric (highest r on the full data) does not correlate better
-    than this one: the share of the samples where r_best* - r* <= 0 among those where both are
-    defined (Koehn 2004, "Statistical Significance Tests for Machine Translation Evaluation", §4;
-    the same draws serve every metric, so the test is paired). NaN for the best metric itself and
-    where r is undefined.
+    """(lo, hi, p_vs_best) of :func:`summary_level_samples`' point values and samples (that
+    function's docstring states the method)."""
+    point, boot = summary_level_samples(metrics, human, combinations, pooled_level, samples, seed, per_topic)
+    return intervals_and_p_vs_best(point, boot, confidence)
+
+
+def summary_level_samples(metrics: Mapping[str, np.ndarray], human: Mapping[str, np.ndarray],
+                          combinations: Sequence[str], pooled_level: bool, samples: int, seed: int,
+                          per_topic: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(point (M, C), samples (B, M, C)) of the summary-level Pearson r of every metric (in the
+    order of ``metrics``) with every combination, and its bootstrap over ``samples`` draws of topics
+    with replacement (``draws(seed, ...)``, as every bootstrap of the project; a topic drawn twice
+    counts twice). :func:`intervals_and_p_vs_best` turns them into the percentile interval and, for
+    each combination, the one-sided paired bootstrap p-value that the best metric (highest r on the
+    full data) does not correlate better than this one: the share of the samples where
+    r_best* - r* <= 0 among those where both are defined (Koehn 2004, "Statistical Significance
+    Tests for Machine Translation Evaluation", §4; the same draws serve every metric, so the test is
+    paired); :func:`paired_bootstrap_matrix`, the same test for every ordered pair of metrics.
 
     Within-topic level (``pooled_level`` False): a sample's r is the mean of the drawn topics'
     within-topic r (:func:`within_topic`), so the per-topic values are computed once. Pooled level:
@@ -204,7 +215,7 @@ def summary_level_intervals(metrics: Mapping[str, np.ndarray], human: Mapping[st
     M, C = len(names), len(combinations)
     nan = np.full((M, C), np.nan)
     if not M or not C or samples <= 0:
-        return nan, nan.copy(), nan.copy()
+        return nan, np.full((max(samples, 0), M, C), np.nan)
     n_sys, n_top = metrics[names[0]].shape
     _, top_idx = draws(seed, samples, n_sys, n_top, "topics")
     w = counts(top_idx, n_top).astype(float)                              # (B, T)
@@ -227,6 +238,18 @@ def summary_level_intervals(metrics: Mapping[str, np.ndarray], human: Mapping[st
                 point[i, j] = point_correlations(metrics[name][ok], human[c][ok])[0]
                 if not np.isnan(point[i, j]):
                     boot[:, i, j] = pearson(metrics[name][cells], human[c][cells], w[:, cells[1]])
+    return point, boot
+
+
+def intervals_and_p_vs_best(point: np.ndarray, boot: np.ndarray, confidence: float
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lo, hi, p_vs_best), each (M, C), from the point values (M, C) and bootstrap samples (B, M, C)
+    of :func:`summary_level_samples`: the percentile interval at ``confidence`` and the paired
+    bootstrap p-value against each combination's best metric (NaN for the best itself and where r
+    is undefined)."""
+    M, C = point.shape
+    if not boot.shape[0] or not M or not C:
+        return np.full((M, C), np.nan), np.full((M, C), np.nan), np.full((M, C), np.nan)
     with np.errstate(invalid="ignore"):
         lo, hi = percentile_interval(boot, confidence)
     undefined = np.isnan(point)
@@ -240,3 +263,20 @@ def summary_level_intervals(metrics: Mapping[str, np.ndarray], human: Mapping[st
         p[best, j] = np.nan
         p[undefined[:, j], j] = np.nan
     return lo, hi, p
+
+
+def paired_bootstrap_matrix(boot: np.ndarray, block: int = 32) -> np.ndarray:
+    """p[u, v], (M, M), from the bootstrap samples (B, M) of M metrics' r drawn together (the same
+    topics for every metric): the one-sided paired bootstrap p-value that metric u does *not*
+    correlate better than metric v (Koehn 2004, §4; :func:`metaeval.stats.core.paired_bootstrap_p`
+    for every ordered pair), so ``p[u, v] < alpha`` is "u significantly better than v", as a
+    Williams matrix reads. The row of a combination's best metric is its ``p_vs_best`` column. NaN
+    on the diagonal and where a metric has no defined sample. Rows are computed ``block`` at a time
+    (memory B x block x M)."""
+    B, M = boot.shape
+    p = np.full((M, M), np.nan)
+    for start in range(0, M, block):
+        rows = slice(start, min(start + block, M))
+        p[rows] = paired_bootstrap_p(boot[:, rows, None], boot[:, None, :])
+    np.fill_diagonal(p, np.nan)
+    return p

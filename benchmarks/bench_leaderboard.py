@@ -1,0 +1,155 @@
+"""Judging a new metric on the seven benchmarks, timed step by step in one sitting: texts out, the
+full run with one score file, the re-run after a second metric joins the file, and the full run of
+the commit before the leaderboard without a score file (the budgets: re-run <= 0.35 x full run;
+full run with a score file <= the old run without one).
+
+    .venv/bin/python benchmarks/bench_leaderboard.py [--before-commit 1264e24] [--before skip]
+
+Every run is cold (a fresh working directory, a fork server of its own), ``--cores 2``, as a user
+runs it: the tree's own config/config.yaml, with .test/config/benchmarks.yaml (its paths made
+absolute) and the score file's config as ``--configfile`` (so the old tree runs its embedded
+simulated data set too, as it did for every user; the new one leaves it out). The metrics are computed from
+``results/to_score/{dataset}.jsonl`` as a user's code would: the summary's length in words over the
+mean length of its references (``length_ratio``) and the share of the summary's word types found in
+its source (``source_overlap``; NA where a data set has no source).
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+BEFORE = "1264e24"            # the last commit before the leaderboard
+RAW = REPO.parent / "shared" / "data" / "raw"
+
+
+def setup(code: Path, workdir: Path) -> Path:
+    """``workdir`` with ``code``'s config/config.yaml, and the benchmarks' config file beside it."""
+    (workdir / "config").mkdir(parents=True)
+    shutil.copy(code / "config/config.yaml", workdir / "config/config.yaml")
+    bench = workdir / "benchmarks.yaml"
+    bench.write_text(yaml.safe_dump(benchmarks_config()))
+    return bench
+
+
+def benchmarks_config() -> dict:
+    """.test/config/benchmarks.yaml with its paths absolute (the runs are in other folders)."""
+    cfg = yaml.safe_load((REPO / ".test/config/benchmarks.yaml").read_text())
+    for entry in cfg["datasets"].values():
+        if "path" in entry:
+            entry["path"] = str((REPO / entry["path"]).resolve())
+        if "paths" in entry:
+            entry["paths"] = [str((REPO / p).resolve()) for p in entry["paths"]]
+    return cfg
+
+
+def snakemake(code: Path, workdir: Path, *args: str) -> float:
+    """One cold run of ``code``'s workflow in ``workdir``: its wall time."""
+    servers = tempfile.mkdtemp(prefix="fs")
+    env = {**os.environ, "PYTHONPATH": str(code / "src"), "METAEVAL_FORKSERVER_DIR": servers}
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "snakemake", "-s", str(code / "Snakefile"), "-d", str(workdir), "--cores",
+                    "2", "--quiet", *args], env=env, check=True, capture_output=True)
+    wall = time.perf_counter() - t
+    shutil.rmtree(servers, ignore_errors=True)
+    return wall
+
+
+def words(text: str) -> list[str]:
+    return text.lower().split()
+
+
+def score(record: dict, metric: str) -> float | None:
+    """The two example metrics of one to_score record (None: not defined for it)."""
+    if record["summary"] is None:               # a data set without texts (FRANK)
+        return None
+    summary = words(record["summary"])
+    if metric == "length_ratio":
+        refs = [len(words(r)) for r in record["references"] if r]
+        return len(summary) / (sum(refs) / len(refs)) if refs and sum(refs) else None
+    source = record["source"]
+    source = " ".join(source) if isinstance(source, list) else source
+    if not source or not summary:
+        return None
+    vocabulary = set(words(source))
+    return sum(w in vocabulary for w in set(summary)) / len(set(summary))
+
+
+def write_scores(texts: Path, path: Path, metrics: list[str]) -> int:
+    """The score file (dataset, topic, summarizer, metric, score) of ``metrics`` for every record of
+    every ``texts/*.jsonl``; its number of rows."""
+    rows = ["dataset\ttopic\tsummarizer\tmetric\tscore"]
+    for f in sorted(texts.glob("*.jsonl")):
+        for line in f.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            for m in metrics:
+                value = score(record, m)
+                if value is not None:
+                    rows.append(f"{record['dataset']}\t{record['topic']}\t{record['summarizer']}\t{m}\t{value!r}")
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return len(rows) - 1
+
+
+@contextlib.contextmanager
+def checkout(revision: str, folder: Path):
+    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(folder), revision],
+                   check=True, capture_output=True)
+    try:
+        yield folder
+    finally:
+        subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(folder)], capture_output=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--before-commit", default=BEFORE)
+    ap.add_argument("--before", default="run", choices=["run", "skip"])
+    args = ap.parse_args()
+    if not RAW.exists():
+        print(f"skipped: {RAW} is missing")
+        return 0
+    figures: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        work = tmp / "after"
+        bench = setup(REPO, work)
+        figures["texts out (to_score)"] = snakemake(REPO, work, "to_score", "--configfile", str(bench))
+        scores = work / "my_scores.tsv"
+        n = write_scores(work / "results/to_score", scores, ["length_ratio"])
+        print(f"score file: {n} rows of length_ratio", flush=True)
+        mine = work / "my.yaml"
+        mine.write_text(yaml.safe_dump({"metric_scores": [str(scores)],
+                                        "leaderboard": {"focus": ["length_ratio", "source_overlap"]}}))
+        figures["full run with the score file"] = snakemake(REPO, work, "--configfile", str(bench), str(mine))
+        print(f"full run: {figures['full run with the score file']:.1f} s", flush=True)
+        n = write_scores(work / "results/to_score", scores, ["length_ratio", "source_overlap"])
+        print(f"score file: {n} rows with source_overlap added", flush=True)
+        figures["re-run after adding a metric"] = snakemake(REPO, work, "--configfile", str(bench), str(mine))
+        if args.before == "run":
+            with checkout(args.before_commit, tmp / "before") as code:
+                old = tmp / "before-run"
+                figures[f"full run at {args.before_commit}, no score file"] = snakemake(
+                    code, old, "--configfile", str(setup(code, old)))
+    for what, seconds in figures.items():
+        print(f"{what}: {seconds:.1f} s")
+    full = figures["full run with the score file"]
+    rerun = figures["re-run after adding a metric"]
+    print(f"re-run / full run: {rerun / full:.2f} (budget 0.35)")
+    before = figures.get(f"full run at {args.before_commit}, no score file")
+    if before:
+        print(f"full run with a score file / old run without one: {full / before:.2f} (budget 1.00)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

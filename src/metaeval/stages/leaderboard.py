@@ -1,0 +1,516 @@
+"""The leaderboard (``results/all/leaderboard.*``): every judged metric beside every other, per
+benchmark, target and level, with its interval, its rank, the test against the column's best and its
+wins, ties and losses against every other metric of the column.
+
+A *column* is one data set x one target x one level. The targets are those a data set judges under
+their own names (its dimensions and composites; Graham's combinations only where
+``leaderboard.combinations`` names them; never the ablation dimensions of factual consistency,
+FRANK's ``Flip_`` fields, which are counterfactual analyses). The levels are those at which the data
+set has an answer, each with its statistic and its pairwise test:
+
+=========  ====================================================  ===========================================
+level      statistic (file of the data set)                      pairwise test
+=========  ====================================================  ===========================================
+system     Pearson r of the system scores                        Williams test, one-sided (Graham 2015 §4)
+           (analysis/correlations.tsv)
+summary    Pearson r within each topic, mean over topics         paired bootstrap over topics, one-sided
+           (analysis/summary_level_correlations.tsv)             (Koehn 2004; analysis/summary_level_tests.tsv)
+pooled     Pearson r over all judged summaries (fewer than 3     the same paired bootstrap
+           summarizers a topic; the same file)
+auc        ROC AUC of binary labels (factuality/binary.tsv)      DeLong test, two-sided (factuality/auc_tests.tsv)
+partial    partial r controlling for the system                  Williams test, one-sided (factuality/williams.tsv)
+           (factuality/partial_correlations.tsv)
+ranking    ranking accuracy of preference pairs                  exact McNemar test, two-sided
+           (factuality/ranking_accuracy.tsv)                     (factuality/ranking_tests.tsv)
+=========  ====================================================  ===========================================
+
+The *metrics* (rows) are the file metrics of every data set (a user's score files and the metrics a
+benchmark ships), the baselines (``leaderboard.baselines``) and, per column, the
+``leaderboard.best_rouge`` best ROUGE metrics. A metric is its per-summary id (``R2_ST1_RS0_R``,
+``BERTScore_F``); at the system level its value is that of its mean variant (``R2_ST1_RS0_A_R``,
+``BERTScore_F_A``), or of the corpus variant for BLEU and chrF. A metric a score file declares for one
+dimension (``metrics: {judge: {dimension: coherence}}``) appears under that dimension only.
+
+In each column: the rank among the leaderboard's metrics defined there (1 = highest; ties share
+the lower rank), the *best* (rank 1), whether a metric is significantly worse than the best (the
+column's test, p < ``alpha``), and its wins, ties and losses against every other metric of the
+column: a win over B when the test says it is better (one-sided p < alpha; for the two-sided tests,
+p < alpha and a higher value), a loss when the test says B is better, else a tie; a pair the test
+does not cover counts as neither. Every statistic here is read from the data sets' own files: this
+stage computes ranks and counts only.
+
+load (each data set's files) -> :func:`compute` (:class:`Leaderboard`) -> :func:`write`.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import tables
+from ..files import write_text
+from ..pages import page
+from ..records import LeaderboardOptions
+from ..tables import NA
+from ..variants import MEASURE_PATTERN, Variant
+
+LEVELS = ("system", "summary", "pooled", "auc", "partial", "ranking")
+STATISTIC = {"system": "r", "summary": "r", "pooled": "r", "auc": "AUC", "partial": "partial r",
+             "ranking": "accuracy"}
+TEST = {"system": "Williams (one-sided)", "summary": "paired bootstrap over topics (one-sided)",
+        "pooled": "paired bootstrap over topics (one-sided)", "auc": "DeLong (two-sided)",
+        "partial": "Williams (one-sided)", "ranking": "exact McNemar (two-sided)"}
+LEVEL_NAME = {"system": "system", "summary": "summary (within topic)", "pooled": "summary (pooled)",
+              "auc": "AUC (binary labels)", "partial": "partial r (system controlled)",
+              "ranking": "ranking accuracy"}
+# the correlation stage's names of its two summary levels
+SUMMARY_LEVELS = {"summary (within topic, mean over topics)": "summary",
+                  "summary (all judged summaries pooled)": "pooled"}
+
+LEADERBOARD_COLUMNS = ("dataset", "target", "level", "metric", "name", "kind", "focus", "variant", "statistic",
+                       "value", "lo", "hi", "rank", "of", "best", "p_vs_best", "worse_than_best", "test", "wins",
+                       "ties", "losses", "note")
+TESTS_COLUMNS = ("dataset", "target", "level", "metric", "other", "value", "other_value", "p_better", "p_worse",
+                 "verdict", "test")
+
+_ROUGE_METRIC = re.compile(rf"{MEASURE_PATTERN}_ST[01]_RS[01]_[PRF]")
+
+
+def is_rouge_metric(metric: str) -> bool:
+    """Whether a per-summary metric id is a built-in ROUGE score (``R2_ST1_RS0_R``)."""
+    return _ROUGE_METRIC.fullmatch(metric) is not None
+
+
+def summary_metric_of(name: str) -> str:
+    """A metric named in the config as a variant id (``R2_ST1_RS0_A_R``) or as a per-summary id
+    (``R2_ST1_RS0_R``, a file metric's name): its per-summary id."""
+    try:
+        return Variant.parse(name).summary_metric
+    except ValueError:
+        return name
+
+
+# ----------------------------------------------------------------------------- loading
+
+@dataclass
+class DatasetFiles:
+    """What the leaderboard reads of one data set (every frame as read, cells as text)."""
+    name: str
+    texts: bool
+    targets: pd.DataFrame                 # human/targets.tsv
+    correlations: pd.DataFrame            # analysis/correlations.tsv
+    williams_of: Callable[[str], pd.DataFrame | None]
+    summary_level: pd.DataFrame           # analysis/summary_level_correlations.tsv
+    summary_tests: pd.DataFrame           # analysis/summary_level_tests.tsv
+    file_metrics: pd.DataFrame            # scores/file_metrics/metrics.tsv
+    binary: pd.DataFrame                  # factuality/binary.tsv
+    auc_tests: pd.DataFrame
+    partial: pd.DataFrame
+    partial_tests: pd.DataFrame           # factuality/williams.tsv
+    ranking: pd.DataFrame
+    ranking_tests: pd.DataFrame
+
+
+def load_dataset(name: str, files: Mapping[str, str], williams_of: Callable[[str], pd.DataFrame | None]
+                 ) -> DatasetFiles:
+    """One data set's files (``files`` by the keys of :func:`metaeval.outputs`' stages; no
+    ``metrics`` when the data set has no score file)."""
+    read = tables.read_tsv
+    summary = dict(read(files["summary"]).itertuples(index=False, name=None))
+    metrics = read(files["metrics"]) if "metrics" in files else pd.DataFrame(columns=["metric", "name"])
+    return DatasetFiles(name, not str(summary.get("texts", "yes")).startswith("no"), read(files["targets"]),
+                        read(files["correlations"]), williams_of, read(files["summary_level"]),
+                        read(files["summary_level_tests"]), metrics, read(files["binary_tsv"]),
+                        read(files["auc_tests"]), read(files["partial_tsv"]), read(files["williams"]),
+                        read(files["ranking_tsv"]), read(files["ranking_tests"]))
+
+
+# ----------------------------------------------------------------------------- the columns
+
+@dataclass
+class Column:
+    """One column: its values by metric and the pairwise p-values of its test."""
+    dataset: str
+    target: str
+    level: str
+    values: dict[str, tuple[float, float, float, str]]      # metric -> (value, lo, hi, the id it was read as)
+    # (a, b) -> the p-value of "a is better than b" (one-sided tests), or the two-sided p of the pair
+    p: Callable[[str, str], float]
+    two_sided: bool
+    metrics: set[str] = field(default_factory=set)           # the data set's metrics of this level (defined or not)
+
+    @property
+    def statistic(self) -> str:
+        return STATISTIC[self.level]
+
+    @property
+    def test(self) -> str:
+        return TEST[self.level]
+
+    def p_better(self, a: str, b: str) -> float:
+        """The p-value that ``a`` is better than ``b`` (NaN when the test does not cover the pair; for
+        a two-sided test, its p where ``a``'s value is the higher, else 1)."""
+        p = self.p(a, b)
+        if self.two_sided and not math.isnan(p) and not self.values[a][0] > self.values[b][0]:
+            return 1.0
+        return p
+
+
+def _floats(frame: pd.DataFrame, *columns: str) -> list[np.ndarray]:
+    return [tables.to_float(frame[c]) for c in columns]
+
+
+def _values(frame: pd.DataFrame, metric: str, value: str, lo: str, hi: str,
+            ids: Sequence[str] | None = None) -> dict[str, tuple[float, float, float, str]]:
+    v, a, b = _floats(frame, value, lo, hi)
+    names = list(frame[metric])
+    return {m: (v[i], a[i], b[i], (ids or names)[i]) for i, m in enumerate(names)}
+
+
+def _matrix_lookup(matrix: pd.DataFrame | None, to_id: Mapping[str, str]) -> Callable[[str, str], float]:
+    """p(a, b) from a square p-value table indexed by id (row beats column), the metrics mapped to
+    their ids by ``to_id``."""
+    if matrix is None or matrix.empty:
+        return lambda a, b: math.nan
+    index = {v: i for i, v in enumerate(matrix.index)}
+    columns = {v: i for i, v in enumerate(matrix.columns)}
+    cells = matrix.to_numpy()
+
+    def p(a: str, b: str) -> float:
+        i, j = index.get(to_id.get(a, "")), columns.get(to_id.get(b, ""))
+        return math.nan if i is None or j is None else float(tables.to_float([cells[i, j]])[0])
+    return p
+
+
+def _pair_lookup(frame: pd.DataFrame, ordered: bool) -> Callable[[str, str], float]:
+    """p(a, b) from a table of pairs (metric_a, metric_b, p): ordered (one-sided, a better than b)
+    or unordered (two-sided, either order)."""
+    p = tables.to_float(frame["p"]) if len(frame) else np.array([])
+    pairs = {(a, b): p[i] for i, (a, b) in enumerate(zip(frame["metric_a"], frame["metric_b"]))} if len(frame) else {}
+
+    def lookup(a: str, b: str) -> float:
+        x = pairs.get((a, b))
+        if x is None and not ordered:
+            x = pairs.get((b, a))
+        return math.nan if x is None else float(x)
+    return lookup
+
+
+def system_variants(variants: Sequence[str]) -> dict[str, str]:
+    """metric -> the variant that gives its system score: its mean (``_A``) variant, or the corpus
+    variant of BLEU and chrF (a metric with a median variant only has none)."""
+    out: dict[str, str] = {}
+    for v in variants:
+        try:
+            parsed = Variant.parse(v)
+        except ValueError:
+            continue
+        if parsed.statistic == "A" or parsed.statistic is None:
+            out.setdefault(parsed.summary_metric, v)
+    return out
+
+
+def leaderboard_targets(d: DatasetFiles, options: LeaderboardOptions) -> list[str]:
+    """The data set's targets on the leaderboard, in its order (the primary target first when it is
+    one of them): its dimensions and composites, the combinations ``options.combinations`` names,
+    never an ablation dimension."""
+    rows = d.targets.to_dict("records")
+    chosen = [r for r in rows if (r["kind"] in ("dimension", "composite") or r["target"] in options.combinations)
+              and not (options.ablation_prefix and str(r["target"]).startswith(options.ablation_prefix))]
+    chosen.sort(key=lambda r: r["primary"] != "yes")
+    return [str(r["target"]) for r in chosen]
+
+
+def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column]:
+    """Every column of one data set: per target, the levels at which some metric has a value."""
+    out = []
+    corr = d.correlations
+    level_rows = d.summary_level.assign(level=d.summary_level["level"].map(SUMMARY_LEVELS))
+    tests = d.summary_tests.set_index(["target", "metric"]) if len(d.summary_tests) else pd.DataFrame()
+    for target in leaderboard_targets(d, options):
+        # system level
+        rows = corr[corr["combination"] == target]
+        to_variant = system_variants(list(rows["variant"]))
+        by_variant = _values(rows, "variant", "pearson", "pearson_lo", "pearson_hi")
+        values = {m: by_variant[v] for m, v in to_variant.items()}
+        will = d.williams_of(target)
+        matrix = will.set_index("variant") if will is not None and len(will.columns) > 1 else None
+        out.append(Column(d.name, target, "system", values, _matrix_lookup(matrix, to_variant), False, set(values)))
+        # the summary level, within topics or pooled
+        for level in ("summary", "pooled"):
+            rows = level_rows[(level_rows["combination"] == target) & (level_rows["level"] == level)]
+            if not len(rows):
+                continue
+            values = _values(rows, "metric", "pearson", "pearson_lo", "pearson_hi")
+            matrix = (tests.loc[target] if len(tests) and target in tests.index.get_level_values(0) else None)
+            out.append(Column(d.name, target, level, values, _matrix_lookup(matrix, {m: m for m in values}), False,
+                              set(values)))
+        # the factual-consistency protocols
+        b = d.binary[(d.binary["dimension"] == target) & (d.binary["subset"] == "all")] if len(d.binary) else d.binary
+        if len(b):
+            t = d.auc_tests[d.auc_tests["dimension"] == target]
+            values = _values(b, "metric", "auc", "auc_lo", "auc_hi")
+            out.append(Column(d.name, target, "auc", values, _pair_lookup(t, ordered=False), True, set(values)))
+        pa = d.partial
+        if len(pa):
+            pa = pa[(pa["dimension"] == target) & (pa["subset"] == "all") & (pa["split"] == "all")]
+        if len(pa):
+            t = d.partial_tests
+            t = t[(t["dimension"] == target) & (t["subset"] == "all") & (t["split"] == "all")]
+            values = _values(pa, "metric", "pearson", "pearson_lo", "pearson_hi")
+            out.append(Column(d.name, target, "partial", values, _pair_lookup(t, ordered=True), False, set(values)))
+        ra = d.ranking[d.ranking["dimension"] == target] if len(d.ranking) else d.ranking
+        if len(ra):
+            t = d.ranking_tests[d.ranking_tests["dimension"] == target]
+            values = _values(ra, "metric", "accuracy", "lo", "hi")
+            out.append(Column(d.name, target, "ranking", values, _pair_lookup(t, ordered=False), True, set(values)))
+    return [c for c in out if any(not math.isnan(v[0]) for v in c.values.values())]
+
+
+# ----------------------------------------------------------------------------- computing
+
+@dataclass
+class Leaderboard:
+    columns: list[tuple[str, str, str]]            # (dataset, target, level), in order
+    metrics: list[str]                             # the rows, focus first
+    rows: list[dict[str, object]]                  # LEADERBOARD_COLUMNS
+    tests: list[dict[str, object]]                 # TESTS_COLUMNS: each focus metric against every other
+    focus: list[str]
+    names: dict[str, str]                          # metric -> display name
+    kinds: dict[str, str]
+    options: LeaderboardOptions
+    notes: list[str] = field(default_factory=list)
+
+
+def _rank(values: Mapping[str, float], metric: str) -> int:
+    x = values[metric]
+    return 1 + sum(1 for v in values.values() if v > x)
+
+
+def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Leaderboard:
+    columns = [c for d in datasets for c in dataset_columns(d, options)]
+    file_metrics: dict[str, dict[str, object]] = {}
+    per_dataset_files: dict[str, set[str]] = {}
+    for d in datasets:
+        fm = d.file_metrics.to_dict("records")
+        per_dataset_files[d.name] = {str(r["metric"]) for r in fm}
+        for r in fm:
+            file_metrics.setdefault(str(r["metric"]), r)
+    declared = {m: str(r.get("dimension", "") or "") for m, r in file_metrics.items()}
+    declared = {m: t for m, t in declared.items() if t and t != NA}
+    baselines = [summary_metric_of(b) for b in options.baselines]
+    focus = [summary_metric_of(f) for f in options.focus] or list(file_metrics)
+    best_rouge: list[str] = []
+    for c in columns:
+        rouge = sorted(((v[0], m) for m, v in c.values.items() if is_rouge_metric(m) and not math.isnan(v[0])),
+                       key=lambda x: -x[0])
+        best_rouge += [m for _, m in rouge[:options.best_rouge]]
+    metrics = list(dict.fromkeys([*focus, *file_metrics, *baselines, *best_rouge]))
+    kinds = {m: ("file metric" if m in file_metrics else "baseline" if m in baselines
+                 else "best ROUGE" if m in best_rouge else "built-in") for m in metrics}
+    names = {m: str(file_metrics[m].get("name") or m) if m in file_metrics else m for m in metrics}
+    texts = {d.name: d.texts for d in datasets}
+    rows, tests, notes = [], [], []
+    for f in focus:
+        if not any(f in c.values for c in columns):
+            notes.append(f"the focus metric {f} is on no data set")
+    for c in columns:
+        shown = [m for m in metrics if declared.get(m, c.target) == c.target]
+        defined = {m: c.values[m][0] for m in shown if m in c.values and not math.isnan(c.values[m][0])}
+        best = max(defined, key=lambda m: (defined[m], -metrics.index(m))) if defined else None
+        for m in shown:
+            row = {"dataset": c.dataset, "target": c.target, "level": c.level, "metric": m, "name": names[m],
+                   "kind": kinds[m], "focus": "yes" if m in focus else "no", "statistic": c.statistic,
+                   "test": c.test, "of": len(defined), "best": best or NA}
+            if m not in defined:
+                rows.append({**row, "variant": NA, "value": math.nan, "lo": math.nan, "hi": math.nan, "rank": NA,
+                             "p_vs_best": math.nan, "worse_than_best": NA, "wins": NA, "ties": NA, "losses": NA,
+                             "note": absent_reason(m, c, texts[c.dataset], m in file_metrics,
+                                                   per_dataset_files[c.dataset])})
+                continue
+            value, lo, hi, source = c.values[m]
+            wins = ties = losses = 0
+            for o in defined:
+                if o == m:
+                    continue
+                better, worse = c.p_better(m, o), c.p_better(o, m)
+                if math.isnan(better) and math.isnan(worse):
+                    continue
+                verdict = ("win" if better < options.alpha else "loss" if worse < options.alpha else "tie")
+                wins, ties, losses = wins + (verdict == "win"), ties + (verdict == "tie"), losses + (verdict == "loss")
+                if m in focus:
+                    tests.append({"dataset": c.dataset, "target": c.target, "level": c.level, "metric": m,
+                                  "other": o, "value": value, "other_value": defined[o], "p_better": better,
+                                  "p_worse": worse, "verdict": verdict, "test": c.test})
+            p_best = math.nan if m == best else c.p_better(best, m)
+            worse_than_best = ("best" if m == best else NA if math.isnan(p_best)
+                               else "yes" if p_best < options.alpha else "no")
+            rows.append({**row, "variant": source, "value": value, "lo": lo, "hi": hi, "rank": _rank(defined, m),
+                         "p_vs_best": p_best, "worse_than_best": worse_than_best, "wins": wins, "ties": ties,
+                         "losses": losses, "note": ""})
+    return Leaderboard([(c.dataset, c.target, c.level) for c in columns], metrics, rows, tests, focus, names, kinds,
+                       options, notes)
+
+
+UNDEFINED = "undefined (constant scores, or too few items)"
+NOT_SHIPPED = "not in this data set's score files"
+NOT_AT_LEVEL = "not scored at this level"
+NO_TEXTS = "no texts (score-only data set)"
+NOT_COMPUTED = "not computed on this data set"
+# the page's short form of each reason (the full one: the cell's title and leaderboard.tsv's note)
+SHORT_NOTES = {UNDEFINED: "undefined", NOT_SHIPPED: "not shipped", NOT_AT_LEVEL: "not at this level",
+               NO_TEXTS: "no texts", NOT_COMPUTED: "not computed"}
+
+
+def absent_reason(metric: str, column: Column, texts: bool, is_file_metric: bool, dataset_files: set[str]) -> str:
+    """Why a metric has no value in a column, in a few words."""
+    if metric in column.values:
+        return UNDEFINED
+    if is_file_metric:
+        return NOT_SHIPPED if metric not in dataset_files else NOT_AT_LEVEL
+    if not texts:
+        return NO_TEXTS
+    return NOT_COMPUTED
+
+
+# ----------------------------------------------------------------------------- writing
+
+def write(board: Leaderboard, out: Mapping[str, str]) -> None:
+    tables.write_tsv(tables.frame(board.rows, LEADERBOARD_COLUMNS), out["leaderboard_tsv"])
+    tables.write_tsv(tables.frame(board.tests, TESTS_COLUMNS), out["tests_tsv"])
+    tables.write_markdown(out["leaderboard_md"], *markdown_table(board))
+    write_text(out["leaderboard_html"], page("metaeval: leaderboard", "Which metric to trust on these benchmarks?",
+                                             [html_section(board)], []))
+
+
+def read(leaderboard_tsv: str, options: LeaderboardOptions) -> Leaderboard:
+    """The leaderboard back from its TSV (for the report across data sets, which opens with it)."""
+    frame = tables.read_tsv(leaderboard_tsv, numeric=("value", "lo", "hi", "p_vs_best"))
+    rows = frame.to_dict("records")
+    columns = list(dict.fromkeys((str(r["dataset"]), str(r["target"]), str(r["level"])) for r in rows))
+    metrics = list(dict.fromkeys(str(r["metric"]) for r in rows))
+    focus = [m for m in metrics if any(r["metric"] == m and r["focus"] == "yes" for r in rows)]
+    metrics = [*focus, *(m for m in metrics if m not in focus)]
+    names = {str(r["metric"]): str(r["name"]) for r in rows}
+    kinds = {str(r["metric"]): str(r["kind"]) for r in rows}
+    return Leaderboard(columns, metrics, rows, [], focus, names, kinds, options)
+
+
+STYLE = ("<style>.leaderboard{overflow-x:auto;max-height:none}.leaderboard table{font-size:.8em}"
+         ".leaderboard td{white-space:nowrap}.leaderboard tbody th{position:sticky;left:0;background:#fff;z-index:1}"
+         ".lb-best{font-weight:bold;background:#eaf6ea}.lb-worse{color:#777}.lb-absent{color:#999}"
+         "tr.lb-focus td,tr.lb-focus th{background:#fff5d6}tr.lb-focus td.lb-best{background:#d9f0c9}"
+         ".lb-kind{color:#888;font-weight:normal}</style>")
+
+
+def html_section(board: Leaderboard) -> str:
+    """The leaderboard's HTML: the first ``options.targets_shown`` targets of each data set as one
+    table, then every column in a second, collapsed table."""
+    shown_targets: dict[str, list[str]] = {}
+    for d, t, _ in board.columns:
+        targets = shown_targets.setdefault(d, [])
+        if t not in targets and len(targets) < board.options.targets_shown:
+            targets.append(t)
+    shown = [c for c in board.columns if c[1] in shown_targets[c[0]]]
+    main = html_table(board, shown)
+    if len(shown) == len(board.columns):
+        return STYLE + main
+    hidden = len(board.columns) - len(shown)
+    return (STYLE + main + f"<details><summary>every column ({len(board.columns)}; {hidden} more than above: "
+            f"each data set's targets after its first {board.options.targets_shown})</summary>"
+            f"{html_table(board, board.columns, caption=False)}</details>")
+
+
+def _cell(row: Mapping[str, object] | None, focus: bool) -> str:
+    """A cell's text: the value, its rank, a mark when significantly worse than the best, and the
+    focus metric's wins-ties-losses; or why the metric is absent."""
+    if row is None:
+        return ""
+    if row["rank"] == NA:
+        return f"– ({row['note']})"
+    mark = "*" if row["worse_than_best"] == "yes" else ""
+    text = f"{tables.fixed(row['value'])}{mark} #{row['rank']}"
+    if focus:
+        text += f" {row['wins']}W {row['ties']}T {row['losses']}L"
+    return text
+
+
+def _by_cell(board: Leaderboard) -> dict[tuple[str, str, str, str], Mapping[str, object]]:
+    return {(str(r["dataset"]), str(r["target"]), str(r["level"]), str(r["metric"])): r for r in board.rows}
+
+
+CAPTION = ("The leaderboard: one column per benchmark, target and level; one row per metric (the file metrics, "
+           "the baselines and each column's best ROUGE metric; the focus metrics first, marked ►). A cell: the "
+           "statistic (system and summary level: Pearson r; AUC; partial r; ranking accuracy), '*' when "
+           "significantly worse than the column's best (its test, p < alpha), its rank among the metrics shown "
+           "(#1 = best), and for the focus metrics its wins, ties and losses (W T L) against every other metric "
+           "of the column by the same test. A dash says why a metric is absent: no texts (a score-only data "
+           "set), not shipped (not in the data set's score files), undefined (constant scores), not computed.")
+
+
+def markdown_table(board: Leaderboard) -> tuple[str, list[str], list[list[str]]]:
+    cells = _by_cell(board)
+    header = ["metric", *(f"{d} {t} {LEVEL_NAME[lv]}" for d, t, lv in board.columns)]
+    body = []
+    for m in board.metrics:
+        focus = m in board.focus
+        body.append([("► " if focus else "") + board.names[m],
+                     *(_cell(cells.get((d, t, lv, m)), focus) for d, t, lv in board.columns)])
+    caption = CAPTION + f" alpha = {board.options.alpha}."
+    return caption, header, body
+
+
+def html_table(board: Leaderboard, cols: Sequence[tuple[str, str, str]], caption: bool = True) -> str:
+    """The leaderboard's ``cols`` as one HTML table: a header row per benchmark, target and level;
+    one row per metric, the focus metrics first and marked; absent cells say why."""
+    cells = _by_cell(board)
+    if not cols:
+        return '<p class="answer">No column: no data set has a target with a defined correlation.</p>'
+
+    def spans(key: Callable[[tuple[str, str, str]], tuple]) -> str:
+        out, i = [], 0
+        while i < len(cols):
+            j = i
+            while j < len(cols) and key(cols[j]) == key(cols[i]):
+                j += 1
+            out.append(f'<th colspan="{j - i}">{html.escape(str(key(cols[i])[-1]))}</th>')
+            i = j
+        return "".join(out)
+
+    head = (f'<tr><th rowspan="3">metric</th>{spans(lambda c: (c[0],))}</tr>'
+            f"<tr>{spans(lambda c: (c[0], c[1]))}</tr>"
+            f"<tr>{''.join(f'<th>{html.escape(LEVEL_NAME[c[2]])}</th>' for c in cols)}</tr>")
+    body = []
+    for m in board.metrics:
+        focus = m in board.focus
+        tds = []
+        for d, t, lv in cols:
+            r = cells.get((d, t, lv, m))
+            if r is None:
+                tds.append('<td class="lb-none"></td>')
+            elif r["rank"] == NA:
+                note = str(r["note"])
+                tds.append(f'<td class="lb-absent" title="{html.escape(note)}">– <small>'
+                           f'{html.escape(SHORT_NOTES.get(note, note))}</small></td>')
+            else:
+                cls = "lb-best" if r["worse_than_best"] == "best" else "lb-worse" if r["worse_than_best"] == "yes" else ""
+                wtl = (f'<br><small class="lb-wtl">{r["wins"]}W {r["ties"]}T {r["losses"]}L</small>' if focus else "")
+                title = (f'{r["statistic"]} [{tables.fixed(r["lo"])}, {tables.fixed(r["hi"])}]; rank {r["rank"]} of '
+                         f'{r["of"]}; vs best: p = {tables.fixed(r["p_vs_best"], 4)} ({r["test"]})')
+                tds.append(f'<td class="{cls}" title="{html.escape(title)}">{tables.fixed(r["value"])}'
+                           f'{"*" if r["worse_than_best"] == "yes" else ""} <small>#{r["rank"]}</small>{wtl}</td>')
+        name = html.escape(board.names[m]) + (f' <small>({html.escape(m)})</small>' if board.names[m] != m else "")
+        body.append(f'<tr class="{"lb-focus" if focus else ""}"><th>{"► " if focus else ""}{name}'
+                    f' <small class="lb-kind">{html.escape(board.kinds[m])}</small></th>{"".join(tds)}</tr>')
+    notes = "".join(f"<li>{html.escape(n)}</li>" for n in board.notes)
+    text = (f'<p class="caption">{html.escape(CAPTION)} alpha = {board.options.alpha}; hover a cell for its interval '
+            f'and test. Every cell: <code>leaderboard.tsv</code>; each focus metric against every other: '
+            f'<code>leaderboard_tests.tsv</code>.</p>' if caption else "")
+    return (text + f'<div class="leaderboard"><table><thead>{head}</thead><tbody>{"".join(body)}</tbody></table></div>'
+            + (f"<ul>{notes}</ul>" if notes and caption else ""))
