@@ -1,4 +1,4 @@
-"""Benchmark of issue 22's annotators stage on SummEval from the release (12 systems x 100 documents,
+"""Benchmark of the annotators stage on SummEval from the release (12 systems x 100 documents,
 3 experts and 5 crowd workers per summary and dimension).
 
     .venv/bin/python benchmarks/bench_annotators.py [--workdir /tmp/bench_annotators] [--samples 1000]

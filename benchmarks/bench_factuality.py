@@ -1,4 +1,4 @@
-"""Benchmark of issue 23's factuality stage (metaeval.stages.factuality): load, compute, write.
+"""Benchmark of the factuality stage (metaeval.stages.factuality): load, compute, write.
 
     .venv/bin/python benchmarks/bench_factuality.py --results <workdir>/results/frank [--samples 1000]
     .venv/bin/python benchmarks/bench_factuality.py --simulate [--systems 9 --per-system 250 --metrics 15]

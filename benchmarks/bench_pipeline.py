@@ -14,7 +14,7 @@ config/config.yaml (so its own defaults):
 * ``default``: the embedded one, 40 topics x 16 systems + 4 humans;
 * ``summeval``: the canonical folder ../shared/data/summeval, 100 x 16, 11 references;
 * ``summeval_release``: SummEval as released (``summeval_jsonl``, ../shared/data/raw/summeval-official,
-  12 systems x 100, 3 experts + 5 crowd workers): after issue 28 every dimension is a target beside
+  12 systems x 100, 3 experts + 5 crowd workers): since "every dimension a target", every dimension is a target beside
   Graham's combinations, before it Graham's combinations alone, so the ratio is the cost of the
   whole answer per dimension against the old answer;
 * ``sim400`` / ``sim2000``: simulated, 400 x 24 + 4 humans (11,200 judged summaries) and 2,000 x 30
@@ -23,7 +23,7 @@ config/config.yaml (so its own defaults):
   (``snakemake --cores 2 --configfile .test/config/benchmarks.yaml``; ../shared/data/raw).
 
 ``--before run`` (the default) runs the same on ``--before-commit`` (default f6c4bbb, the last
-commit before issue 28's "every dimension a target") in a git worktree in the same session, so the
+commit before "every dimension a target") in a git worktree in the same session, so the
 ratios compare like with like on whatever load the machine has; ``recorded`` uses the figures the
 issue measured at f6c4bbb on a quiet machine (SummEval and sim400 only); ``skip`` shows the current
 tree alone. The budgets of the speed issue are checked at the end (ratio after / before).
@@ -44,7 +44,7 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-BEFORE = "f6c4bbb"          # issue 28 ("every dimension a target") not started
+BEFORE = "f6c4bbb"          # "every dimension a target" not started
 SHARED = REPO.parent / "shared" / "data"
 SUMMEVAL = SHARED / "summeval"
 RELEASE = SHARED / "raw" / "summeval-official"

@@ -1,4 +1,4 @@
-"""Benchmark of issue 14's statistics at SummEval's shape: M metrics x 16 systems x 100 inputs.
+"""Benchmark of the statistics at SummEval's shape: M metrics x 16 systems x 100 inputs.
 
     .venv/bin/python benchmarks/bench_statistics.py [--metrics 200] [--samples 1000] [--peer-samples 200]
     .venv/bin/python benchmarks/bench_statistics.py --stage results/summeval [--samples 1000]

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_pipeline import checkout, run_config, warm  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-BEFORE = "6864522"       # issue 27 landed, the targets not started
+BEFORE = "6864522"       # the metric-family registry landed, the targets not started
 RAW = REPO.parent / "shared" / "data" / "raw" / "summeval-official"
 EXPERT = ["coherence", "consistency", "fluency", "relevance"]
 

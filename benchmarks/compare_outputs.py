@@ -19,7 +19,7 @@ each expected change is checked cell by cell (any other difference in such a fil
   its sort position (ref1 -> ref0, ref3 -> ref10 on SummEval; ref1 -> A on the default data set);
   every value is unchanged;
 * report.html: prints the configuration (confidence levels are fractions now) and the methods;
-* issue 12 (speed): the bootstrap is vectorised (the same random draws; means as products with the
+* the speed work: the bootstrap is vectorised (the same random draws; means as products with the
   topic-count matrix), so correlations.tsv's interval ends may move by at most 1e-12; the
   summary-level table is vectorised (the same definitions as scipy), so its values may move by at
   most 1e-12; and the scoring jobs' intermediate files (scores/parts/, scores/tokens/) are laid out
@@ -27,18 +27,18 @@ each expected change is checked cell by cell (any other difference in such a fil
 * analysis/notes.tsv: its first column, the kind of each note, is headed ``kind`` (was ``topic``);
 * the simulated data set's dataset.yaml names its generator ``metaeval.data.simulate`` (the module
   moved); nothing else in it changes;
-* data/summary.tsv (issue 16): one added row, ``summaries_without_ascii_letters_or_digits``;
-* issue 21 (benchmarks as released): ``annotations.tsv`` is new in ``data/`` and the importer's
+* data/summary.tsv: one added row, ``summaries_without_ascii_letters_or_digits``;
+* benchmarks as released: ``annotations.tsv`` is new in ``data/`` and the importer's
   folder (the header only: these data sets have no per-annotator scores); the summary-level table gains the columns ``summaries``,
   ``pearson_lo``, ``pearson_hi`` and ``p_vs_best`` after its old ones, which keep their values; the
   report shows that table and the top-variants figure is unchanged;
-* issues 22 and 23: the new stages' folders ``annotators/`` and ``factuality/`` (only after); the
+* the annotators and factuality stages: the new stages' folders ``annotators/`` and ``factuality/`` (only after); the
   report gains their sections and sentences;
 * the speed work after 2629272: every SVG figure is cropped to the tight box found once at the
   PNG's resolution (matplotlib measured it again per format), so an SVG's size and coordinates may
   move by a fraction of a point; the same drawing (numbers masked) and its PNG byte-identical;
 * Table 6's caption (``table6_file_metrics.md``) says what its optimal star means; the rows are unchanged.
-* issue 28 (every dimension a target; ``--before 6864522``): the tables with a row per human target
+* every dimension a target (``--before 6864522``): the tables with a row per human target
   (correlations, the summary level, agreement, verdicts, system_human.tsv, the sweeps' correlations)
   keep every row of the old targets unchanged, in order, and add rows for the new ones only (the
   dimensions and composites of human/targets.tsv); summary_human.tsv keeps every column's values and
@@ -149,7 +149,7 @@ NEW_FILES = ("human/targets.tsv", "analysis/answers.tsv", "analysis/answers.md",
 
 
 def new_targets(new: Path) -> set[str]:
-    """The targets issue 28 added: the dimensions and composites of human/targets.tsv."""
+    """The targets that "every dimension a target" added: the dimensions and composites of human/targets.tsv."""
     path = new / "human/targets.tsv"
     if not path.exists():
         return set()
@@ -218,7 +218,7 @@ def compare(old: Path, new: Path) -> list[tuple[str, str]]:
     for f in files:
         a, b = old / f, new / f
         if f in NEW_FILES and not a.exists():
-            out.append((f, "expected (issue 28: a new file)"))
+            out.append((f, "expected (every dimension a target: a new file)"))
             continue
         if f.endswith(".svg") and a.exists() and b.exists() and a.read_bytes() != b.read_bytes() and \
                 same_but_coordinates(a, b) and (old / f).with_suffix(".png").read_bytes() == b.with_suffix(".png").read_bytes():
@@ -237,19 +237,19 @@ def compare(old: Path, new: Path) -> list[tuple[str, str]]:
                     extra["reason"].str.startswith("dimension ").all() else "more than a dimension's row changed"
             else:
                 problem = check_factuality(f, b, new)
-            out.append((f, f"UNEXPECTED: {problem}" if problem else "expected (issue 28: targets)"))
+            out.append((f, f"UNEXPECTED: {problem}" if problem else "expected (every dimension a target: targets)"))
             continue
         if f.startswith(("scores/parts/", "scores/tokens/")):
             if not a.exists() or not b.exists() or a.read_bytes() != b.read_bytes():
-                out.append((f, "expected (issue 12: scoring caches laid out per setting)"))
+                out.append((f, "expected (speed work: scoring caches laid out per setting)"))
             continue
         if f.endswith("/annotations.tsv") and not a.exists():       # data/ and the importer's folder
             header = b.read_text(encoding="utf-8") == "topic\tsummarizer\tdimension\tannotator\tgroup\tscore\n"
-            out.append((f, "expected (issue 21: annotations.tsv, the header only)" if header else
+            out.append((f, "expected (benchmarks as released: annotations.tsv, the header only)" if header else
                         "UNEXPECTED: annotations.tsv has rows"))
             continue
         if f.startswith(("annotators/", "factuality/")) and not a.exists():
-            out.append((f, "expected (issues 22, 23: a new stage's output)"))
+            out.append((f, "expected (the annotators and factuality stages: a new stage's output)"))
             continue
         if not a.exists() or not b.exists():
             out.append((f, f"UNEXPECTED: only {'after' if b.exists() else 'before'}"))
@@ -258,14 +258,14 @@ def compare(old: Path, new: Path) -> list[tuple[str, str]]:
             continue
         problem, why = None, None
         if f == "analysis/correlations.tsv":
-            problem, why = check_correlations(tsv(a), tsv(b)), "defect 2; interval ends within 1e-12 (issue 12)"
+            problem, why = check_correlations(tsv(a), tsv(b)), "defect 2; interval ends within 1e-12"
         elif f == "analysis/summary_level_correlations.tsv":
             ta, tb = tsv(a), tsv(b)
             added = [c for c in tb.columns if c not in ta.columns]
             problem = (check_close(ta, tb[list(ta.columns)], ("pearson", "spearman", "kendall"))
                        if added in ([], ["summaries", "pearson_lo", "pearson_hi", "p_vs_best"]) else
                        f"columns added: {added}")
-            why = "issue 12: vectorised summary level, within 1e-12; issue 21: interval and paired test columns"
+            why = "speed work: vectorised summary level, within 1e-12; benchmarks as released: interval and paired test columns"
         elif f in ("analysis/table1.tsv", "analysis/table1.md"):
             if f.endswith(".tsv"):
                 problem = check_table1(tsv(a), tsv(b))
@@ -296,14 +296,14 @@ def compare(old: Path, new: Path) -> list[tuple[str, str]]:
             added = tb.statistic == "summaries_without_ascii_letters_or_digits"
             problem = None if added.sum() == 1 and tb[~added].values.tolist() == tsv(a).values.tolist() \
                 else "more than the added row changed"
-            why = "issue 16: a row counting summaries without ASCII letters or digits"
+            why = "text checks: a row counting summaries without ASCII letters or digits"
         elif f == "analysis/table6_file_metrics.md":
             _, header_a, rows_a = tables.read_markdown(a)
             _, header_b, rows_b = tables.read_markdown(b)
             problem = None if (header_a, rows_a) == (header_b, rows_b) else "more than the caption changed"
             why = "the caption says what the optimal star means"
         elif f == "report.html":
-            why = "report: configuration (confidence as a fraction) and methods text; issue 21: the summary-level table"
+            why = "report: configuration (confidence as a fraction) and methods text; benchmarks as released: the summary-level table"
         else:
             problem = "not an expected change"
         out.append((f, f"UNEXPECTED: {problem}" if problem else f"expected ({why})"))

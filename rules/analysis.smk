@@ -18,6 +18,8 @@ for _stage in registry.analysis_stages():
             options=registry.stage_options(_stage, OPTIONS),
             # the door, through params: a loop variable in script: would be read when the job runs
             door=_stage.script or "analysis_stage",
+            # the generic door's stage module, by name (metaeval.door imports no stage and no registry)
+            module=f"metaeval.{_stage.module}",
         priority: registry.rule_priority(_stage.rule)
         log:
             OUT.log(_stage.name),

@@ -1,4 +1,4 @@
-# Calibration on known truth (issue 14, item 6): `snakemake --cores 2 calibration` (not part of `all`:
+# Calibration on known truth: `snakemake --cores 2 calibration` (not part of `all`:
 # it runs many simulations). A score-level model fitted to each calibrated data set; the type-I error,
 # power and coverage of the tests and intervals at the user's numbers of systems and topics; the power at
 # each number of topics of the grid (a job each); the tables and the power curves.

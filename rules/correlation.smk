@@ -8,7 +8,7 @@ rule correlate:
     input:
         unpack(analysis_inputs),
         unpack(permutation_basis),
-        # issue 22: the data set's annotations when the bootstrap resamples annotators
+        # the data set's annotations when the bootstrap resamples annotators
         **(data_files() if OPTIONS.correlate.resample_annotators else {}),
         skipped=OUT.file("human", "skipped"),
     output:

@@ -21,6 +21,22 @@ TINY = SCENARIOS / "input" / "tiny"
 TINY_YAML = (TINY / "dataset.yaml").read_text(encoding="utf-8")
 TINY_JUDGMENTS = (TINY / "judgments.tsv").read_text(encoding="utf-8")
 
+# The test being set up or run, so that running snakemake can check the test is marked for it
+# (the fast tier, ``-m "not workflow and not reference"``, must run no snakemake: docs/scale.md).
+_CURRENT: list[pytest.Item] = []
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Called before the item's fixtures are set up (this conftest's hook runs before pytest's own)."""
+    _CURRENT[:] = [item]
+
+
+def require_workflow_marker(what: str) -> None:
+    """Fail a test that runs snakemake (itself or through a fixture) without the ``workflow`` marker."""
+    if _CURRENT and _CURRENT[0].get_closest_marker("workflow") is None:
+        raise AssertionError(f"{_CURRENT[0].nodeid} runs {what} but is not marked workflow "
+                             "(pytest.mark.workflow: the fast tier leaves such tests out)")
+
 
 def shared_dataset(name: str) -> Path:
     """A real data set (or release file) from ../shared/data, or skip the test cleanly when it is
@@ -81,6 +97,7 @@ def scenario(workdir: Path, name: str = "config.yaml", extra: dict | None = None
 
 def snakemake(workdir: Path, *args: str, check: bool = True, env: dict | None = None,
               snakefile: Path = REPO / "Snakefile") -> subprocess.CompletedProcess:
+    require_workflow_marker("snakemake")
     cmd = [sys.executable, "-m", "snakemake", "-s", str(snakefile), "-d", str(workdir), *args]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
     if check and proc.returncode != 0:

@@ -1,4 +1,4 @@
-"""The fuzz suite's inputs, property and runner (issue 29; tests/test_fuzz.py runs it).
+"""The fuzz suite's inputs, property and runner (tests/test_fuzz.py runs it).
 
 For every reader of user input: a small valid release built here (the tiny data set of .test/input
 and files in the shape of the real releases), and hypothesis strategies of *structured* mutations

@@ -1,4 +1,4 @@
-"""The bootstrap as it was before it was vectorised (issue 12): one sample at a time, with numpy
+"""The bootstrap as it was before it was vectorised: one sample at a time, with numpy
 reductions over the gathered topics and systems. Kept as the reference the vectorised
 metaeval.stats.bootstrap is tested against (tests/test_correlation.py); not used by the workflow.
 

@@ -157,6 +157,7 @@ def four(tmp_path_factory) -> Path:
     return workdir
 
 
+@pytest.mark.workflow
 def test_the_verdict_across_four_data_sets_follows_each_data_sets_correlations(four):
     res = four / "results"
     table = tables.read_tsv(res / "all/variants.tsv", numeric=("mean_rank",))
@@ -182,6 +183,7 @@ def test_the_verdict_across_four_data_sets_follows_each_data_sets_correlations(f
         np.minimum(1, (4 - np.arange(4)) * np.sort(p))) <= 0.05))
 
 
+@pytest.mark.workflow
 def test_both_reports_answer_first_and_load_clean_in_a_browser(four, tmp_path):
     for page, heading in ((four / "results/all/report.html", "Which metric to trust across data sets?"),
                           (four / "results/summeval/report.html", "Which metric to trust on")):
@@ -201,6 +203,7 @@ def test_both_reports_answer_first_and_load_clean_in_a_browser(four, tmp_path):
     assert re.search(r"the best metric for \w+ is <b>\S+</b> \(r = [0-9.]+, 95% CI", verdict)
 
 
+@pytest.mark.workflow
 def test_adding_a_data_set_reruns_only_its_jobs_and_the_verdict(four):
     extra = four / "extra.yaml"
     cfg = yaml.safe_load((four / "config/config.yaml").read_text())
@@ -211,6 +214,7 @@ def test_adding_a_data_set_reruns_only_its_jobs_and_the_verdict(four):
     assert job_counts(out)["across"] == 1
 
 
+@pytest.mark.workflow
 def test_the_report_opens_with_one_row_per_target_and_level_in_a_browser(four, tmp_path):
     """The opening table, as headless Chromium renders it: one row per target and level, numbers at 3
     decimals, sorted by r within each level; then the sentence about the primary target."""
@@ -243,6 +247,7 @@ def test_the_report_opens_with_one_row_per_target_and_level_in_a_browser(four, t
     assert opening.index('class="answers"') < opening.index("the best metric for")
 
 
+@pytest.mark.workflow
 def test_the_verdict_across_data_sets_per_target(four):
     """results/all/targets.tsv: every target two or more data sets share; for across.combination it is
     the main verdict's (variants.tsv, computed on its own)."""

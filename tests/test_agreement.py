@@ -18,6 +18,7 @@ from metaeval.variants import Variant
 TOPICS = 12
 
 
+@pytest.mark.slow
 def test_verdicts_against_scipy_and_every_category():
     rng = np.random.default_rng(3)
     base = rng.normal(size=TOPICS)
@@ -33,6 +34,7 @@ def test_verdicts_against_scipy_and_every_category():
     assert np.isnan(v.verdict[4]) and v.n_topics[4] == 4     # untestable
 
 
+@pytest.mark.slow
 def test_each_pairs_p_value_is_scipys_for_that_pair_alone():
     """A pair's p must not depend on the other pairs (scipy's method='auto' on a batch chooses exact
     or approximate from the whole batch): rows with zeros, ties, few and many topics, batched."""

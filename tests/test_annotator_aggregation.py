@@ -1,4 +1,4 @@
-"""Issue 28: a data set with three annotators and majority-else-mean aggregation - the judgments,
+"""A data set with three annotators and majority-else-mean aggregation - the judgments,
 the correlations, the human ceiling and human parity all use that target; and the correlation
 bootstrap with annotators resampled produces every target, aggregating the drawn annotators by the
 rule.

@@ -1,4 +1,4 @@
-"""Issue 22: annotators as data - Krippendorff's alpha, the human ceiling, human parity, annotator
+"""Annotators as data - Krippendorff's alpha, the human ceiling, human parity, annotator
 resampling in the correlation bootstrap, and the stage end to end (SummEval from the release).
 
 Every expected value is computed independently of the code under test: ``krippendorff.alpha`` on
@@ -86,6 +86,7 @@ def test_weighted_alpha_equals_krippendorff_on_resampled_items(level):
         krippendorff.alpha(reliability_data=data, level_of_measurement=level), abs=1e-12)
 
 
+@pytest.mark.slow
 def test_alpha_bootstrap_is_seeded_and_brackets_the_value():
     rng = np.random.default_rng(4)
     truth = rng.normal(size=200)
@@ -213,6 +214,7 @@ def closed_form(V: float, noise: float, a: int, b: int) -> float:
     return V / math.sqrt((V + noise / a) * (V + noise / b))
 
 
+@pytest.mark.slow
 def test_ceiling_estimate_matches_the_closed_form_within_monte_carlo_error():
     """Simulated annotators with known noise: system effect u ~ N(0, su2), summary effect
     v ~ N(0, sv2), annotator noise N(0, se2); metric = truth + N(0, sm2). Within a topic the truth

@@ -67,6 +67,7 @@ def write_length_ratio(texts: Path, path: Path) -> None:
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
+@pytest.mark.workflow
 def test_every_benchmark_report_opens_with_an_answer(seven):
     assert sorted(p.name for p in (seven / "results").iterdir() if (p / "report.html").exists()) == \
         sorted([*NAMES, "all"])
@@ -83,6 +84,7 @@ def test_every_benchmark_report_opens_with_an_answer(seven):
         assert ("At the summary level, the best metric" in answer) == (name == "frank"), name
 
 
+@pytest.mark.workflow
 def test_frank_is_score_only(seven):
     res = seven / "results/frank"
     assert not (res / "scores/parts").exists() and not (res / "intervals").exists() and not (res / "sweeps").exists()
@@ -98,6 +100,7 @@ def test_frank_is_score_only(seven):
     assert variants == {f"{m}_{s}" for m in metrics["metric"] for s in "AM"}
 
 
+@pytest.mark.workflow
 def test_realsumm_is_read_from_the_authors_release(seven):
     """REALSumm from neulab/REALSumm's own pickles (realsumm_pkl): 24 systems (bart_out once), no source
     articles, and the authors' 14 metric scores as file metrics (their correlations: tests/test_realsumm_release.py)."""
@@ -110,6 +113,7 @@ def test_realsumm_is_read_from_the_authors_release(seven):
                                    "length_ratio"} <= set(metrics["metric"])
 
 
+@pytest.mark.workflow
 def test_summeval_keeps_every_annotator(seven):
     res = seven / "results/summeval"
     annotations = tables.read_tsv(res / "data/annotations.tsv")
@@ -138,6 +142,7 @@ def _release_means() -> dict[tuple[str, str], dict[str, float]]:
     return out
 
 
+@pytest.mark.workflow
 def test_summeval_answers_per_dimension_equal_scipy(seven):
     """SummEval from the release, one run: every dimension is a target of its own, and the system- and
     summary-level Pearson, Spearman and Kendall of every variant with it equal scipy's on the scores
@@ -212,6 +217,7 @@ def _summary_frame(res: Path, scores: Path, metric: str = "length_ratio") -> "pd
     return human.merge(file, on=["topic", "summarizer"], how="inner")
 
 
+@pytest.mark.workflow
 def test_the_leaderboard_cells_of_the_users_metric_equal_scipy(seven):
     """Every leaderboard cell of the metric the test computed from to_score equals scipy on the same
     data: system r (systems' means), summary-level r within topics (mean over topics), pooled r, AUC
@@ -286,6 +292,7 @@ def _williams_p(r12: float, r13: float, r23: float, n: int) -> float:
     return float(stats.t.sf(t, n - 3))
 
 
+@pytest.mark.workflow
 def test_the_users_wins_and_losses_against_two_released_metrics_by_hand(seven):
     """REALSumm, system level: length_ratio against BERTScore_F and JS2 by Williams' formula worked
     here from the systems' means (the released scores from the data set's own score file); summary
@@ -350,6 +357,7 @@ def test_the_users_wins_and_losses_against_two_released_metrics_by_hand(seven):
         assert tests.loc[key, "verdict"] == verdict, key
 
 
+@pytest.mark.workflow
 def test_the_leaderboard_page_in_a_browser(seven, tmp_path):
     """results/all/leaderboard.html and the report across data sets, as headless Chromium renders
     them: clean, the focus metric first with its wins, ties and losses, one header per benchmark, and

@@ -134,6 +134,7 @@ def test_human_verdicts_hold_alpha_when_the_true_means_are_equal():
     assert got["verdict_metric"] > s.alpha + band(s.alpha, s.replicates)
 
 
+@pytest.mark.slow
 def test_bootstrap_coverage_of_the_true_r():
     """BOOT-SYSTEMS covers rho_A(T) (what r estimates) within a band of 0.95 at 60 systems; at 5
     topics rho_A(T) = 0.704 is well below rho_A(inf) = 0.776, which it covers far less often; BOOT-INPUTS

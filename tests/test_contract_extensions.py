@@ -1,4 +1,4 @@
-"""Issue 21's extensions of the canonical form: annotations.tsv, dimension kinds, score-only data
+"""The extensions of the canonical form: annotations.tsv, dimension kinds, score-only data
 sets, splits and subsets; every bad case names file, line and field. Expected values are written
 out by hand from the small files each test writes."""
 from __future__ import annotations

@@ -207,6 +207,7 @@ def _pooled_by_loops(metric, human, idx):
     return stats.pearsonr(x[ok], y[ok])[0] if ok.sum() >= 3 and np.ptp(x[ok]) > 0 else np.nan
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_sys,pooled_level", [(5, False), (1, True), (2, True)])
 def test_summary_level_intervals_and_paired_test_by_loops(n_sys, pooled_level):
     """Intervals and the paired bootstrap p against the best metric, recomputed with plain loops

@@ -1,4 +1,4 @@
-"""Issue 23, factual consistency: the statistics against reference implementations (pingouin,
+"""Factual consistency: the statistics against reference implementations (pingouin,
 scikit-learn, scipy) and plain loops; FRANK's definitions reproduced from its released
 evaluate.py (one-hot residualisation with scikit-learn, scipy's pearsonr/spearmanr of the
 residuals); the stage end to end on FRANK, QAGS-CNN, QAGS-XSum and Rank19 from the releases; bad input.
@@ -420,6 +420,7 @@ def _frank_frame() -> pd.DataFrame:
     return human.merge(base[["hash", "model_name"] + cols], on=["hash", "model_name"], validate="one_to_one"), cols
 
 
+@pytest.mark.workflow
 def test_frank_partial_correlations_equal_pingouin_for_every_baseline_metric(releases):
     df, cols = _frank_frame()
     assert len(cols) == 15
@@ -452,6 +453,7 @@ def test_frank_partial_correlations_equal_pingouin_for_every_baseline_metric(rel
     assert checked == 15 * 6
 
 
+@pytest.mark.workflow
 def test_frank_ablation_uses_the_flip_fields(releases):
     ab = tables.read_tsv(releases / "results/frank/factuality/ablation.tsv", numeric=("r_full", "r_ablated",
                                                                                        "difference"))
@@ -474,6 +476,7 @@ def _built_in(workdir: Path, name: str) -> tuple[pd.DataFrame, pd.Series]:
     return sc, j
 
 
+@pytest.mark.workflow
 @pytest.mark.parametrize("name", ["qags_cnn", "qags_xsum"])
 def test_qags_correlations_auc_and_balanced_accuracy_equal_scipy_and_scikit_learn(releases, name):
     sc, j = _built_in(releases, name)
@@ -497,6 +500,7 @@ def test_qags_correlations_auc_and_balanced_accuracy_equal_scipy_and_scikit_lear
     assert ans.iloc[0]["protocol"] == "summary"
 
 
+@pytest.mark.workflow
 def test_qags_balanced_accuracy_on_the_seeded_test_split(releases):
     sc, j = _built_in(releases, "qags_cnn")
     binr = tables.read_tsv(releases / "results/qags_cnn/factuality/binary.tsv",
@@ -515,6 +519,7 @@ def test_qags_balanced_accuracy_on_the_seeded_test_split(releases):
         < 1e-12
 
 
+@pytest.mark.workflow
 def test_rank19_ranking_accuracy_by_plain_loops(releases):
     sc, j = _built_in(releases, "rank19")
     chrf = pd.read_csv(releases / "results/rank19/scores/chrf_scores.tsv", sep="\t", dtype={"topic": str})
@@ -537,6 +542,7 @@ def test_rank19_ranking_accuracy_by_plain_loops(releases):
         assert abs(row["accuracy"] - c / 373) < 1e-12
 
 
+@pytest.mark.workflow
 def test_reports_open_with_the_factuality_answer(releases):
     for name, protocol in (("rank19", "ranking accuracy"), ("frank", "partial Pearson")):
         text = (releases / f"results/{name}/report.html").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""The metric-family interface and its registry (issue 27, item 2): every family's ids read back,
+"""The metric-family interface and its registry: every family's ids read back,
 the corpus-level families' corpus scores are the engines' (so sacrebleu's), and a family added to
 the registry is parsed, refused as a score-file id and read by the analyses without any other edit."""
 from __future__ import annotations
@@ -8,9 +8,9 @@ import pytest
 
 from metaeval.metrics import bleu, chrf
 from metaeval.metrics.family import CorpusFamily, MeanMedianFamily
-from metaeval.metrics.families import REGISTRY, corpus_families, of_form, owner
+from metaeval.metrics.families import REGISTRY, corpus_families, metric_id_problem, of_form, owner
 from metaeval.stages import analysis_inputs
-from metaeval.variants import Variant, metric_id_problem
+from metaeval.variants import Variant
 
 
 @pytest.mark.parametrize("text,family", [

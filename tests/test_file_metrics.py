@@ -179,6 +179,7 @@ def realsumm_run(tmp_path_factory) -> Path:
     return workdir
 
 
+@pytest.mark.workflow
 def test_realsumm_file_metrics_correlate_as_scipy_computes_from_the_raw_file(realsumm_run):
     corr = correlations(realsumm_run)
     expected = raw_system_correlations(realsumm_run / "data/realsumm")
@@ -191,6 +192,7 @@ def test_realsumm_file_metrics_correlate_as_scipy_computes_from_the_raw_file(rea
     assert round(float(corr["BERTScore_P_A"]["pearson"]), 3) == -0.071
 
 
+@pytest.mark.workflow
 def test_realsumm_file_metrics_take_part_in_every_analysis(realsumm_run):
     res = realsumm_run / "results/realsumm"
     williams = tables.read_tsv(res / "analysis/williams_coverage.tsv")
@@ -212,6 +214,7 @@ def test_realsumm_file_metrics_take_part_in_every_analysis(realsumm_run):
     assert "Metrics from score files" in (res / "report.html").read_text()
 
 
+@pytest.mark.workflow
 def test_the_answer_names_the_best_file_metric(realsumm_run):
     """The report's opening answer names the file metric with the highest r among all variants
     (recomputed here from correlations.tsv) and the Williams p of the best variant against it."""
@@ -254,6 +257,7 @@ def test_the_file_metric_sentence_by_hand(tmp_path):
     assert file_metric_sentence(str(tmp_path / "absent.tsv"), w, a) == ""
 
 
+@pytest.mark.workflow
 def test_editing_a_score_file_reruns_from_the_analyses_on(realsumm_run):
     path = realsumm_run / "data/realsumm/metric_scores.tsv"
     header, first, *rest = path.read_text().split("\n")
@@ -267,6 +271,7 @@ def test_editing_a_score_file_reruns_from_the_analyses_on(realsumm_run):
     snakemake(realsumm_run, "--cores", "2")
 
 
+@pytest.mark.workflow
 def test_a_lower_is_better_declaration_negates_the_metric_everywhere(realsumm_run, tmp_path):
     extra = tmp_path / "lower.yaml"
     extra.write_text(yaml.safe_dump({"datasets": {"realsumm": {"format": "canonical", "path": "data/realsumm",
@@ -285,6 +290,7 @@ def test_a_lower_is_better_declaration_negates_the_metric_everywhere(realsumm_ru
     snakemake(realsumm_run, "--cores", "2")     # back to the module's configuration
 
 
+@pytest.mark.workflow
 def test_the_archive_holds_the_score_file_and_reruns_with_it(realsumm_run, tmp_path):
     snakemake(realsumm_run, "--cores", "2", "archive")
     (archive,) = sorted((realsumm_run / "results/archive").glob("realsumm-*.tar.gz"))

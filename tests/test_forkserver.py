@@ -20,7 +20,9 @@ import pytest
 from conftest import REPO, scenario
 from metaeval import forkserver
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the fork server is Linux-only")
+# slow: each test starts a server that imports the libraries
+pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the fork server is Linux-only"),
+              pytest.mark.slow]
 
 DOOR = textwrap.dedent("""\
     import os, sys

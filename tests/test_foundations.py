@@ -348,12 +348,14 @@ def test_code_version_changes_with_an_imported_module_only(tmp_path):
 
     copy = tmp_path / "src"
     shutil.copytree(package_dir(), copy / "metaeval")
-    script = REPO / "workflow/scripts/agreement.py"
+    script = REPO / "workflow/scripts/analysis_stage.py"    # the agreement stage's door: the generic one
+    stage = ("metaeval.stages.agreement",)
     run = lambda: subprocess.run(  # noqa: E731
-        [sys.executable, "-c", f"from metaeval.provenance import code_version; print(code_version({str(script)!r}))"],
+        [sys.executable, "-c",
+         f"from metaeval.provenance import code_version; print(code_version({str(script)!r}, {stage!r}))"],
         capture_output=True, text=True, check=True, env={"PYTHONPATH": str(copy)}).stdout.strip()
     before = run()
-    assert before == code_version(script)                  # independent of where the package lives
+    assert before == code_version(script, stage)           # independent of where the package lives
     (copy / "metaeval/stats/williams.py").write_text((copy / "metaeval/stats/williams.py").read_text() + "\n# x\n")
     assert run() == before                                  # the agreement stage does not import it
     (copy / "metaeval/stats/verdicts.py").write_text((copy / "metaeval/stats/verdicts.py").read_text() + "\n# x\n")

@@ -1,4 +1,4 @@
-"""The fuzz suite of issue 29: every reader of user input, fed structured mutations of a valid file
+"""The fuzz suite: every reader of user input, fed structured mutations of a valid file
 (tests/fuzz_cases.py says which), either gives the same numbers as a direct computation or stops
 with the project's own error naming the user's file; never another exception, a crash, more than
 1.5 GB of address space or 10 s for one input.
@@ -38,6 +38,7 @@ def _described(report: dict) -> str:
     return "\n".join(lines)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reader", fuzz_cases.READERS)
 def test_a_reader_gives_the_right_numbers_or_its_own_error_naming_the_file(reader, tmp_path, record_property):
     report = fuzz_cases.run(reader, EXAMPLES, _out(tmp_path, reader))
@@ -47,6 +48,7 @@ def test_a_reader_gives_the_right_numbers_or_its_own_error_naming_the_file(reade
     assert not report["findings"], _described(report)
 
 
+@pytest.mark.slow
 def test_a_crash_is_a_finding_and_the_fuzzing_goes_on(tmp_path, monkeypatch):
     """The harness itself: a reader that kills its process, raises another exception, names no
     file of the user's or outlives its time is one finding each; the examples after it still run
@@ -83,7 +85,7 @@ def test_a_crash_is_a_finding_and_the_fuzzing_goes_on(tmp_path, monkeypatch):
 
 # =========================================================================== what the fuzzer found
 
-# --------------------------------------------------------------------------- the pickle reader (issue29-pickle)
+# --------------------------------------------------------------------------- the pickle reader (hostile pickles)
 
 def _pickle_error(tmp_path: Path, data: bytes) -> str:
     """Import a BARTScore pickle in a child process (a crash must not take pytest down): the

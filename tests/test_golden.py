@@ -172,3 +172,9 @@ def test_agreement_verdicts_and_counts_recomputed(default):
     a = tsv(default / "agreement/agreement.tsv")
     row = a[(a.metric == "R2_ST1_RS0_R") & (a.combination == "arithmetic") & (a.pair_type == "all")].iloc[0]
     assert (int(row.pairs), int(row.correct), int(row.contradictions)) == (len(testable), correct, contradictions)
+
+
+def test_the_report_names_no_issue_by_its_number(default):
+    from test_no_issue_numbers import issue_numbers
+
+    assert issue_numbers((default / "report.html").read_text(encoding="utf-8")) == []

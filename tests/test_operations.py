@@ -105,7 +105,7 @@ def test_statistics_options_rerun_only_the_statistics_job(run):
 
 
 def test_factuality_options_rerun_only_the_factuality_job(run):
-    """A factuality.* value (issue 23) reaches the factuality job and the report (which records the choices)."""
+    """A factuality.* value reaches the factuality job and the report (which records the choices)."""
     for extra in ({"seed": 3}, {"proportion_cutoff": 0.5}, {"dimensions": ["coverage"]}):
         assert set(job_counts(dry_run(run, {"factuality": extra}))) == {"factuality", "report", "all"}, extra
 
@@ -223,10 +223,11 @@ def reasons(dry_run_output: str) -> dict[str, set[str]]:
     # the Williams test is imported by the correlation stage only; its tables feed the correlation
     # tables, the re-ranking and the report
     # and by the statistics stage (its optimal set and clusters), which only the report reads
-    # (the scenario's two data sets also get the verdict across them, which reads the correlations),
+    # (the scenario's two data sets also get the verdict across them and the leaderboard, which read the
+    # correlations),
     # and by the factuality stage (Williams tests between partial correlations, through stats/partial.py)
     ("stats/williams.py", {"correlate", "statistics", "factuality"},
-     {"correlation_tables", "rerank", "report", "across", "all"}),
+     {"correlation_tables", "rerank", "report", "across", "leaderboard", "all"}),
     # the Wilcoxon verdicts by the agreement stage and the re-ranking (its pairwise Wilcoxon tests)
     # (and the report, for the method's description, which re-runs anyway because their tables are
     # its inputs)

@@ -1,4 +1,4 @@
-"""Hostile and odd input to the readers of text, YAML, JSON and TSV (issue 29): the one YAML loader
+"""Hostile and odd input to the readers of text, YAML, JSON and TSV: the one YAML loader
 (metaeval.data.safe_yaml), the one number parser (contract.parse_number), the one text check
 (contract.check_text), reserved and look-alike names, and errors that name the user's file. Each
 error names the file, the line or record, and the field. The workflow-level cases (one folder each

@@ -190,6 +190,7 @@ def workflow(tmp_path_factory) -> Path:
     return workdir
 
 
+@pytest.mark.workflow
 def test_system_level_correlations_equal_scipy_on_the_release(release, workflow):
     """Pearson, Spearman and Kendall tau-b of each of the 14 metrics' system means with the mean
     LitePyramid recall (24 systems), as the workflow computes them, equal scipy's on the independent read."""

@@ -1,4 +1,4 @@
-"""The restricted unpickler is bounded and total (issue 29): each hostile pickle, written opcode by
+"""The restricted unpickler is bounded and total: each hostile pickle, written opcode by
 opcode, is read in a child process under resource limits (1 GB of address space, 60 s of CPU), so a
 crash of the interpreter shows as a failing test, not a dead pytest. The child must end normally
 with the project's DatasetError naming the file (and the record and field where there is one);

@@ -1,4 +1,4 @@
-"""The statistics of issue 14 against scipy, brute-force loops written here, and data with a known
+"""The statistics beyond Graham 2015 against scipy, brute-force loops written here, and data with a known
 truth (exchangeable metrics, a simulated model, an uninformative metric)."""
 from __future__ import annotations
 

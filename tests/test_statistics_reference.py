@@ -1,4 +1,4 @@
-"""The statistics of issue 14 against the peers' own values on REALSumm (../shared/reference, made by
+"""The statistics beyond Graham 2015 against the peers' own values on REALSumm (../shared/reference, made by
 mt-metrics-eval's stats.py and nlpstats 0.0.1; its README says which call made which value) and
 against nlpstats itself on small random data."""
 from __future__ import annotations
@@ -56,6 +56,7 @@ def test_kendall_variants_and_kendall_like(realsumm):
         np.testing.assert_allclose(values, by_metric(rows), rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_tie_calibration(realsumm):
     x, z = realsumm
     ref = table("kendall_variants.tsv")
@@ -144,6 +145,7 @@ def _nlpstats_swaps(seed: int, samples: int, n_sys: int, n_top: int, method: str
     return (np.array(rows) if rows else None), (np.array(cols) if cols else None)
 
 
+@pytest.mark.slow
 def test_bootstrap_within_monte_carlo_spread_and_replayed(realsumm):
     x, z = realsumm
     ref = table("nlpstats_bootstrap.tsv")
@@ -157,6 +159,7 @@ def test_bootstrap_within_monte_carlo_spread_and_replayed(realsumm):
             np.testing.assert_allclose(replayed, by_metric(part), rtol=0, atol=1e-12)   # nlpstats' seed-0 stream
 
 
+@pytest.mark.slow
 def test_permutation_within_monte_carlo_spread_and_replayed(realsumm):
     x, z = realsumm
     stat = levels.statistic("system", "pearson")
@@ -201,6 +204,7 @@ def test_correlate_equals_nlpstats(nlpstats):
     np.testing.assert_allclose(levels.correlate(x, z, "system", "pearson"), theirs, rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", levels.LEVELS)
 @pytest.mark.parametrize("method", ["systems", "inputs", "both"])
 def test_bootstrap_and_permutation_replay_nlpstats(nlpstats, level, method):

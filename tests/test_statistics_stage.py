@@ -1,4 +1,4 @@
-"""The statistics stage (issue 14) on the small scenario (.test/config/config.yaml, run once per
+"""The statistics stage on the small scenario (.test/config/config.yaml, run once per
 session): its files exist, and its values equal independent computations from the tables the
 workflow wrote - scipy and plain loops over the samples, replaying the seeded draws, never the
 functions under test."""

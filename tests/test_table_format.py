@@ -46,6 +46,7 @@ def write_csv(path: Path, header: list[str], rows: list[list[str]], delimiter: s
 
 # ----------------------------------------------------------------------------- real releases
 
+@pytest.mark.slow
 def test_summeval_release_declared_as_a_table_gives_the_importers_folder_byte_for_byte(tmp_path):
     raw = shared_dataset("raw/summeval-official")
     from metaeval.data.importers import import_summeval_jsonl
@@ -370,6 +371,7 @@ def test_the_worked_declarations_of_the_docs_are_valid_entries():
     assert len(ds.judgments) == 1200 and len(ds.dimensions) == 8
 
 
+@pytest.mark.workflow
 def test_the_import_and_validation_jobs_run_a_declared_table(tmp_path):
     """The rule made from the registry, its thin script and the validation job, through Snakemake:
     one CSV per system, the reference system judged beside a second reference, a metric column."""

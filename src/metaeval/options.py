@@ -62,8 +62,6 @@ def check_config_files(paths: Sequence[Path | str]) -> None:
     win). The Snakefile runs it on ``config/config.yaml`` before its ``configfile:`` directive and on
     every ``--configfile`` (which Snakemake has read by then: a file it cannot read at all gets its
     own message first)."""
-    from .data.safe_yaml import load
-
     def error(path: str, line: int | None, problem: str) -> ConfigError:
         return ConfigError(f"config file {path}{f', line {line}' if line else ''}: {problem}")
 
@@ -75,7 +73,7 @@ def check_config_files(paths: Sequence[Path | str]) -> None:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as e:
             raise ConfigError(f"config file {path}: not valid UTF-8 ({e.reason} at byte {e.start})") from None
-        load(text, path, error, aliases=True)
+        read_yaml(text, path, error, aliases=True)
 
 
 def datasets_named_by_user(paths: Sequence[Path | str], overrides: Mapping[str, Any]) -> set[str] | None:
@@ -251,7 +249,7 @@ def check(config: Mapping[str, Any]) -> None:
     check_calibration(config)
     check_statistics(config)
     check_factuality(config)
-    # issue 22: the annotators stage's variant ids must parse (a data set lacking one gets a note)
+    # the annotators stage's variant ids must parse (a data set lacking one gets a note)
     for i, v in enumerate(config["annotators"]["variants"]):
         if v not in ANNOTATOR_SELECTORS:
             try:
@@ -476,7 +474,7 @@ class Options:
                                        baselines=tuple(dict.fromkeys(
                                            Variant.parse(v).summary_metric
                                            for v in [*c["baselines"], config["agreement"]["baseline"]])))
-        # issue 22: annotators as data
+        # annotators as data
         self.annotators_enabled: bool = config["annotators"]["enabled"]
         self.annotators = from_section(AnnotatorsOptions, config["annotators"], summarizers=c["summarizers"],
                                        baselines=c["baselines"])

@@ -18,6 +18,7 @@ import re
 from typing import Callable, Iterable, Mapping, Sequence
 
 from . import registry
+from .parts import part_key, parts_by_setting  # noqa: F401 (the contract's names of score-job parts)
 from .variants import setting_tag
 
 RESULTS = "results"
@@ -72,25 +73,6 @@ def log(job: str, dataset: str = "{dataset}") -> str:
 
 def setting_tags(settings: Iterable[tuple[int, int]]) -> list[str]:
     return [setting_tag(s, r) for s, r in settings]
-
-
-def part_key(kind: str, stem: int, stop: int, shard: int) -> str:
-    """The gathering job's name for one score job's file (``kind``: a key of the ``score`` stage:
-    ``scores``, ``bleu_stats`` or ``bleu_signature``)."""
-    return f"{kind}__{setting_tag(stem, stop)}__shard{shard}"
-
-
-def parts_by_setting(inputs: Mapping[str, str], kind: str) -> dict[tuple[int, int], list[str]]:
-    """A job's named inputs of one kind of score-job file (:func:`part_key`), by (stem, stop), in shard order."""
-    found = {}
-    for key, path in inputs.items():
-        m = re.fullmatch(rf"{kind}__ST([01])_RS([01])__shard([0-9]+)", key)
-        if m:
-            found[(int(m[1]), int(m[2]), int(m[3]))] = path
-    out: dict[tuple[int, int], list[str]] = {}
-    for (stem, stop, _), path in sorted(found.items()):
-        out.setdefault((stem, stop), []).append(path)
-    return out
 
 
 # ----------------------------------------------------------------------------- the main job

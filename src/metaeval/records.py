@@ -141,7 +141,7 @@ class CorrelateOptions(NamedTuple):
     alpha: float
     correction: str | None
     optimal: str                # statistics.optimal when the statistics job runs, else williams
-    resample_annotators: bool   # issue 22: the bootstrap also resamples annotators
+    resample_annotators: bool   # the bootstrap also resamples annotators
     human_order: str            # human_scores.order (the human scores resampled annotators give)
 
 
@@ -252,7 +252,7 @@ class FactualityOptions(NamedTuple):
 
 
 class AnnotatorsOptions(NamedTuple):
-    """The annotators job (issue 22; the ``annotators:`` section, with correlation.summarizers and
+    """The annotators job (the ``annotators:`` section, with correlation.summarizers and
     correlation.baselines)."""
     summarizers: str
     variants: tuple[str, ...]
@@ -264,7 +264,7 @@ class AnnotatorsOptions(NamedTuple):
     confidence: float
 
 
-# ----------------------------------------------------------------------------- calibration (issue 14, 6c)
+# ----------------------------------------------------------------------------- calibration
 
 class CalibrationModelOptions(NamedTuple):
     """The calibration model job: the human combination and the two metrics it is fitted to."""

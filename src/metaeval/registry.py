@@ -14,12 +14,16 @@ captions, methods text and answer hook. From these declarations come:
   checked by tests/test_registry.py).
 
 Adding an analysis stage is its module (``load`` -> ``compute`` -> ``write``), its entry here, its
-schema section and its tests (docs/layout.md, "Adding a stage"), in the way of sacrerouge's
+schema section, its documented config section and its tests (docs/layout.md, "Adding a stage",
+names every file; the stage table there is written by ``python -m metaeval.registry --write
+docs/layout.md``), in the way of sacrerouge's
 registries and of the snakemake-workflows catalogue, whose final targets come from one place.
 
-The registry holds declarations only (no import of a stage module): hooks are named
-``"module:function"`` and imported by who calls them (:func:`hook`), so importing the registry stays
-cheap and circle-free.
+The registry holds declarations only (no import of a stage module, an engine or an importer):
+hooks are named ``"module:function"`` and imported by who calls them (:func:`hook`), so importing
+the registry stays cheap and circle-free, and a job's code version covers the registry only where
+the job reads it (the report's; docs/layout.md, "Layers"). It imports the values below it (the
+records) and the data layer's declarations (the contract's files, the release formats).
 """
 
 from __future__ import annotations
@@ -28,6 +32,10 @@ import importlib
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Callable, Mapping, NamedTuple
+
+from .data.contract import FILES as DATA_FILES
+from .data.formats import IMPORTED
+from .records import from_section
 
 # The input bundle of the analysis jobs (rules/common.smk ``analysis_inputs``: the metric scores of
 # every family and the human scores), as a ``reads`` entry.
@@ -131,17 +139,9 @@ def _sweep(prefix: str) -> dict[str, str]:
             **_figure(d, "figure", f"figure_{prefix}")}
 
 
-def _data_files() -> dict[str, str]:
-    from .data.contract import FILES   # the data set contract names its files
-
-    return dict(FILES)
-
-
 def _imports() -> tuple[Stage, ...]:
     """The import stages, one per release format with an import job (metaeval.data.formats: each
     format's stage, rule and module), writing the canonical form in results/{dataset}/<stage>/."""
-    from .data.formats import IMPORTED
-
     return tuple(Stage(f.stage, _in(f.stage, f.files()), f"{f.title or f'the {f.name} release'} in the canonical form", kind="import",
                        rule=f.script, rules_file="data", module=f.module.removeprefix("metaeval."))
                  for f in IMPORTED)
@@ -151,7 +151,7 @@ def _imports() -> tuple[Stage, ...]:
 STAGES: tuple[Stage, ...] = (
     # ------------------------------------------------------------------ data
     *_imports(),
-    Stage("data", _in("data", _data_files()), "the validated, normalised canonical copy", kind="data",
+    Stage("data", _in("data", dict(DATA_FILES)), "the validated, normalised canonical copy", kind="data",
           rule="validate_dataset", rules_file="data", module="data.datasets", context=("dataset",)),
     Stage("summary", {"summary": "data/summary.tsv"}, "the data set's counts and dimensions", kind="data",
           rule="validate_dataset", rules_file="data", module="data.datasets", final=True, context=("summary",)),
@@ -329,7 +329,7 @@ STAGES: tuple[Stage, ...] = (
                         **_figure("agreement", "differences", "figure_differences")},
           "metric vs human verdicts on every pair of summarizers (Owczarzak et al. 2012)", rules_file="analysis",
           module="stages.agreement", sections=("agreement",), options="agreement", final=True,
-          reads=(ANALYSIS_INPUTS,), script="agreement", category="Agreement",
+          reads=(ANALYSIS_INPUTS,), category="Agreement",
           report=(ReportSection("Agreement of verdicts on pairs of summarizers (Owczarzak et al. 2012)", (
               ReportItem("agreement", "table2_md"), ReportItem("agreement", "table3_md"),
               ReportItem("agreement", "accuracy_png",
@@ -507,28 +507,12 @@ def hook(name: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), function)
 
 
-def run_stage(smk: Any) -> None:
-    """The generic door (workflow/scripts/analysis_stage.py) of a stage whose module has the stage
-    shape: ``load(inputs, options)`` -> ``compute(loaded, options)`` -> ``write(result, options, outputs)``,
-    inputs and outputs as dicts of the rule's named files; logged to the job's log."""
-    from .logs import job_log
-
-    s = stage(smk.rule)
-    module = importlib.import_module(f"metaeval.{s.module}")
-    with job_log(smk.log[0], f"{s.name} {smk.wildcards.dataset}"):
-        options = smk.params.options
-        loaded = module.load(dict(smk.input.items()), options)
-        module.write(module.compute(loaded, options), options, dict(smk.output.items()))
-
-
 def stage_options(s: Stage, options: Any) -> Any:
     """A stage's options record: the ``Options`` attribute it names, or its ``record`` built by field
     name from its config section (``options.config``: the validated config, defaults filled in)."""
     if s.options:
         return attrgetter(s.options)(options)
     if s.record:
-        from .records import from_section
-
         return from_section(hook(s.record), options.config[s.sections[0]])
     return None
 
@@ -554,5 +538,21 @@ def markdown_table() -> str:
     return "\n".join(head + rows)
 
 
+def write_stage_table(path: str) -> None:
+    """Put :func:`markdown_table` between the ``registry:stages`` markers of a Markdown file
+    (docs/layout.md: ``python -m metaeval.registry --write docs/layout.md``)."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    head, rest = text.split("<!-- registry:stages -->\n", 1)
+    _, tail = rest.split("\n<!-- /registry:stages -->", 1)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(f"{head}<!-- registry:stages -->\n{markdown_table()}\n<!-- /registry:stages -->{tail}")
+
+
 if __name__ == "__main__":
-    print(markdown_table())
+    import sys
+
+    if sys.argv[1:2] == ["--write"]:
+        write_stage_table(sys.argv[2])
+    else:
+        print(markdown_table())

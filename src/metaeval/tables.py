@@ -26,7 +26,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .files import write_text
+from .files import atomic_path, write_text
 
 NA = "NA"
 
@@ -77,8 +77,6 @@ def write_tsv_parts(frames: Iterable[pd.DataFrame], columns: Sequence[str], path
                     blank: Sequence[str] = ()) -> None:
     """Write frames with the same columns one after another as one TSV (the bytes of the
     concatenated frame, without ever holding all of it), atomically."""
-    from .files import atomic_path
-
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
         fh.write("\t".join(columns) + "\n")
         for f in frames:

@@ -22,14 +22,16 @@ at most d words between, without / with unigrams; ``RS*`` / ``RSU*`` unlimited):
 :data:`MEASURE_PATTERN` is the one regular expression for them (the Snakefile's wildcard
 constraint and :func:`metaeval.metrics.rouge.parse_measure` use it).
 
-Each id form belongs to a registered metric family (:mod:`metaeval.metrics.families`): parsing
-asks every family in turn, and an id's text, its per-summary metric and whether it is corpus-level
-come from its family.
+The id forms sit below the metric families (:mod:`metaeval.metrics.families`, which import this
+module and never the reverse): an id's text, its per-summary metric and whether it is corpus-level
+follow from its form alone. Parsing reads the four forms; the catch-all ``<metric>_A`` form never
+takes a metric that has the look of another form's (a ROUGE, BLEU or chrF metric id). Which family
+owns a metric, and whether a score file may name it, is the families' to say
+(:func:`metaeval.metrics.families.owner`, :func:`metaeval.metrics.families.metric_id_problem`).
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 
@@ -39,6 +41,19 @@ PRF = ("P", "R", "F")          # precision, recall, F
 CHRF_METRICS = ("CHRF", "CHRF++")    # chrF (word order 0) and chrF++ (word order 2)
 
 _MEASURE = re.compile(MEASURE_PATTERN)
+
+# The id forms (Variant.family): the form of a ROUGE variant, a BLEU variant, a chrF variant, and the
+# mean / median <metric>_A / <metric>_M of a per-summary metric over a summarizer's summaries (the
+# metric id: a letter, then letters, digits and _ . + -).
+ROUGE_ID = re.compile(rf"^(?P<measure>{MEASURE_PATTERN})_ST(?P<stem>[01])_RS(?P<stop>[01])_(?P<stat>[AM])_(?P<prf>[PRF])$")
+ROUGE_METRIC = re.compile(rf"^{MEASURE_PATTERN}_ST[01]_RS[01]")     # a per-summary ROUGE metric id (its start)
+BLEU_ID = re.compile(r"^BLEU_ST(?P<stem>[01])_RS(?P<stop>[01])$")
+CHRF_ID = re.compile(r"^CHRF(?:\+\+)?$")
+MEAN_MEDIAN = re.compile(r"^(?P<metric>[A-Za-z][A-Za-z0-9_.+-]*?)_(?P<stat>[AM])$")
+# How the ids of each form look (for the parse error), in the order they are tried.
+EXAMPLES = ("R2_ST1_RS0_A_R (ROUGE: measure, ST0/ST1, RS0/RS1, A/M, P/R/F)", "BLEU_ST1_RS0", "CHRF, CHRF++",
+            "<metric>_A / <metric>_M (e.g. SERA5_PL_A)")
+CORPUS_FORMS = ("bleu", "chrf")      # system score from summed per-summary statistics
 
 # What Graham's Table 2 calls the options of a ROUGE variant, in id order.
 OPTIONS = ("n-gram method", "stemming", "stop words", "mean/median", "P/R/F")
@@ -51,23 +66,14 @@ def is_measure(text: str) -> bool:
 
 def is_sentence_bleu(metric_id: str) -> bool:
     """Whether a per-summary metric id is the smoothed sentence BLEU (BLEU_ST1_RS0)."""
-    return _registry()["bleu"].parse(metric_id) is not None
+    return BLEU_ID.match(metric_id) is not None
 
 
-def _registry():
-    """The registered metric families (:data:`metaeval.metrics.families.REGISTRY`): imported at
-    first use, since the families build this module's :class:`Variant`."""
-    from .metrics.families import REGISTRY
-
-    return REGISTRY
-
-
-@functools.cache
-def _family_of_form(form: str):
-    """:func:`metaeval.metrics.families.of_form`, cached (ids are written in tight loops)."""
-    from .metrics.families import of_form
-
-    return of_form(form)
+def has_form_of_other_metric(metric: str) -> bool:
+    """Whether a per-summary metric id looks like one of the ROUGE, BLEU or chrF forms' (so that its
+    ``<metric>_A`` would not name a mean of a metric of its own)."""
+    return (ROUGE_METRIC.match(metric) is not None or BLEU_ID.match(metric) is not None or metric == "BLEU"
+            or CHRF_ID.match(metric) is not None)
 
 
 def setting_tag(stem: int, stop: int) -> str:
@@ -108,20 +114,27 @@ class Variant:
     @staticmethod
     def parse(text: str) -> Variant:
         """Read an id; a ValueError says what was expected."""
-        for family in _registry().values():
-            variant = family.parse(text)
-            if variant is not None:
-                return variant
-        examples = [f.example for f in _registry().values() if f.example]
-        raise ValueError(f"{text!r} is not a variant id; expected e.g. {', '.join(examples[:-1])}, or {examples[-1]}")
+        m = ROUGE_ID.match(text)
+        if m:
+            return Variant.rouge(m["measure"], int(m["stem"]), int(m["stop"]), m["stat"], m["prf"])
+        m = BLEU_ID.match(text)
+        if m:
+            return Variant.bleu(int(m["stem"]), int(m["stop"]))
+        if CHRF_ID.match(text):
+            return Variant.chrf(text)
+        m = MEAN_MEDIAN.match(text)
+        if m and not has_form_of_other_metric(m["metric"]):
+            return Variant.metric(m["metric"], m["stat"])
+        raise ValueError(f"{text!r} is not a variant id; expected e.g. {', '.join(EXAMPLES[:-1])}, or {EXAMPLES[-1]}")
 
     def __str__(self) -> str:
-        return _family_of_form(self.family).variant_id(self)
-
-    @property
-    def family_object(self):
-        """The registered family of the variant's id form (:mod:`metaeval.metrics.families`)."""
-        return _family_of_form(self.family)
+        if self.family == "rouge":
+            return f"{self.measure}_{setting_tag(self.stem, self.stop)}_{self.statistic}_{self.prf}"
+        if self.family == "bleu":
+            return f"BLEU_{setting_tag(self.stem, self.stop)}"
+        if self.family == "chrf":
+            return self.measure
+        return f"{self.measure}_{self.statistic}"
 
     @property
     def id(self) -> str:
@@ -130,7 +143,7 @@ class Variant:
     @property
     def corpus_level(self) -> bool:
         """Whether the system score comes from summed per-summary statistics (BLEU, chrF)."""
-        return self.family_object.corpus_level
+        return self.family in CORPUS_FORMS
 
     @property
     def setting(self) -> tuple[int, int] | None:
@@ -142,7 +155,9 @@ class Variant:
         """The per-summary metric this variant aggregates: R2_ST1_RS0_A_R -> R2_ST1_RS0_R;
         BLEU_ST0_RS1 -> BLEU_ST0_RS1 (smoothed sentence BLEU); CHRF -> CHRF (sentence chrF);
         SERA5_PL_A -> SERA5_PL."""
-        return self.family_object.summary_metric(self)
+        if self.family == "rouge":
+            return summary_metric_id(self.measure, self.stem, self.stop, self.prf)
+        return str(self) if self.corpus_level else self.measure
 
     def option(self, name: str) -> str:
         """The value of one of Graham's :data:`OPTIONS` for a ROUGE variant (as in its id)."""
@@ -150,26 +165,6 @@ class Variant:
             raise ValueError(f"{self} is not a ROUGE variant")
         return {"n-gram method": self.measure, "stemming": f"ST{self.stem}", "stop words": f"RS{self.stop}",
                 "mean/median": self.statistic, "P/R/F": self.prf}[name]
-
-
-def metric_id_problem(metric: str) -> str | None:
-    """Why ``metric`` cannot name a metric read from a score file, or None: its variants
-    ``<metric>_A`` / ``<metric>_M`` must read back as that metric, and it must not be (or look like)
-    the id of a metric the workflow computes (ROUGE, BLEU, chrF, SERA), whose scores it would shadow."""
-    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.+-]*", metric):
-        return ("expected a letter followed by letters, digits and '_', '.', '+', '-' "
-                "(it becomes the variant ids <metric>_A and <metric>_M)")
-    from .metrics.families import owner
-
-    if owner(metric) is not None:
-        return "collides with a metric the workflow computes (ROUGE, BLEU, chrF or SERA ids); rename it"
-    try:
-        parsed = Variant.parse(f"{metric}_A")
-    except ValueError:
-        parsed = None
-    if parsed is None or parsed.measure != metric:
-        return "its variant ids <metric>_A / <metric>_M would not read back as this metric; rename it"
-    return None
 
 
 def summary_metric_id(measure: str, stem: int, stop: int, prf: str | None = None) -> str:

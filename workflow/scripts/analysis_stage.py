@@ -4,6 +4,6 @@ from metaeval.forkserver import run_warm
 
 run_warm()   # the rest runs in a process that has the libraries imported
 
-from metaeval.registry import run_stage
+from metaeval.door import run_stage
 
 run_stage(snakemake)

@@ -1,4 +1,4 @@
-"""Issue 22's annotators as data: Krippendorff's alpha, the human ceiling and human parity."""
+"""The annotators as data: Krippendorff's alpha, the human ceiling and human parity."""
 from metaeval.forkserver import run_warm
 
 run_warm()   # the rest runs in a process that has the libraries imported

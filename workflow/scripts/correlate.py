@@ -11,7 +11,7 @@ with job_log(snakemake.log[0], f"correlate {snakemake.wildcards.dataset}") as lo
     inp, skipped = correlation.load(dict(snakemake.input.items()), o)
     log.info("%d summarizers x %d variants x %d combinations; %d bootstrap samples (%s)", len(inp.summarizers),
              len(inp.variants), len(inp.combinations), o.bootstrap_samples, o.resample)
-    # issue 22: the annotators the bootstrap resamples (correlation.resample_annotators)
+    # the annotators the bootstrap resamples (correlation.resample_annotators)
     model = None
     if o.resample_annotators:      # imported only then: the annotators module costs a second to import
         from metaeval.stages import annotators

@@ -1,4 +1,4 @@
-"""Issue 23's factual-consistency protocols (FRANK, QAGS, SummaC, Rank19) for one data set."""
+"""The factual-consistency protocols (FRANK, QAGS, SummaC, Rank19) for one data set."""
 from metaeval.forkserver import run_warm
 
 run_warm()   # the rest runs in a process that has the libraries imported

@@ -1,4 +1,4 @@
-"""Issue 14's statistics of the tested variants: correlation levels, bootstrap, permutation tests,
+"""The statistics of the tested variants: correlation levels, bootstrap, permutation tests,
 Kendall variants, tie calibration, pairwise accuracy, null baseline, uncertainty of the winner."""
 from metaeval.forkserver import run_warm
 

@@ -4,7 +4,7 @@ from metaeval.forkserver import run_warm
 run_warm()   # the rest runs in a process that has the libraries imported
 
 from metaeval.logs import job_log
-from metaeval.outputs import parts_by_setting
+from metaeval.parts import parts_by_setting
 from metaeval.stages import intervals
 
 with job_log(snakemake.log[0], f"intervals {snakemake.wildcards.dataset}"):

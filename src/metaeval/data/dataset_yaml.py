@@ -111,7 +111,7 @@ def parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str,
 
 def dimension_spec(d: Dimension) -> dict[str, Any]:
     """A dimension as dataset.yaml declares it (the inverse of :func:`parse_dimension`): the
-    issue-21 keys only where they differ from their defaults."""
+    keys of the benchmarks as released only where they differ from their defaults."""
     spec: dict[str, Any] = {"min": d.min, "max": d.max, "description": d.description}
     if d.kind != "graded":
         spec["kind"] = d.kind

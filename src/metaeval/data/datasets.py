@@ -221,7 +221,7 @@ def summary_table(ds: Dataset) -> list[tuple[str, str]]:
         ("coverage_dimensions", ",".join(ds.human["coverage"]) or "-"),
         ("linguistic_quality_dimensions", ",".join(ds.human["linguistic_quality"]) or "-"),
     ]
-    # rows only a data set with the issue-21 extensions has, so that older data sets' tables stay as they were
+    # rows only a data set with the extensions of the benchmarks as released has, so that older data sets' tables stay as they were
     if not ds.has_texts:
         rows.append(("texts", "no (score-only: text metrics are skipped)"))
     for key in ("split", "subset"):

@@ -19,17 +19,56 @@ checks that the registry, the schema and the scripts agree).
 
 from __future__ import annotations
 
+import importlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 
-from .contract import FILES, METRIC_SCORES, REQUIRED
-from .frank import RELEASE_FILES as FRANK_FILES, SPLITS as FRANK_SPLITS
-from .importers import SUMMARY_FILE, DucTacOptions
 from ..records import SimulationParams
-from ..variants import metric_id_problem
+from .contract import FILES, METRIC_SCORES, REQUIRED, DatasetError
+from .dataset_yaml import parse_dimension, read_yaml
 
 Entry = Mapping[str, Any]      # a data set's validated config entry (defaults filled in)
+
+# What the declarations need of a release before its importer runs (the importers read them from
+# here): FRANK's files (metaeval.data.frank) and the splits of its summaries, and the name of a
+# DUC/TAC summary file (metaeval.data.importers). The declarations import no importer, so that the
+# jobs whose code covers them (the report's, through the stage registry) do not re-run when an
+# importer is edited; a check that needs an importer's code looks its module up when it runs
+# (:func:`_importer`), as the stage registry's hooks are looked up.
+FRANK_HUMAN = "human_annotations.json"
+FRANK_BASELINES = "baseline_factuality_metrics_outputs.json"
+FRANK_FILES = (FRANK_HUMAN, FRANK_BASELINES)   # what a frank data set's folder needs
+FRANK_SPLITS = ("valid", "test")
+SUMMARY_FILE = re.compile(r"^(?P<topic>[^.]+)\.M\.(?P<length>[^.]+)\.(?P<x>[^.]+)\.(?P<summarizer>[A-Za-z0-9]+)$")
+
+
+class DucTacOptions(NamedTuple):
+    """What the duc_tac importer reads besides the data set's name: a config entry of format
+    ``duc_tac`` (declared with the format, read by metaeval.data.importers), or a record built by
+    hand with the schema's defaults.
+    ``tac_columns`` and ``tac_scales`` are sorted (key, value) pairs, so that the record's ``repr``
+    is stable (Snakemake's params trigger compares it)."""
+    path: str                      # the folder searched for the summary files
+    see_table: str | None = None
+    manual_peer: str | None = None
+    grade_direction: str = "A_best"
+    one_sentence_per_line: bool = True
+    tac_columns: tuple[tuple[str, int], ...] = ()
+    tac_scales: tuple[tuple[str, tuple[float, float]], ...] = ()
+    description: str = ""
+    source: str = ""
+    license: str = ""
+    citation: str = ""
+
+
+def _importer(module: str):
+    """An importer's module (``table``, ``table_files``), looked up by name when an entry's paths,
+    checks or record need it (only the config checks and the rules do, before any job runs)."""
+    return importlib.import_module(f"metaeval.data.{module}")
+
+
 # The key, among an import stage's files, of the score file its importer writes (metric_scores.tsv).
 SCORES = "metric_scores"
 
@@ -108,9 +147,6 @@ def _canonical_inputs(entry: Entry) -> dict[str, str]:
 def _canonical_texts(entry: Entry) -> bool:
     """``texts: false`` in the folder's dataset.yaml (read here with the safe loader; the validation
     job reports any other problem of the file)."""
-    from .contract import DatasetError
-    from .dataset_yaml import read_yaml
-
     path = Path(entry["path"]) / FILES["dataset"]
     try:
         meta, _ = read_yaml(path, path.read_text(encoding="utf-8-sig"))
@@ -190,25 +226,24 @@ def simulation_params(entry: Entry) -> SimulationParams:
 
 def _table_paths(entry: Entry) -> list[tuple[str, str]]:
     """The plain paths of a table entry that must exist (a pattern is checked by :func:`_table_problem`)."""
-    from .table_files import entry_paths, expand_named
-
-    return [(k, p) for k, p in entry_paths(entry) if expand_named(p) == [(p, None, None)]]
+    files = _importer("table_files")
+    return [(k, p) for k, p in files.entry_paths(entry) if files.expand_named(p) == [(p, None, None)]]
 
 
 def _table_problem(key: str, entry: Entry) -> str | None:
     """What the schema cannot say of a table entry: a pattern that matches no file, where the
     references are (exactly one place), a splitter nltk cannot run offline."""
-    from .table import SYSTEM, nltk_problem
-    from .table_files import entry_paths, expand_named, file_name_problem
-
-    for k, pattern in entry_paths(entry):
-        found = expand_named(pattern)
+    table, files = _importer("table"), _importer("table_files")
+    SYSTEM, nltk_problem = table.SYSTEM, table.nltk_problem
+    for k, pattern in files.entry_paths(entry):
+        found = files.expand_named(pattern)
         if not found:
             return (f"config key {key}.{k}: {pattern!r} matches no file; expected a file, or a pattern ({SYSTEM} and "
                     "* globs) matching at least one (relative paths are relative to the working directory)")
         for path, *_ in found:
-            if file_name_problem(path):
-                return f"config key {key}.{k}: {pattern!r} matches a file Snakemake cannot take: {file_name_problem(path)}"
+            if files.file_name_problem(path):
+                return (f"config key {key}.{k}: {pattern!r} matches a file Snakemake cannot take: "
+                        f"{files.file_name_problem(path)}")
     refs = entry.get("references") or {}
     if refs.get("column") is not None and refs.get("path") is not None:
         return (f"config key {key}.references: both column and path; expected one place of the reference summaries "
@@ -225,9 +260,6 @@ def _table_problem(key: str, entry: Entry) -> str | None:
     for what, splitter in (entry.get("sentence_splitter") or {}).items():
         if splitter == "nltk" and nltk_problem():
             return f"config key {key}.sentence_splitter.{what}: {nltk_problem()}"
-    from .contract import DatasetError
-    from .dataset_yaml import parse_dimension
-
     for name, spec in entry["dimensions"].items():
         try:   # the dimension checks of dataset.yaml, naming the config key
             parse_dimension(f"config key {key}", {}, name, spec)
@@ -236,9 +268,12 @@ def _table_problem(key: str, entry: Entry) -> str | None:
     metrics = [(f"metric_columns[{i}]", m) for i, m in enumerate(entry.get("metric_columns") or ())]
     metrics += [(f"metric_files[{i}].metrics[{j}]", m) for i, f in enumerate(entry.get("metric_files") or ())
                 for j, m in enumerate(f.get("metrics") or ())]
+    # the validation job's check of metric ids (which would name the imported copy), looked up when
+    # there are metric columns: its module imports the metric engines (numpy, pandas)
+    id_problem = importlib.import_module("metaeval.metrics.families").metric_id_problem if metrics else None
     for k, metric in metrics:
-        if metric_id_problem(metric):   # the validation job would refuse it in the imported copy
-            return f"config key {key}.{k}: {metric!r}: {metric_id_problem(metric)}"
+        if id_problem(metric):
+            return f"config key {key}.{k}: {metric!r}: {id_problem(metric)}"
     if not entry.get("human"):
         return (f"config key {key}.human: missing; a table entry declares its human components "
                 "({coverage: [dimensions], linguistic_quality: [dimensions]})")
@@ -252,9 +287,7 @@ def _table_problem(key: str, entry: Entry) -> str | None:
 
 def _table_inputs(entry: Entry) -> dict[str, list[str]]:
     """Every file the mapping reads, globs expanded, so that editing one re-runs the import."""
-    from .table import release_files
-
-    return {"tables": release_files(entry)}
+    return {"tables": _importer("table").release_files(entry)}
 
 
 def _table_declared(entry: Entry) -> tuple[dict[str, Any], dict[str, list[str]]]:
@@ -263,9 +296,7 @@ def _table_declared(entry: Entry) -> tuple[dict[str, Any], dict[str, list[str]]]
 
 
 def _table_options(entry: Entry):
-    from .table import table_options
-
-    return table_options(entry)
+    return _importer("table").table_options(entry)
 
 
 # ----------------------------------------------------------------------------- the registry

@@ -22,16 +22,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..variants import metric_id_problem
+from ..metrics.families import metric_id_problem
 from .contract import (NUMBER_EXPECTED, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name, check_texts,
                        fail, load_json, may_hold_surrogates, parse_number, read_text)
 from .dataset_yaml import dimension_spec
+# the release's files and splits, declared with the format
+from .formats import (FRANK_BASELINES as BASELINES, FRANK_FILES as RELEASE_FILES,  # noqa: F401
+                      FRANK_HUMAN as HUMAN, FRANK_SPLITS as SPLITS)
 
-HUMAN = "human_annotations.json"
-BASELINES = "baseline_factuality_metrics_outputs.json"
-RELEASE_FILES = (HUMAN, BASELINES)   # what a frank data set's folder needs
 KEYS = ("hash", "model_name", "dataset", "split")
-SPLITS = ("valid", "test")
 SUBSETS = {"cnndm": "CNN/DailyMail", "bbc": "XSum (BBC)"}
 # The release's error typology (the paper's Table 1), for the dimensions' descriptions.
 CATEGORIES = {

@@ -12,13 +12,15 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, Iterable, Mapping
 
 from .canonical_files import annotation_means, check_imported, check_judged_references, check_sentences
 from .contract import (REFERENCE_NAME, Annotation, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name,
                        check_text, fail, json_objects, parse_number)
 from .dataset_yaml import dimension_spec
 from .sentences import split_sentences
+# a DUC/TAC summary file's name and the importer's record, declared with the format
+from .formats import SUMMARY_FILE, DucTacOptions
 
 # ----------------------------------------------------------------------------- SummEval
 
@@ -134,7 +136,6 @@ def import_summeval_jsonl(paths: Iterable[Path | str], name: str = "summeval") -
 
 # ----------------------------------------------------------------------------- DUC / TAC
 
-SUMMARY_FILE = re.compile(r"^(?P<topic>[^.]+)\.M\.(?P<length>[^.]+)\.(?P<x>[^.]+)\.(?P<summarizer>[A-Za-z0-9]+)$")
 _SEE_LINE = re.compile(r'<a (?:size="\d+" )?name="\d+">\[\d+\]</a>\s*<a href="#\d+" id=\d+>([^<]*)</a>')
 GRADES = "ABCDE"
 MISSING = ("", "-", "NA", "NAN")   # a missing value in NIST's tables (any case)
@@ -270,24 +271,6 @@ def read_manual_peer(path: Path, columns: Mapping[str, int] | None = None
     if not out:
         raise fail(path, None, None, "no data rows; expected a TAC manual.peer table")
     return out
-
-
-class DucTacOptions(NamedTuple):
-    """What the duc_tac importer reads besides the data set's name: a config entry of format
-    ``duc_tac`` (metaeval.data.formats), or a record built by hand with the schema's defaults.
-    ``tac_columns`` and ``tac_scales`` are sorted (key, value) pairs, so that the record's ``repr``
-    is stable (Snakemake's params trigger compares it)."""
-    path: str                      # the folder searched for the summary files
-    see_table: str | None = None
-    manual_peer: str | None = None
-    grade_direction: str = "A_best"
-    one_sentence_per_line: bool = True
-    tac_columns: tuple[tuple[str, int], ...] = ()
-    tac_scales: tuple[tuple[str, tuple[float, float]], ...] = ()
-    description: str = ""
-    source: str = ""
-    license: str = ""
-    citation: str = ""
 
 
 def import_duc_tac(options: DucTacOptions, name: str) -> Dataset:

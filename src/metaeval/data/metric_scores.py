@@ -12,7 +12,7 @@ Validation (each error names the file, the line and the field): the header; a (t
 without a summary in summaries.jsonl; a (topic, summarizer, metric) given twice, in one file or
 across files; a score that is not an ASCII decimal number (``nan``, ``inf`` refused); a metric id
 that cannot name a variant or collides with a built-in metric
-(:func:`metaeval.variants.metric_id_problem`); a metric that scores some judged summaries but not
+(:func:`metaeval.metrics.families.metric_id_problem`); a metric that scores some judged summaries but not
 others (an error unless the entry sets ``partial_coverage: true``; then each metric's count of
 judged summaries without a score is reported, and a summarizer's mean and median use the scores
 that exist); a metric that scores no judged summary; a declaration of a metric no file has.
@@ -32,7 +32,7 @@ from typing import Collection, Iterable, Mapping, Sequence
 
 from .. import tables
 from ..files import write_text
-from ..variants import metric_id_problem
+from ..metrics.families import metric_id_problem
 from .contract import Dataset, DatasetError, check_name, fail, parse_number, read_text
 from .dataset_yaml import MetricDeclaration, parse_metric_declarations
 from .datasets import read_dataset

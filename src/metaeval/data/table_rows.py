@@ -10,14 +10,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 from .contract import DatasetError, check_name, fail
+from .table_mapping import Columns, TableOptions, Topics, _Collected  # noqa: F401 (Topics: its name here too)
 from .table_files import (SYSTEM, TOPIC, Record, _check_columns, _Reader, expand_named, reader_of, records,
                           sentences_of)
-
-if TYPE_CHECKING:    # the mapping's records, for the annotations only (table.py imports this module)
-    from .table import Columns, TableOptions, _Collected
 
 
 # ----------------------------------------------------------------------------- filters and file keys
@@ -71,21 +69,6 @@ def _label(cols: Columns, field_name: str) -> str:
 def _aligned_columns(cols: Columns, own: Columns, aligned: bool) -> Columns:
     """A file's columns; an aligned file's topic is its line's (an id column of its own is checked)."""
     return dataclasses.replace(cols, topic=own.topic) if aligned else cols
-
-
-@dataclass(frozen=True)
-class Topics:
-    """The topics' order of the files aligned by line (``aligned: true``): one record per topic, in
-    order, giving its id (``column``) and/or its source document (``document``). A topic given by
-    its document alone takes its id from a file of the mapping that pairs ids and documents (the
-    summaries' file or the judgments' file, when not aligned); without one it is named by its
-    position (``1``, ``2``, ...)."""
-    path: str | None = None
-    reader: str | None = None
-    column: str | None = None
-    document: str | None = None
-    where: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    header: tuple[str, ...] = ()
 
 
 def _named_files(pattern: str, config_key: str) -> list[tuple[str, str | None, str | None]]:

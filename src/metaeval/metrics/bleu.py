@@ -156,7 +156,7 @@ def corpus_statistics(corpus, peers: Sequence[int], reference_sets: Sequence[Seq
     """(K, 10) int64 sufficient statistics (:data:`STATISTICS`) of peer ``peers[k]`` against the
     references ``reference_sets[k]`` (indices into ``corpus``, a :class:`metaeval.metrics.rouge.Corpus`
     of the tokenised summaries; a summary's text is its tokens joined by spaces)."""
-    from .rouge import clipped_max_matches, ngram_counts
+    from .rouge import clipped_max_matches, ngram_counts   # defers numba: rouge's kernels are compiled
 
     peers = np.asarray(peers, dtype=np.int64)
     refs = np.fromiter((r for rs in reference_sets for r in rs), dtype=np.int64)

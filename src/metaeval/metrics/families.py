@@ -10,8 +10,10 @@ in it (SERA before chrF, as before the registry), the gathering job the corpus-l
 Adding a family: its engine module (``metaeval/metrics/<family>.py``) and a class here, entered in
 :data:`REGISTRY` before :class:`FileMetrics`; a per-summary family in a long table subclasses
 :class:`metaeval.metrics.family.MeanMedianFamily`, a corpus-level one
-:class:`metaeval.metrics.family.CorpusFamily`. This module imports no engine at import time
-(:mod:`metaeval.variants` uses it), only where a corpus score is computed.
+:class:`metaeval.metrics.family.CorpusFamily`. The variant ids sit below the families
+(:mod:`metaeval.variants`: their forms, parsed and written without a family); a family says which
+per-summary metrics of a form are its own. The engines of the corpus scores are imported with the
+module (none imports the families).
 """
 
 from __future__ import annotations
@@ -19,16 +21,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Sequence
 
-from ..variants import MEASURE_PATTERN, Variant, setting_tag, summary_metric_id
+from ..variants import BLEU_ID as _BLEU, CHRF_ID as _CHRF, ROUGE_ID as _ROUGE, ROUGE_METRIC as _ROUGE_METRIC, \
+    Variant
+from .bleu import corpus_bleu_of_rows
+from .chrf import f_scores
 from .family import CorpusFamily, Family, MeanMedianFamily
 
 if TYPE_CHECKING:
     import numpy as np
 
-_ROUGE = re.compile(rf"^(?P<measure>{MEASURE_PATTERN})_ST(?P<stem>[01])_RS(?P<stop>[01])_(?P<stat>[AM])_(?P<prf>[PRF])$")
-_ROUGE_METRIC = re.compile(rf"^{MEASURE_PATTERN}_ST[01]_RS[01]")
-_BLEU = re.compile(r"^BLEU_ST(?P<stem>[01])_RS(?P<stop>[01])$")
-_CHRF = re.compile(r"^CHRF(?:\+\+)?$")
 _SERA = re.compile(r"^SERA(?:DIS)?[0-9]+_(?:PL|KW)$")   # metaeval.metrics.sera.metric_id
 
 
@@ -37,17 +38,10 @@ class Rouge(Family):
 
     name = form = signature_kind = "rouge"
     needs_texts = True
-    example = "R2_ST1_RS0_A_R (ROUGE: measure, ST0/ST1, RS0/RS1, A/M, P/R/F)"
 
     def parse(self, text: str) -> Variant | None:
         m = _ROUGE.match(text)
         return Variant.rouge(m["measure"], int(m["stem"]), int(m["stop"]), m["stat"], m["prf"]) if m else None
-
-    def variant_id(self, variant: Variant) -> str:
-        return f"{variant.measure}_{setting_tag(variant.stem, variant.stop)}_{variant.statistic}_{variant.prf}"
-
-    def summary_metric(self, variant: Variant) -> str:
-        return summary_metric_id(variant.measure, variant.stem, variant.stop, variant.prf)
 
     def owns_metric(self, metric: str) -> bool:
         return _ROUGE_METRIC.match(metric) is not None
@@ -61,14 +55,10 @@ class Bleu(CorpusFamily):
     needs_texts = True
     flag = "bleu_enabled"
     stats_prefix = "bleu_stats_ST"             # not the score jobs' parts, bleu_stats__ST..__shard..
-    example = "BLEU_ST1_RS0"
 
     def parse(self, text: str) -> Variant | None:
         m = _BLEU.match(text)
         return Variant.bleu(int(m["stem"]), int(m["stop"])) if m else None
-
-    def variant_id(self, variant: Variant) -> str:
-        return f"BLEU_{setting_tag(variant.stem, variant.stop)}"
 
     def owns_metric(self, metric: str) -> bool:
         return _BLEU.match(metric) is not None or metric == "BLEU"
@@ -79,8 +69,6 @@ class Bleu(CorpusFamily):
     def corpus_scores(self, stats: np.ndarray) -> Sequence[float]:
         """sacrebleu's ``BLEU.compute_bleu`` of every row, computed for all rows at once with its bits
         (:func:`metaeval.metrics.bleu.corpus_bleu_of_rows`)."""
-        from .bleu import corpus_bleu_of_rows
-
         return corpus_bleu_of_rows(stats)
 
 
@@ -103,16 +91,12 @@ class Chrf(CorpusFamily):
     needs_texts = True
     flag = "chrf_enabled"
     stats_prefix = "chrf_stats_"
-    example = "CHRF, CHRF++"
 
     def output_values(self, options) -> dict[str, object]:
         return {"metric": list(options.chrf.metrics)}       # one statistics file per variant
 
     def parse(self, text: str) -> Variant | None:
         return Variant.chrf(text) if _CHRF.match(text) else None
-
-    def variant_id(self, variant: Variant) -> str:
-        return variant.measure
 
     def owns_metric(self, metric: str) -> bool:
         return _CHRF.match(metric) is not None
@@ -122,8 +106,6 @@ class Chrf(CorpusFamily):
 
     def corpus_scores(self, stats: np.ndarray) -> Sequence[float]:
         """chrF's F of every row, all at once (:func:`metaeval.metrics.chrf.f_scores`)."""
-        from .chrf import f_scores
-
         return f_scores(stats)
 
 
@@ -135,7 +117,6 @@ class FileMetrics(MeanMedianFamily):
     signature_kind = "file"
     needs_texts = False
     computed = False
-    example = "<metric>_A / <metric>_M (e.g. SERA5_PL_A)"
 
     def active(self, options, dataset: str) -> bool:
         """On when the data set has score files (a canonical folder's, an importer's, the entry's)."""
@@ -151,6 +132,24 @@ REGISTRY: dict[str, Family] = {f.name: f for f in (Rouge(), Bleu(), Sera(), Chrf
 def owner(metric: str) -> Family | None:
     """The family the workflow computes that owns per-summary metric id ``metric``, or None."""
     return next((f for f in REGISTRY.values() if f.computed and f.owns_metric(metric)), None)
+
+
+def metric_id_problem(metric: str) -> str | None:
+    """Why ``metric`` cannot name a metric read from a score file, or None: its variants
+    ``<metric>_A`` / ``<metric>_M`` must read back as that metric, and it must not be (or look like)
+    the id of a metric the workflow computes (ROUGE, BLEU, chrF, SERA), whose scores it would shadow."""
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.+-]*", metric):
+        return ("expected a letter followed by letters, digits and '_', '.', '+', '-' "
+                "(it becomes the variant ids <metric>_A and <metric>_M)")
+    if owner(metric) is not None:
+        return "collides with a metric the workflow computes (ROUGE, BLEU, chrF or SERA ids); rename it"
+    try:
+        parsed = Variant.parse(f"{metric}_A")
+    except ValueError:
+        parsed = None
+    if parsed is None or parsed.measure != metric:
+        return "its variant ids <metric>_A / <metric>_M would not read back as this metric; rename it"
+    return None
 
 
 def corpus_families() -> list[CorpusFamily]:

@@ -15,31 +15,32 @@ of score files (the registry: :data:`metaeval.metrics.families.REGISTRY`). A fam
   corpus score of summed statistics (:meth:`CorpusFamily.corpus_scores`: sacrebleu's);
 * its signature (:attr:`Family.signature`, the input name of its signature file; its lines are
   labelled :attr:`Family.signature_kind` in scoring_signature.txt);
-* whether it needs the summaries' texts, and the :class:`metaeval.options.Options` attribute that
-  turns it on (:attr:`Family.flag`; None: on whenever the data set has what it reads), so whether
-  it is scored for a data set (:meth:`Family.active`);
+* whether it needs the summaries' texts, and what turns it on (:attr:`Family.flag`, the
+  :class:`metaeval.options.Options` attribute, or :attr:`Family.switch`, the config section whose
+  ``enabled`` key does; neither: on whenever the data set has what it reads), so whether it is
+  scored for a data set (:meth:`Family.active`);
 * the job that writes its files, if it has its own (:attr:`Family.stage`, a stage of
   :data:`metaeval.outputs.STAGES`), and how the jobs that read them name them
   (:meth:`Family.input_name`): the rules' input functions (``family_files`` in rules/common.smk)
   are derived from these.
+
+The variant ids are :mod:`metaeval.variants`' (below the families): a family's :meth:`Family.parse`
+takes the ids of its form whose metric it owns.
 """
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Sequence
 
+import numpy as np
+
+from .. import tables
+from ..variants import MEAN_MEDIAN, Variant
+
 if TYPE_CHECKING:
-    import numpy as np
     import pandas as pd
-
-    from ..variants import Variant
-
-# A variant id <metric>_A / <metric>_M: the mean / median of a per-summary metric over a
-# summarizer's summaries (the metric id: a letter, then letters, digits and _ . + -).
-MEAN_MEDIAN = re.compile(r"^(?P<metric>[A-Za-z][A-Za-z0-9_.+-]*?)_(?P<stat>[AM])$")
 
 
 class Family(ABC):
@@ -48,10 +49,10 @@ class Family(ABC):
     name: ClassVar[str]                      # the registry key
     form: ClassVar[str]                      # the :attr:`metaeval.variants.Variant.family` of its variants
     needs_texts: ClassVar[bool]              # scored from the summaries' texts (not run on a score-only data set)
-    flag: ClassVar[str | None] = None        # the Options attribute that turns it on (None: always on)
+    flag: ClassVar[str | None] = None        # the Options attribute that turns it on, or:
+    switch: ClassVar[str | None] = None      # the config section whose ``enabled`` key does (neither: always on)
     computed: ClassVar[bool] = True          # scored by the workflow (False: read from score files)
     signature_kind: ClassVar[str]            # the label of its lines in scoring_signature.txt
-    example: ClassVar[str | None] = None     # how its variant ids look (for the parse error)
     corpus_level: ClassVar[bool] = False     # system score from summed sufficient statistics
     stage: ClassVar[str | None] = None       # the outputs stage of its own job (None: the score jobs)
     gathered: ClassVar[tuple[str, ...]] = ("scores", "signature")   # the kinds of its files the gathering reads
@@ -60,13 +61,13 @@ class Family(ABC):
     def parse(self, text: str) -> Variant | None:
         """The variant of id ``text`` if it is one of this family's, else None."""
 
-    @abstractmethod
     def variant_id(self, variant: Variant) -> str:
-        """The id of one of this family's variants (what :meth:`parse` reads back)."""
+        """The id of one of this family's variants (what :meth:`parse` reads back): its form's."""
+        return str(variant)
 
-    @abstractmethod
     def summary_metric(self, variant: Variant) -> str:
-        """The id of the per-summary metric the variant aggregates."""
+        """The id of the per-summary metric the variant aggregates: its form's."""
+        return variant.summary_metric
 
     @abstractmethod
     def owns_metric(self, metric: str) -> bool:
@@ -74,13 +75,10 @@ class Family(ABC):
 
     def enabled(self, options) -> bool:
         """Whether the configuration (a :class:`metaeval.options.Options`) turns the family on: its
-        ``flag``, else the switch of its job's stage (:mod:`metaeval.registry`: ``enabled``), if any."""
+        ``flag``, else its ``switch`` section's ``enabled`` key, else always."""
         if self.flag is not None:
             return bool(getattr(options, self.flag))
-        from .. import registry
-
-        stage = registry.BY_NAME.get(self.stage) if self.stage else None
-        return stage is None or stage.enabled is None or bool(options.config[stage.enabled]["enabled"])
+        return self.switch is None or bool(options.config[self.switch]["enabled"])
 
     @property
     def table(self) -> str | None:
@@ -112,8 +110,6 @@ class Family(ABC):
 
     def read_scores(self, path: str) -> pd.DataFrame:
         """The family's long per-summary table (``topic, summarizer, metric, score``)."""
-        from .. import tables
-
         return tables.read_tsv(path, numeric=("score",))
 
     def signature_lines(self, path: str) -> list[str]:
@@ -140,13 +136,7 @@ class CorpusFamily(Family):
 
     def corpus_score(self, counts: list[int]) -> float:
         """The corpus score of one row of summed statistics (Python ints)."""
-        import numpy as np
-
         return float(self.corpus_scores(np.asarray([counts], dtype=np.int64))[0])
-
-    def summary_metric(self, variant: Variant) -> str:
-        # the per-summary metric of a corpus-level variant (sentence BLEU, sentence chrF) has its id
-        return self.variant_id(variant)
 
 
 class MeanMedianFamily(Family):
@@ -156,13 +146,6 @@ class MeanMedianFamily(Family):
     form = "metric"
 
     def parse(self, text: str) -> Variant | None:
-        from ..variants import Variant
-
         m = MEAN_MEDIAN.match(text)
         return Variant.metric(m["metric"], m["stat"]) if m and self.owns_metric(m["metric"]) else None
 
-    def variant_id(self, variant: Variant) -> str:
-        return f"{variant.measure}_{variant.statistic}"
-
-    def summary_metric(self, variant: Variant) -> str:
-        return variant.measure

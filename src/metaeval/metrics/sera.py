@@ -40,7 +40,6 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 from scipy import sparse
 
-from ..data.contract import fail, json_objects
 from ..files import atomic_path
 from .tokenize import ALPHABETICAL, morph_stem, spl_lines, stopwords
 
@@ -131,19 +130,6 @@ def build_index(documents: Sequence[tuple[str, str]], stem: bool, exceptions: tu
                                 np.array(cols, dtype=np.int64))), shape=(len(documents), len(terms)))
     counts.sort_indices()
     return Index([i for i, _ in documents], terms, counts, stem, tuple(exceptions))
-
-
-def corpus_documents(path: Path | str) -> list[tuple[str, str]]:
-    """The documents of a file in the documents.jsonl form ({"topic", "documents": [...]}, one line
-    per topic): ids "<topic>#<k>" in file order. (Unlike a data set's own documents.jsonl, a
-    configured corpus's topics need not be the data set's.)"""
-    out = []
-    for line_no, rec in json_objects(path, '{"topic": ..., "documents": [text, ...]}'):
-        docs = rec.get("documents")
-        if not isinstance(docs, list) or not all(isinstance(d, str) for d in docs):
-            raise fail(path, line_no, "documents", "expected a list of strings")
-        out.extend((f"{rec.get('topic', line_no)}#{k}", d) for k, d in enumerate(docs))
-    return out
 
 
 def _npy(array: np.ndarray) -> bytes:

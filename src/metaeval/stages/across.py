@@ -34,7 +34,7 @@ import pandas as pd
 
 from .. import figures, tables
 from ..files import write_text
-from ..options import AcrossOptions
+from ..records import AcrossOptions
 from ..pages import figure_html, page, table_html
 from ..stats.core import ranks
 from ..stats.replicability import replicability

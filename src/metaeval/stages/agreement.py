@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .. import figures, tables
-from ..options import AgreementOptions
+from ..records import AgreementOptions
 from ..stats import verdicts as vd
 from ..variants import Variant
 from . import analysis_inputs
@@ -68,8 +68,9 @@ def agreement_tables(human: Mapping[str, np.ndarray], metrics: Mapping[str, np.n
     return AgreementResult(list(summarizers), (ii, jj, types), verdicts, rows, list(combinations), baseline, alpha)
 
 
-def load(inputs: Mapping[str, str]) -> AnalysisInputs:
-    """The score and human tables, every judged summarizer (systems and humans)."""
+def load(inputs: Mapping[str, str], options: AgreementOptions | None = None) -> AnalysisInputs:
+    """The score and human tables, every judged summarizer (systems and humans); ``options`` is the
+    stage shape's (the generic door passes it; nothing of it is read here)."""
     return analysis_inputs.load_named(inputs, "all")
 
 
@@ -86,7 +87,9 @@ def compute(inp: AnalysisInputs, options: AgreementOptions) -> AgreementResult:
 
 # ----------------------------------------------------------------------------- writing
 
-def write(res: AgreementResult, out: Mapping[str, str]) -> None:
+def write(res: AgreementResult, options: AgreementOptions, out: Mapping[str, str]) -> None:
+    """The verdicts, the agreement table, Tables 2 and 3 and the two figures (the stage shape's
+    ``write``: ``options`` are the record the result was computed with)."""
     ii, jj, types = res.pairs
     s = res.summarizers
     rows = []

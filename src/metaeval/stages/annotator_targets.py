@@ -9,7 +9,7 @@ A *unit* is one analysed target for one group:
   subset's scores (:func:`metaeval.stats.rule_grids.aggregate_stack`; the mean rule is numpy's
   nanmean, as before the rule existed);
 * the primary target when it is one of Graham's combinations (Graham 2015) or a composite of
-  annotated dimensions: per summary the combination (:func:`metaeval.stages.human.combine`) or the
+  annotated dimensions: per summary the combination (:func:`metaeval.stats.combinations.combine`) or the
   composite (:func:`metaeval.stages.human.composite`) of the rescaled dimensions, each aggregated by
   the rule over the subset - as the human-scores stage forms the target from the judgments.
 
@@ -23,23 +23,36 @@ a note says so (the ceiling cannot use it: it contains the held-out annotator).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..data.contract import Dimension
 from ..stats import ceiling as ce
 from ..stats.aggregation import Aggregation
 from ..stats.rule_grids import aggregate_stack
+from .analysis_inputs import AnalysisInputs
 from .human import NEEDS, combine, composite, read_composites
-
-if TYPE_CHECKING:
-    from .annotators import AnnotatorInputs
 
 ALL = "all"
 LABELS = {"mean": "mean", "median": "median", "majority_else_mean": "majority-else-mean",
           "trimmed_mean": "trimmed mean"}
 TOLERANCE = 1e-9
+
+
+@dataclass
+class AnnotatorInputs:
+    analysis: AnalysisInputs
+    dimensions: dict[str, Dimension]        # dataset.yaml's
+    human: dict[str, list[str]]             # components -> dimensions
+    # (dimension, annotator) -> (S, T) grid of the analysis' summarizers and topics
+    grids: dict[tuple[str, str], np.ndarray]
+    groups: dict[str, list[str]]            # group -> annotators (in order of first appearance)
+    items: dict[str, list[tuple[str, str, str, float]]]   # dimension -> (topic, summarizer, annotator, score)
+    aggregation: Aggregation = Aggregation()                # the data set's rule (dataset.yaml)
+    composites: dict[str, tuple[str, list[str]]] = field(default_factory=dict)   # composite target -> (func, dims)
 
 
 def rule_label(rule: Aggregation | str) -> str:

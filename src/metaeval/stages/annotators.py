@@ -1,4 +1,4 @@
-"""Annotators stage (issue 22): annotators as data - their agreement, the human ceiling, and whether
+"""Annotators stage: annotators as data - their agreement, the human ceiling, and whether
 a metric is as good as one more annotator.
 
 load (annotations.tsv, dataset.yaml and :mod:`metaeval.stages.analysis_inputs`) -> :func:`compute`
@@ -44,16 +44,19 @@ import numpy as np
 
 from .. import figures, tables
 from ..data.contract import Dimension, read_text
+from ..data.datasets import FILES, read_dataset
 from ..data.dataset_yaml import parse_aggregation, parse_dataset_yaml
-from ..options import AnnotatorsOptions
+from ..records import AnnotatorsOptions
 from ..stats import agreement_alpha as ka
 from ..stats import ceiling as ce
 from ..stats.aggregation import Aggregation
+from ..stats.annotator_resampling import build
 from ..stats.bootstrap import resampled_means, variant_scores
 from ..stats.correlation import point_correlations
 from . import analysis_inputs
 from .analysis_inputs import AnalysisInputs
-from .annotator_targets import ALL, Unit, composites_of, main_form, rule_label, target_notes
+from .human import PYRAMID_SCORES
+from .annotator_targets import ALL, AnnotatorInputs, Unit, composites_of, main_form, rule_label, target_notes
 
 ALPHA_COLUMNS = ("dimension", "kind", "measurement", "group", "annotators", "items", "pairable", "alpha", "lo", "hi",
                  "samples")
@@ -64,19 +67,6 @@ PARITY_COLUMNS = ("dimension", "group", "annotators", "predictor", "kind", "comp
 
 
 # ----------------------------------------------------------------------------- inputs
-
-@dataclass
-class AnnotatorInputs:
-    analysis: AnalysisInputs
-    dimensions: dict[str, Dimension]        # dataset.yaml's
-    human: dict[str, list[str]]             # components -> dimensions
-    # (dimension, annotator) -> (S, T) grid of the analysis' summarizers and topics
-    grids: dict[tuple[str, str], np.ndarray]
-    groups: dict[str, list[str]]            # group -> annotators (in order of first appearance)
-    items: dict[str, list[tuple[str, str, str, float]]]   # dimension -> (topic, summarizer, annotator, score)
-    aggregation: Aggregation = Aggregation()                # the data set's rule (dataset.yaml)
-    composites: dict[str, tuple[str, list[str]]] = field(default_factory=dict)   # composite target -> (func, dims)
-
 
 def load(inputs: Mapping[str, str], options: AnnotatorsOptions) -> AnnotatorInputs:
     """The validated copy's dataset.yaml (with its aggregation rule) and annotations.tsv
@@ -521,14 +511,14 @@ def _rule_notes(notes_tsv: str | None, dimension: str, group: str) -> tuple[str 
 
 
 def methods(config: Mapping) -> list[str]:
-    """The report's methods lines of the annotators stage (issue 22) and of annotator resampling."""
+    """The report's methods lines of the annotators stage and of annotator resampling."""
     an, c = config.get("annotators", {}), config.get("correlation", {})
     lines = []
     if not an.get("enabled", True):
-        lines.append("Annotators (issue 22): disabled (annotators.enabled: false).")
+        lines.append("Annotators: disabled (annotators.enabled: false).")
     else:
         lines.append(
-            "Annotators (issue 22), for data sets with per-annotator judgments: Krippendorff's alpha by the "
+            "Annotators, for data sets with per-annotator judgments: Krippendorff's alpha by the "
             "krippendorff package (interval level for graded scores and proportions, nominal for binary labels and "
             f"preferences) per dimension and annotator group, with a percentile bootstrap over summaries "
             f"({an.get('bootstrap_samples')} samples, seed {an.get('seed')}); the human ceiling by leaving annotators "
@@ -554,10 +544,6 @@ def resampling_model(inputs: Mapping[str, str], inp: AnalysisInputs):
     """The :class:`metaeval.stats.annotator_resampling.AnnotatorModel` of a data set (its validated
     canonical copy among a job's named inputs, :data:`metaeval.data.datasets.FILES` keys) on the
     analysis' grid, for the correlation bootstrap with annotators resampled."""
-    from ..data.datasets import FILES, read_dataset
-    from ..stats.annotator_resampling import build
-    from .human import PYRAMID_SCORES
-
     ds = read_dataset({k: v for k, v in inputs.items() if k in FILES})
     pyramids = {c: inp.per_summary.human[c] for c in PYRAMID_SCORES if c in inp.per_summary.human}
     return build(ds, inp.summarizers, inp.per_summary.topics, pyramids,

@@ -1,4 +1,4 @@
-"""Calibration on known truth (issue 14, item 6): the type-I error and power of the Williams test,
+"""Calibration on known truth: the type-I error and power of the Williams test,
 the permutation tests and the agreement verdicts, the coverage of the bootstrap intervals, and the
 number of topics needed for a target power, on scores simulated from a model fitted to a data set
 (the model, its truth and what "power" means: :mod:`metaeval.stats.calibration`).
@@ -24,7 +24,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .. import figures, tables
-from ..options import CalibrationModelOptions, CalibrationRunOptions, CalibrationTablesOptions
+from ..records import CalibrationModelOptions, CalibrationRunOptions, CalibrationTablesOptions
 from ..stats.calibration import (CORRELATION_TESTS, DELTA_R, TEST_NAMES, TESTS, Coverage, PairModel, PointResult,
                                  Rejections, RunSettings, fit_components, run_point, system_correlation,
                                  topics_needed)

@@ -30,7 +30,7 @@ from ..data.datasets import Dataset
 from ..files import write_text
 from ..metrics import chrf
 from ..metrics.families import REGISTRY
-from ..options import ChrfOptions
+from ..records import ChrfOptions
 from .scoring import (corpus_from_stats, flat_reference_sets, label_statistics, per_summary_scores, scoring_summaries,
                       scoring_task, topic_chunks, write_stats)
 

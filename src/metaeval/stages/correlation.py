@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import tables
 from ..metrics.families import owner
-from ..options import CorrelateOptions
+from ..records import CorrelateOptions
 from ..stats.annotator_resampling import HumanResampler
 from ..stats.bootstrap import bootstrap_pearson
 from ..stats.core import Plan, corrcoef
@@ -153,7 +153,7 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
     could not compute, with the reason (reported in the notes); ``basis``: the permutation tests
     "optimal" rests on when ``options.optimal`` is permutation (:func:`read_permutation_basis`);
     ``annotators``: the :class:`metaeval.stats.annotator_resampling.AnnotatorModel` of the data set
-    when the bootstrap also resamples annotators (issue 22, ``correlation.resample_annotators``)."""
+    when the bootstrap also resamples annotators (``correlation.resample_annotators``)."""
     notes: list[tuple[str, str]] = []
     n_sys = len(inp.summarizers)
     V, C = len(inp.variants), len(inp.combinations)
@@ -166,7 +166,7 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
     notes += constancy_notes(inp)
     notes += unscored_reference_notes(inp)
     human = None
-    if options.resample_annotators:       # issue 22 (metaeval.stats.annotator_resampling states the scheme)
+    if options.resample_annotators:       # annotators as data (metaeval.stats.annotator_resampling states the scheme)
         if annotators is not None and annotators.annotated:
             human = HumanResampler(annotators, inp.combinations, options.bootstrap_samples, options.seed, options.human_order)
             notes.append(("resample_annotators", "the bootstrap intervals also resample annotators (each group's "

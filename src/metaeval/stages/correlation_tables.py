@@ -28,11 +28,11 @@ from typing import Mapping, NamedTuple, Sequence
 import numpy as np
 
 from .. import figures, tables
-from ..options import CorrelationTablesOptions
+from ..records import CorrelationTablesOptions
 from ..stats.core import gaussian_density
 from ..tables import NA
 from ..variants import OPTIONS, Variant
-from .human import COMBINATIONS
+from .human import COMBINATIONS, primary_of
 
 OPTION_LABELS = {"stemming": {"ST0": "not stemmed", "ST1": "stemmed"},
                  "stop words": {"RS0": "stop words kept", "RS1": "stop words removed"},
@@ -433,8 +433,6 @@ def load(correlations: str, williams_of, summary_human: str, file_metrics: str |
     summary-level rows, as text cells; ``williams_of``: :func:`williams_reader` of the Williams
     files (its own reads are shared with the answers table's); ``targets``: human/targets.tsv
     (which target is primary)."""
-    from .human import primary_of
-
     corr = tables.read_tsv(correlations).to_dict("records")
     primary = main_of(corr, primary_of(targets))
     metrics = tables.read_tsv(file_metrics).to_dict("records") if file_metrics else []

@@ -1,4 +1,4 @@
-"""Factual consistency (issue 23): the meta-evaluation protocols of FRANK, QAGS, SummaC and Rank19,
+"""Factual consistency: the meta-evaluation protocols of FRANK, QAGS, SummaC and Rank19,
 for every per-summary metric (the built-in ROUGE / BLEU / chrF / SERA scores and the metrics of
 score files alike).
 
@@ -41,7 +41,7 @@ answer for a factuality data set.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -52,41 +52,15 @@ from .. import tables
 from ..data.contract import Dimension
 from ..data.datasets import DatasetError, read_dataset
 from ..figures import pyplot, save
-from ..options import FactualityOptions
+from ..records import FactualityOptions
 from ..stats.partial import NAN_PARTIAL, bootstrap_partial, bootstrap_partial_many, partial_correlation
 from . import analysis_inputs, factuality_protocols as protocols
-from .factuality_protocols import ALL, CORRELATED_KINDS
+from .factuality_protocols import ALL, CORRELATED_KINDS, FactualityInputs
 
 FACTUALITY_KINDS = ("binary", "proportion", "preference")
 
 
 # ----------------------------------------------------------------------------- inputs
-
-@dataclass
-class FactualityInputs:
-    """One row per judged system summary (sorted by topic, summarizer)."""
-    name: str
-    topics: np.ndarray
-    systems: np.ndarray
-    splits: np.ndarray            # "" where the summary has no split
-    subsets: np.ndarray           # "" where it has no subset
-    dimensions: dict[str, np.ndarray]
-    kinds: dict[str, str]
-    analysed: list[str]
-    ablations: list[str]
-    metrics: dict[str, np.ndarray]
-    sources: dict[str, str]       # metric -> "built-in" | "file"
-    summaries_path: str = "summaries.jsonl"
-    notes: list[tuple[str, str, str]] = field(default_factory=list)
-
-    @property
-    def split_names(self) -> list[str]:
-        return sorted(set(self.splits) - {""})
-
-    @property
-    def subset_names(self) -> list[str]:
-        return sorted(set(self.subsets) - {""})
-
 
 DATA_KEYS = ("dataset", "summaries", "judgments", "annotations")
 

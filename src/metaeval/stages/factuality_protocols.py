@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import combinations
-from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
+from dataclasses import dataclass, field
+from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from ..options import FactualityOptions
+from ..records import FactualityOptions
 from ..stats.binary import auc, balanced_accuracy, best_threshold, bootstrap_auc, bootstrap_balanced_accuracy, \
     delong_test
 from ..stats.core import corrcoef, pearson, percentile_interval
@@ -21,11 +22,34 @@ from ..stats.partial import group_codes, partial_correlation, residualise, willi
 from ..stats.ranking import mcnemar_exact, ranking_accuracy
 from ..stats.williams import williams_matrix
 
-if TYPE_CHECKING:      # the stage module imports this one
-    from .factuality import FactualityInputs
-
 ALL = "all"
 CORRELATED_KINDS = ("graded", "proportion", "binary")
+
+
+@dataclass
+class FactualityInputs:
+    """One row per judged system summary (sorted by topic, summarizer)."""
+    name: str
+    topics: np.ndarray
+    systems: np.ndarray
+    splits: np.ndarray            # "" where the summary has no split
+    subsets: np.ndarray           # "" where it has no subset
+    dimensions: dict[str, np.ndarray]
+    kinds: dict[str, str]
+    analysed: list[str]
+    ablations: list[str]
+    metrics: dict[str, np.ndarray]
+    sources: dict[str, str]       # metric -> "built-in" | "file"
+    summaries_path: str = "summaries.jsonl"
+    notes: list[tuple[str, str, str]] = field(default_factory=list)
+
+    @property
+    def split_names(self) -> list[str]:
+        return sorted(set(self.splits) - {""})
+
+    @property
+    def subset_names(self) -> list[str]:
+        return sorted(set(self.subsets) - {""})
 
 
 def correlations(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float, float, float]:

@@ -49,33 +49,13 @@ from ..data import pyramid
 from ..data.datasets import Dataset
 from ..data.contract import HUMAN_COMPONENTS, DatasetError, Dimension
 from ..records import HumanOptions
+from ..stats.combinations import COMBINATIONS, COMPOSITE_FUNCTIONS, combine, composite  # noqa: F401 (the stage's names)
 
-COMBINATIONS = ("arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality", "pyramid",
-                "modified_pyramid")
 PYRAMID_SCORES = ("pyramid", "modified_pyramid")
 NEEDS = {"arithmetic": ("coverage", "linguistic_quality"), "geometric": ("coverage", "linguistic_quality"),
          "harmonic": ("coverage", "linguistic_quality"), "coverage": ("coverage",),
          "linguistic_quality": ("linguistic_quality",), "pyramid": ("pyramids",), "modified_pyramid": ("pyramids",)}
 ORDERS = ("combine_then_average", "average_then_combine")
-
-
-def combine(name: str, c: np.ndarray | float, l: np.ndarray | float) -> np.ndarray:
-    """One combination of coverage C and linguistic quality L (element-wise; NaN stays NaN)."""
-    c = np.asarray(c, dtype=float)
-    l = np.asarray(l, dtype=float)
-    if name == "arithmetic":
-        return (c + l) / 2
-    if name == "geometric":
-        return np.sqrt(c * l)
-    if name == "harmonic":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            h = 2 * c * l / (c + l)
-        return np.where((c == 0) | (l == 0), 0.0, h)
-    if name == "coverage":
-        return c
-    if name == "linguistic_quality":
-        return l
-    raise ValueError(f"unknown combination {name!r}; expected one of {COMBINATIONS}")
 
 
 def available_combinations(human: Mapping[str, Sequence[str]], wanted: Sequence[str] = COMBINATIONS
@@ -195,7 +175,6 @@ def system_human_scores(sh: SummaryHuman, order: str = "combine_then_average",
 
 # ----------------------------------------------------------------------------- targets
 
-COMPOSITE_FUNCTIONS = ("mean", "geometric", "harmonic")
 # Columns of summary_human.tsv a target may not be named as.
 RESERVED_TARGETS = ("topic", "summarizer", "kind")
 
@@ -227,23 +206,6 @@ def parse_composite(name: str, expression: str, dimensions: Sequence[str], entry
     if len(set(dims)) != len(dims) or not dims:
         raise DatasetError(f"{where}: {expression!r}; expected distinct dimensions")
     return func, dims
-
-
-def composite(func: str, parts: Sequence[np.ndarray]) -> np.ndarray:
-    """The composite of rescaled dimensions, element-wise: the mean of those present (as Graham's
-    components are formed), or the geometric or harmonic mean of all of them (NaN if one is missing;
-    a harmonic mean with a 0 part is 0)."""
-    x = np.vstack(parts)
-    if func == "mean":
-        present = ~np.isnan(x)
-        n = present.sum(axis=0)
-        with np.errstate(invalid="ignore"):
-            return np.where(n > 0, np.nansum(x, axis=0) / np.maximum(n, 1), np.nan)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if func == "geometric":
-            return np.prod(x, axis=0) ** (1 / len(parts))
-        h = len(parts) / np.sum(1 / x, axis=0)
-    return np.where(np.any(x == 0, axis=0) & ~np.any(np.isnan(x), axis=0), 0.0, h)
 
 
 def judgment_source(ds: Dataset, d) -> str:

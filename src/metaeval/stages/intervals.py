@@ -13,7 +13,7 @@ from typing import Mapping, NamedTuple
 import numpy as np
 
 from .. import figures, tables
-from ..options import IntervalOptions
+from ..records import IntervalOptions
 from ..stats.rouge_bootstrap import Interval, percent, perl_resample_indices, rouge_intervals
 from ..variants import PRF, Variant
 from .scoring import read_part

@@ -22,7 +22,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .. import figures, tables
-from ..options import RerankOptions
+from ..records import RerankOptions
 from ..stats import pairwise as pw
 from ..stats.correlation import kendall_tau_b
 from ..variants import Variant

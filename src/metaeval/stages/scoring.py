@@ -29,7 +29,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .. import tables
+from .. import __version__, tables
 from ..data.datasets import Dataset, Summary
 from ..files import write_text
 from ..metrics.families import REGISTRY, corpus_families
@@ -37,8 +37,8 @@ from ..metrics.bleu import (STATISTICS as BLEU_STATISTICS, bleu_from_counts, ble
                             corpus_signature, corpus_statistics, sentence_signature)
 from ..metrics.rouge import Measure, Task, encode, parse_measure, plan, reference_sets, score
 from ..metrics.tokenize import ALPHABETICAL, NO_EXCEPTIONS, Setting, Tokenized, exceptions_label, tokenize_summary
-from ..options import RougeOptions, ScoreJob
-from ..outputs import part_key
+from ..records import RougeOptions, ScoreJob
+from ..parts import part_key
 from ..stats.stable import mean_of, median_of
 from ..variants import PRF, STATISTICS, Variant, setting_tag
 
@@ -402,8 +402,6 @@ def system_scores_frame(parts: Mapping[tuple[str, int, int], Sequence[tuple[str,
 
 def rouge_signature(rouge: RougeOptions) -> str:
     """A reproducibility signature of the ROUGE options, in sacrebleu's style."""
-    from .. import __version__
-
     limit = (f"w{rouge.word_limit}" if rouge.word_limit else f"b{rouge.byte_limit}" if rouge.byte_limit else "none")
     return "|".join([
         "ROUGE-1.5.5-exact",

@@ -8,19 +8,34 @@ then score every judged summary (the engine is :mod:`metaeval.metrics.sera`).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Mapping, NamedTuple
 
-from .. import tables
+from .. import __version__, tables
+from ..data.contract import fail, json_objects
 from ..data.datasets import Dataset
 from ..files import write_text
 from ..metrics import sera
 from ..metrics.tokenize import NO_EXCEPTIONS, exceptions_label
-from ..options import SeraIndexOptions, SeraOptions
+from ..records import SeraIndexOptions, SeraOptions
+
+
+def corpus_documents(path: Path | str) -> list[tuple[str, str]]:
+    """The documents of a file in the documents.jsonl form ({"topic", "documents": [...]}, one line
+    per topic): ids "<topic>#<k>" in file order. (Unlike a data set's own documents.jsonl, a
+    configured corpus's topics need not be the data set's.)"""
+    out = []
+    for line_no, rec in json_objects(path, '{"topic": ..., "documents": [text, ...]}'):
+        docs = rec.get("documents")
+        if not isinstance(docs, list) or not all(isinstance(d, str) for d in docs):
+            raise fail(path, line_no, "documents", "expected a list of strings")
+        out.extend((f"{rec.get('topic', line_no)}#{k}", d) for k, d in enumerate(docs))
+    return out
 
 
 def build_index(corpus_file: str, options: SeraIndexOptions) -> sera.Index:
     """The index of a corpus file; stemmed (as ROUGE -m, with rouge.stemmer_exceptions) if asked."""
-    return sera.build_index(sera.corpus_documents(corpus_file), options.stemming,
+    return sera.build_index(corpus_documents(corpus_file), options.stemming,
                             options.stemmer_exceptions or NO_EXCEPTIONS)
 
 
@@ -41,8 +56,6 @@ class SeraScores(NamedTuple):
 
 def signature(options: SeraOptions, index: sera.Index) -> str:
     """A reproducibility signature of the SERA options, in sacrebleu's style."""
-    from .. import __version__
-
     params = f"mu:{options.mu:g}" if options.model == "lm_dirichlet" else f"k1:{options.bm25[0]:g},b:{options.bm25[1]:g}"
     return "|".join(["SERA", f"model:{options.model}", params, f"n:{','.join(map(str, options.cutoffs))}",
                      f"queries:{','.join(options.queries)}", f"stem:{int(index.stem)}",

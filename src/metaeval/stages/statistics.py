@@ -1,4 +1,4 @@
-"""Statistics stage (issue 14): the resampling statistics of Deutsch, Dror & Roth (2021, TACL), the
+"""Statistics stage: the resampling statistics of Deutsch, Dror & Roth (2021, TACL), the
 Kendall variants and tie calibration of Deutsch, Foster & Freitag (2023), the pairwise accuracy of
 Kocmi et al. (2021), and two none of their tools has - a null baseline and the uncertainty of the
 winner - for a set of tested variants (:func:`candidates`) and human combinations.
@@ -34,7 +34,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .. import figures, tables
-from ..options import StatisticsOptions
+from ..records import StatisticsOptions
 from ..stats import kendall
 from ..stats.bootstrap import PerSummary, variant_scores
 from ..stats.levels import COEFFICIENT, LEVELS, statistic, weighted_means
@@ -555,10 +555,10 @@ def answer(files: Mapping[str, str], a) -> str:
 
 
 def methods(config: Mapping) -> list[str]:
-    """The report's methods lines (metaeval.registry): the choices of the statistics job (issue 14), and where our definitions differ from the peers'."""
+    """The report's methods lines (metaeval.registry): the choices of the statistics job, and where our definitions differ from the peers'."""
     st, c = config.get("statistics", {}), config.get("correlation", {})
     if not st.get("enabled"):
-        return ["Statistics of issue 14 (correlation levels, permutation tests, Kendall variants, pairwise "
+        return ["Statistics beyond Graham 2015 (correlation levels, permutation tests, Kendall variants, pairwise "
                 "accuracy, null baseline, winner): disabled (statistics.enabled: false)."]
     base = st.get("accuracy_baseline") or config.get("agreement", {}).get("baseline")
     return [

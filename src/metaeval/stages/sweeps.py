@@ -31,12 +31,12 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .. import figures, tables
-from ..data.datasets import Dataset
+from ..data.datasets import Dataset, read_dataset
 from ..metrics.bleu import corpus_statistics
 from ..metrics.rouge import Task, encode, parse_measure, plan, score
 from ..metrics.tokenize import (_TOKEN as TOKEN, ALPHABETICAL, NO_EXCEPTIONS, Tokenized, perl_split_ws, spl_lines,
                                 stopwords, tokenize_summary)
-from ..options import SweepOptions
+from ..records import SweepOptions
 from ..stats import core
 from ..stats.correlation import kendall_tau_b, point_correlations
 from ..variants import Variant
@@ -432,8 +432,6 @@ def _figure(sw: Sweep, corr, main: str, prefix: str, png: str, svg: str) -> None
 
 def load(inputs: Mapping[str, str]) -> tuple[Dataset, str]:
     """The data set (its named files) and the path of system_human.tsv."""
-    from ..data.datasets import read_dataset
-
     return read_dataset({k: v for k, v in inputs.items() if k != "system_human"}), inputs["system_human"]
 
 

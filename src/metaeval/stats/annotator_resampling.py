@@ -1,4 +1,4 @@
-"""Annotators in the correlation bootstrap (issue 22; ``correlation.resample_annotators``).
+"""Annotators in the correlation bootstrap (``correlation.resample_annotators``).
 
 Scheme. Every bootstrap sample of :func:`metaeval.stats.bootstrap.bootstrap_pearson` keeps its draws
 of systems and topics (the same as without this option) and in addition draws, for every annotator
@@ -38,6 +38,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .aggregation import Aggregation
+from .combinations import COMBINATIONS, combine, composite
 from .rule_grids import aggregate_multisets
 
 COMPONENTS = ("coverage", "linguistic_quality")
@@ -173,10 +174,8 @@ def _rescaled(model: AnnotatorModel, d: str, raw: np.ndarray, B: int) -> np.ndar
 
 
 def _composite(func: str, parts: Sequence[np.ndarray]) -> np.ndarray:
-    """The human-scores stage's composite (:func:`metaeval.stages.human.composite`), element-wise
+    """The human-scores stage's composite (:func:`metaeval.stats.combinations.composite`), element-wise
     over arrays of any shape."""
-    from ..stages.human import composite
-
     shape = parts[0].shape
     return composite(func, [np.ascontiguousarray(p).ravel() for p in parts]).reshape(shape)
 
@@ -186,8 +185,6 @@ def human_system_scores(model: AnnotatorModel, combinations: Sequence[str], c: n
     """Human system scores (B, S, C) of every target in every sample (Graham's combinations, the
     dimensions on their own scales, the composites; module docstring): topic counts ``c`` (B, T)
     and annotator counts ``weights`` (group -> (B, m))."""
-    from ..stages.human import COMBINATIONS, combine
-
     B = c.shape[0]
     raw: dict[str, np.ndarray] = {}
 

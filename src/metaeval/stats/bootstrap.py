@@ -32,7 +32,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..metrics.families import REGISTRY
+from ..metrics.families import REGISTRY, of_form
 from ..variants import Variant
 from . import core
 from .core import Plan, counts, draws, percentile_interval
@@ -96,7 +96,7 @@ def resampled_medians(x: np.ndarray, c: np.ndarray, rows: tuple[np.ndarray, ...]
         out = _walked_medians(values, order, valid, drawn, total)
     else:
         out = np.empty((x.shape[0], c.shape[0]))
-        from .kernels import resampled_medians as kernel   # compiled; imported where needed only
+        from .kernels import resampled_medians as kernel   # defers numba: compiled; imported where needed only
 
         kernel(values, order, valid.sum(axis=1), drawn, total, out)
     return np.ldexp(out, e) if e.any() else out
@@ -206,7 +206,7 @@ def variant_scores(ps: PerSummary, variants: Sequence[Variant], c: np.ndarray) -
     for v, variant in enumerate(variants):
         if variant.corpus_level:
             out[:, :, v] = resampled_corpus_scores(ps.corpus_stats[str(variant)], c,
-                                                   variant.family_object.corpus_scores)
+                                                   of_form(variant.family).corpus_scores)
     return out
 
 
@@ -287,7 +287,7 @@ def bootstrap_pearson(ps: PerSummary, variants: Sequence[Variant], combinations:
     (V, C), from ``plan`` (samples, resample, seed, confidence; the draws of
     :func:`metaeval.stats.core.draws`, the interval :func:`metaeval.stats.core.percentile_interval`).
     ``system_metric`` (S, V) and ``system_human`` (S, C) are the full-data system scores,
-    used as they are when only systems are resampled. ``human`` (issue 22, annotators resampled:
+    used as they are when only systems are resampled. ``human`` (annotators resampled:
     :class:`metaeval.stats.annotator_resampling.HumanResampler`): f(topic counts (b, T), start,
     stop) -> the human system scores (b, S, C) of samples start:stop, instead of the means of the
     human grids (with every topic counted once when topics are not resampled)."""

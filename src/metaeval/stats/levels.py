@@ -120,7 +120,7 @@ def _sorted_counts(x, y, w, batch: tuple[int, ...], n: int) -> tuple[np.ndarray,
         wb = np.where(ok, 1.0 if w is None else np.broadcast_to(w, (*batch, n)).reshape(rows, n), 0.0)
         xb, yb = np.where(ok, xb, 0.0), np.where(ok, yb, 0.0)
         order = np.lexsort((yb, xb), axis=-1)
-        from .kernels import weighted_pair_counts   # compiled; imported where needed only
+        from .kernels import weighted_pair_counts   # defers numba: compiled; imported where needed only
 
         counts = np.empty((rows, 5))
         weighted_pair_counts(*(np.ascontiguousarray(np.take_along_axis(a, order, axis=-1)) for a in (xb, yb, wb)),

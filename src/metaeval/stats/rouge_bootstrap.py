@@ -68,7 +68,7 @@ def rouge_intervals(scores: np.ndarray, idx: np.ndarray, confidence: float) -> l
     """:func:`rouge_interval` of every row of ``scores`` (G, n), all resampled with the same
     indices ``idx`` (resamples, n) - the same draws, as ROUGE-1.5.5 makes for systems with as many
     summaries."""
-    from .kernels import draw_order_sums
+    from .kernels import draw_order_sums   # defers numba: compiled; imported where needed only
 
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     resamples, n = idx.shape

@@ -1,5 +1,5 @@
 """Numerically stable building blocks: scaling by a power of two, and means and medians that
-cannot overflow (issue 29: every statistic right for any finite input).
+cannot overflow (found by the fuzz suite: every statistic right for any finite input).
 
 A vector of extreme magnitude (its largest finite |value| beyond 2^64 or below 2^-64) is brought
 into [0.5, 1) by a power of two before it is centred, summed or squared; a vector of ordinary
