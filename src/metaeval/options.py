@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
+from .data.contract import DatasetError
 from .data.formats import FORMATS, SCORES, simulation_params
 from .data.safe_yaml import load as read_yaml
 from .metrics.tokenize import exception_order
@@ -191,6 +192,8 @@ def check(config: Mapping[str, Any]) -> None:
         problem = fmt.problem(key, entry)
         if problem:
             raise ConfigError(problem)
+        if fmt.declared:
+            _check_declared_targets(config, name, *fmt.declared(entry))
     rouge = config["rouge"]
     for i, m in enumerate(rouge["measures"]):
         if not is_measure(m):
@@ -255,6 +258,27 @@ def check(config: Mapping[str, Any]) -> None:
             except ValueError as e:
                 raise ConfigError(f"config key annotators.variants[{i}]: {e}; or one of "
                                   f"{', '.join(ANNOTATOR_SELECTORS)}") from None
+
+
+def human_options(config: Mapping[str, Any], name: str) -> HumanOptions:
+    """The human-scores job of a data set: the ``human_scores`` section and the entry's ``targets:``."""
+    t = config["datasets"][name].get("targets", {})
+    return from_section(HumanOptions, config["human_scores"], target_dimensions=tuple(t.get("dimensions", ())),
+                        composites=tuple(sorted(t.get("composites", {}).items())), primary=t.get("primary"),
+                        entry=f"config key datasets.{name}")
+
+
+def _check_declared_targets(config: Mapping[str, Any], name: str, dimensions: Mapping[str, Any],
+                            human: Mapping[str, Sequence[str]]) -> None:
+    """An entry that declares its dimensions and components (a table entry) has its targets checked
+    with the config, naming the config key, instead of by the human-scores job after the import and
+    scoring (a canonical data set's dimensions are in its files: that job checks them)."""
+    from .stages.human import check_declared_targets   # deferred: numpy and pandas, only for such an entry
+
+    try:
+        check_declared_targets(dimensions, human, human_options(config, name))
+    except DatasetError as e:
+        raise ConfigError(str(e)) from None
 
 
 def _looked_up(key: str, path: str, test: Callable[[Path], bool]) -> bool:
@@ -492,10 +516,7 @@ class Options:
 
     def human_job(self, name: str) -> HumanOptions:
         """The human-scores job of a data set: the section's values and the entry's ``targets:``."""
-        t = self.datasets[name].get("targets", {})
-        return self.human._replace(target_dimensions=tuple(t.get("dimensions", ())),
-                                   composites=tuple(sorted(t.get("composites", {}).items())),
-                                   primary=t.get("primary"), entry=f"config key datasets.{name}")
+        return human_options(self.config, name)
 
     def simulation(self, name: str) -> SimulationParams:
         return simulation_params(self.datasets[name])
