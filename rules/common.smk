@@ -206,6 +206,9 @@ def all_outputs():
     """The main job's targets: every data set's, and the verdict across them when there are two or more."""
     across = list(OUT.files("across", OUT.ACROSS).values()) if len(DATASETS) >= 2 else []
     across += list(OUT.files("leaderboard", OUT.ACROSS).values()) if DATASETS else []
+    # what a score difference means, pooled over the data sets (one is enough): from the soft pairwise job's pairs
+    if OPTIONS.config["soft_pairwise"]["enabled"]:
+        across += list(OUT.files("delta", OUT.ACROSS, variant=list(OPTIONS.delta_figures)).values())
     return [path for d in DATASETS for path in final_outputs(d)] + across
 
 
@@ -246,3 +249,9 @@ def permutation_basis(wildcards):
         return {}
     files = OUT.files("statistics", wildcards.dataset, combination=list(OPTIONS.statistics.permutation_combinations))
     return {k: v for k, v in files.items() if k.startswith("permutation_")}
+
+
+def delta_pairs(wildcards):
+    """Every data set's pairs of systems (the soft pairwise job's pair_deltas.tsv), by data set: what
+    the curves of what a score difference means and their query read (rules/delta.smk)."""
+    return {f"pairs__{d}": OUT.file("soft_pairwise", "pairs", d) for d in DATASETS}

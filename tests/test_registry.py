@@ -60,7 +60,8 @@ def test_the_resolved_config_holds_the_sections_the_stages_read():
     assert set(resolved) == {"datasets", *SECTIONS}
     # every section of the schema but the data sets, the resources and the runs across or beside
     # the data sets (the schema's sections, not the registry's: a new stage's section is in both)
-    assert set(SECTIONS) == set(load_schema()["properties"]) - {"datasets", "scale", "across", "leaderboard", "calibration"}
+    assert set(SECTIONS) == set(load_schema()["properties"]) - {"datasets", "scale", "across", "leaderboard", "delta",
+                                                                "calibration"}
 
 
 def test_final_targets_follow_each_stages_switch_and_needs():
@@ -70,7 +71,7 @@ def test_final_targets_follow_each_stages_switch_and_needs():
     assert "results/d/scores/system_scores.tsv" in everything
     assert "results/d/scores/scoring_signature.txt" not in everything      # scores' final keys only
     off = {"statistics": {"enabled": False}, "annotators": {"enabled": False}}
-    config = {**{k: {"enabled": True} for k in ("chrf", "sera")}, **off}
+    config = {**{k: {"enabled": True} for k in ("chrf", "sera", "soft_pairwise")}, **off}
     score_only = outputs.final("d", values, lambda s: registry.applies(s, config, texts=False))
     assert not [p for p in score_only if "/statistics/" in p or "/annotators/" in p or "/sweeps/" in p
                 or "/intervals/" in p]

@@ -245,6 +245,7 @@ def check(config: Mapping[str, Any]) -> None:
         require_computed(variant, "rerank.best", config, "'auto' or ")
     check_calibration(config)
     check_statistics(config)
+    check_delta(config)
     check_factuality(config)
     # the annotators stage's variant ids must parse (a data set lacking one gets a note)
     for i, v in enumerate(config["annotators"]["variants"]):
@@ -371,6 +372,21 @@ def check_calibration(config: Mapping[str, Any]) -> None:
                               "ending in _A or _A_<P|R|F> (the calibration model is one of means over topics)")
 
 
+def check_delta(config: Mapping[str, Any]) -> None:
+    """The ``delta:`` section's variant ids parse (the figures' and the query's; one no data set
+    computes is said so by the job)."""
+    d = config["delta"]
+    try:
+        parse_all(d["variants"], "delta.variants")
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    if d["metric"] is not None:
+        try:
+            Variant.parse(d["metric"])
+        except ValueError as e:
+            raise ConfigError(f"config key delta.metric: {e}") from None
+
+
 def check_factuality(config: Mapping[str, Any]) -> None:
     """The ``factuality:`` splits against the data sets whose splits are known at parse time (their
     format's, metaeval.data.formats: FRANK's release has valid / test); other data sets' splits are
@@ -443,6 +459,8 @@ class Options:
                                    stemmer_exceptions=exceptions if any(Variant.parse(v).stem for v in sw["variants"])
                                    else None)
         self.calibration = calibration_options(config)
+        # the variants with a figure of what a difference means (results/all/delta/figure_<variant>.png)
+        self.delta_figures: tuple[str, ...] = tuple(config["delta"]["variants"])
         f = config["factuality"]
         self.factuality = from_section(FactualityOptions, f, proportion_cutoff=float(f["proportion_cutoff"]),
                                        validation_fraction=float(f["validation_fraction"]),
