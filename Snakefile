@@ -14,6 +14,7 @@
 #   sweeps.smk       single vs all references (Lin 2004), word limits and compression (Pastra & Saggion 2003)
 #   report.smk       one self-contained HTML report per data set
 #   across.smk       with two or more data sets: one verdict across them (results/all/)
+#   delta.smk        what a score difference means, pooled over the data sets (results/all/); the delta.tsv query
 #   calibration.smk  `snakemake calibration`: error rates, power and coverage of the tests on known truth
 #   archive.smk      `snakemake archive`: reproducible archives of each data set's results
 #   to_score.smk     `snakemake to_score`: every judged summary's texts, to score with a metric of your own

@@ -181,6 +181,14 @@ def across_inputs(wildcards):
     return out
 
 
+def delta_thresholds():
+    """The pooled deltas humans agree with (delta_thresholds.tsv) when they are computed: the report
+    across data sets sets them beside the leaderboard."""
+    if not OPTIONS.config["soft_pairwise"]["enabled"]:
+        return {}
+    return {"delta_thresholds": OUT.file("delta", "thresholds", OUT.ACROSS)}
+
+
 def leaderboard_inputs(wildcards):
     """What the leaderboard reads of each data set, by ``{file key}__{data set}``: its targets,
     correlations and Williams tests (every target's), summary-level correlations and tests, its
@@ -195,6 +203,11 @@ def leaderboard_inputs(wildcards):
             out[f"{key}__{d}"] = OUT.file(stage, key, d)
         if OPTIONS.file_metric_sources(d):     # a data set without score files has no file metrics
             out[f"metrics__{d}"] = OUT.file("file_metrics", "metrics", d)
+        # soft pairwise accuracy and pairwise accuracy beside r at the system level, when their jobs run
+        if OPTIONS.config["soft_pairwise"]["enabled"]:
+            out[f"spa__{d}"] = OUT.file("soft_pairwise", "spa", d)
+        if OPTIONS.statistics_enabled:
+            out[f"accuracy__{d}"] = OUT.file("statistics", "accuracy", d)
         out[f"stacked__{d}"] = OUT.file("correlation", "targets_williams", d)
         for c in COMBINATIONS:
             out[f"williams_{c}__{d}"] = OUT.file("correlation", "williams_{combination}", d, combination=c)
@@ -220,6 +233,9 @@ def all_outputs():
     """The main job's targets: every data set's, and the verdict across them when there are two or more."""
     across = list(OUT.files("across", OUT.ACROSS).values()) if len(DATASETS) >= 2 else []
     across += list(OUT.files("leaderboard", OUT.ACROSS).values()) if DATASETS else []
+    # what a score difference means, pooled over the data sets (one is enough): from the soft pairwise job's pairs
+    if OPTIONS.config["soft_pairwise"]["enabled"]:
+        across += list(OUT.files("delta", OUT.ACROSS, variant=list(OPTIONS.delta_figures)).values())
     return [path for d in DATASETS for path in final_outputs(d)] + across
 
 
@@ -260,3 +276,9 @@ def permutation_basis(wildcards):
         return {}
     files = OUT.files("statistics", wildcards.dataset, combination=list(OPTIONS.statistics.permutation_combinations))
     return {k: v for k, v in files.items() if k.startswith("permutation_")}
+
+
+def delta_pairs(wildcards):
+    """Every data set's pairs of systems (the soft pairwise job's pair_deltas.tsv), by data set: what
+    the curves of what a score difference means and their query read (rules/delta.smk)."""
+    return {f"pairs__{d}": OUT.file("soft_pairwise", "pairs", d) for d in DATASETS}

@@ -63,7 +63,7 @@ def test_the_resolved_config_holds_the_sections_the_stages_read():
     # (resolved apart), the resources and the runs across or beside the data sets (the schema's
     # sections, not the registry's: a new stage's section is in both)
     assert set(SECTIONS) == set(load_schema()["properties"]) - {"datasets", *SCORE_KEYS, "scale", "across",
-                                                                "leaderboard", "calibration"}
+                                                                "leaderboard", "delta", "calibration"}
 
 
 def test_final_targets_follow_each_stages_switch_and_needs():
@@ -73,7 +73,7 @@ def test_final_targets_follow_each_stages_switch_and_needs():
     assert "results/d/scores/system_scores.tsv" in everything
     assert "results/d/scores/scoring_signature.txt" not in everything      # scores' final keys only
     off = {"statistics": {"enabled": False}, "annotators": {"enabled": False}}
-    config = {**{k: {"enabled": True} for k in ("chrf", "sera")}, **off}
+    config = {**{k: {"enabled": True} for k in ("chrf", "sera", "soft_pairwise")}, **off}
     score_only = outputs.final("d", values, lambda s: registry.applies(s, config, texts=False))
     assert not [p for p in score_only if "/statistics/" in p or "/annotators/" in p or "/sweeps/" in p
                 or "/intervals/" in p]
@@ -188,8 +188,8 @@ def test_priorities_start_the_longest_chain_of_waiting_jobs_first(tmp_path, targ
             assert registry.rule_priority(u) > registry.rule_priority(v), (u, chain(u), v, chain(v))
     # chains as long: the heavier job first (Stage.weight)
     if not targets:
-        assert chain("statistics") == chain("rerank")
-        assert registry.rule_priority("statistics") > registry.rule_priority("rerank")
+        assert chain("agreement") == chain("rerank")
+        assert registry.rule_priority("agreement") > registry.rule_priority("rerank")
 
 
 def test_no_module_over_the_line_limit():

@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
+from .data.contract import DatasetError
 from .data.formats import FORMATS, SCORES, simulation_params
 from .data.safe_yaml import load as read_yaml
 from .metrics.tokenize import exception_order
@@ -29,8 +30,8 @@ from . import registry
 from .outputs import RESULTS, file as output_file
 from .records import (AcrossOptions, AgreementOptions, AnnotatorsOptions, CalibrationJobs, CalibrationModelOptions,
                       CalibrationRunOptions, CalibrationTablesOptions, ChrfOptions, CorrelateOptions,
-                      CorrelationTablesOptions, FactualityOptions, GatherOptions, HumanOptions, IntervalOptions,
-                      LeaderboardOptions,
+                      CorrelationTablesOptions, FactualityOptions, FileMetricsOptions, GatherOptions, HumanOptions,
+                      IntervalOptions, LeaderboardOptions,
                       RerankOptions, RougeOptions, ScaleOptions, ScoreJob, SeraIndexOptions, SeraOptions,
                       SimulationParams, StatisticsOptions, SweepOptions, ToScoreOptions, from_section)
 from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
@@ -185,6 +186,8 @@ def check(config: Mapping[str, Any]) -> None:
         problem = fmt.problem(key, entry)
         if problem:
             raise ConfigError(problem)
+        if fmt.declared:
+            _check_declared_targets(config, name, *fmt.declared(entry))
     for i, p in enumerate(config["metric_scores"]):
         _check_input_path(f"metric_scores[{i}]", p, score_file=True)
     rouge = config["rouge"]
@@ -241,6 +244,7 @@ def check(config: Mapping[str, Any]) -> None:
         require_computed(variant, "rerank.best", config, "'auto' or ")
     check_calibration(config)
     check_statistics(config)
+    check_delta(config)
     check_factuality(config)
     # the annotators stage's variant ids must parse (a data set lacking one gets a note)
     for i, v in enumerate(config["annotators"]["variants"]):
@@ -266,6 +270,27 @@ def _check_input_path(key: str, path: str, score_file: bool) -> None:
         raise ConfigError(f"config key {key}: {path!r} is inside the workflow's output folder {RESULTS}/, whose "
                           "files the workflow writes and deletes; expected a data set folder outside it (copy the "
                           "files elsewhere, e.g. data/<name>/)")
+
+
+def human_options(config: Mapping[str, Any], name: str) -> HumanOptions:
+    """The human-scores job of a data set: the ``human_scores`` section and the entry's ``targets:``."""
+    t = config["datasets"][name].get("targets", {})
+    return from_section(HumanOptions, config["human_scores"], target_dimensions=tuple(t.get("dimensions", ())),
+                        composites=tuple(sorted(t.get("composites", {}).items())), primary=t.get("primary"),
+                        entry=f"config key datasets.{name}")
+
+
+def _check_declared_targets(config: Mapping[str, Any], name: str, dimensions: Mapping[str, Any],
+                            human: Mapping[str, Sequence[str]]) -> None:
+    """An entry that declares its dimensions and components (a table entry) has its targets checked
+    with the config, naming the config key, instead of by the human-scores job after the import and
+    scoring (a canonical data set's dimensions are in its files: that job checks them)."""
+    from .stages.human import check_declared_targets   # deferred: numpy and pandas, only for such an entry
+
+    try:
+        check_declared_targets(dimensions, human, human_options(config, name))
+    except DatasetError as e:
+        raise ConfigError(str(e)) from None
 
 
 def _looked_up(key: str, path: str, test: Callable[[Path], bool]) -> bool:
@@ -334,24 +359,6 @@ def check_statistics(config: Mapping[str, Any]) -> None:
 # ----------------------------------------------------------------------------- what each job uses
 
 
-
-Declaration = tuple[str, "str | None", "bool | None", "str | None", "str | None"]
-
-
-class FileMetricsOptions(NamedTuple):
-    """The file metrics job: the config entry's declarations (metric, name, higher_is_better,
-    description, dimension; they win over the top-level ones, which win over dataset.yaml's), whether
-    partial coverage is allowed, and which rows of the score files are the data set's
-    (:class:`metaeval.data.metric_scores.Scope`)."""
-    declarations: tuple[Declaration, ...]
-    partial_coverage: bool
-    key: str                   # the config key of the entry, for messages
-    dataset: str               # the data set's name (a score file's ``dataset`` column names it)
-    configured: tuple[str, ...]  # every configured data set, when there are top-level score files (else empty)
-    shared: tuple[str, ...]    # the top-level score files (config key metric_scores)
-    shared_declarations: tuple[Declaration, ...]   # the top-level metrics:
-
-
 def calibration_options(config: Mapping[str, Any]) -> CalibrationJobs:
     """The calibration jobs' records from the validated config's ``calibration`` section (the
     simulated data sets unless it names others; the verdicts at agreement.min_topics)."""
@@ -390,6 +397,21 @@ def check_calibration(config: Mapping[str, Any]) -> None:
         if v.statistic != "A":
             raise ConfigError(f"config key calibration.metrics[{i}]: {v} is not a mean variant; expected a variant "
                               "ending in _A or _A_<P|R|F> (the calibration model is one of means over topics)")
+
+
+def check_delta(config: Mapping[str, Any]) -> None:
+    """The ``delta:`` section's variant ids parse (the figures' and the query's; one no data set
+    computes is said so by the job)."""
+    d = config["delta"]
+    try:
+        parse_all(d["variants"], "delta.variants")
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    if d["metric"] is not None:
+        try:
+            Variant.parse(d["metric"])
+        except ValueError as e:
+            raise ConfigError(f"config key delta.metric: {e}") from None
 
 
 def check_factuality(config: Mapping[str, Any]) -> None:
@@ -464,6 +486,8 @@ class Options:
                                    stemmer_exceptions=exceptions if any(Variant.parse(v).stem for v in sw["variants"])
                                    else None)
         self.calibration = calibration_options(config)
+        # the variants with a figure of what a difference means (results/all/delta/figure_<variant>.png)
+        self.delta_figures: tuple[str, ...] = tuple(config["delta"]["variants"])
         f = config["factuality"]
         self.factuality = from_section(FactualityOptions, f, proportion_cutoff=float(f["proportion_cutoff"]),
                                        validation_fraction=float(f["validation_fraction"]),
@@ -495,10 +519,7 @@ class Options:
 
     def human_job(self, name: str) -> HumanOptions:
         """The human-scores job of a data set: the section's values and the entry's ``targets:``."""
-        t = self.datasets[name].get("targets", {})
-        return self.human._replace(target_dimensions=tuple(t.get("dimensions", ())),
-                                   composites=tuple(sorted(t.get("composites", {}).items())),
-                                   primary=t.get("primary"), entry=f"config key datasets.{name}")
+        return human_options(self.config, name)
 
     def simulation(self, name: str) -> SimulationParams:
         return simulation_params(self.datasets[name])

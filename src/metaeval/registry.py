@@ -269,7 +269,22 @@ STAGES: tuple[Stage, ...] = (
                              "rank of its value on the full data. Long, overlapping intervals mean the order of these "
                              "variants is not settled by the data."),
               )),
-          ), weight=3),
+          # the leaderboard waits on its pairwise accuracy: a chain of 2, as factuality's (see there)
+          ), priority=3, weight=0),
+    Stage("soft_pairwise",
+          {"spa": "soft_pairwise/soft_pairwise_accuracy.tsv", "spa_md": "soft_pairwise/soft_pairwise_accuracy.md",
+           "pairs": "soft_pairwise/pair_deltas.tsv", "notes": "soft_pairwise/notes.tsv"},
+          "soft pairwise accuracy of every variant and target (Thompson et al. 2024, as mt-metrics-eval's pce.py); "
+          "every pair of systems' metric delta and human agreement", rules_file="analysis",
+          module="stages.soft_pairwise", sections=("soft_pairwise",),
+          record="metaeval.stages.soft_pairwise:SoftPairwiseOptions", enabled="soft_pairwise", final=True,
+          reads=(ANALYSIS_INPUTS,), category="Soft pairwise accuracy", methods="metaeval.stages.soft_pairwise:methods",
+          report=(ReportSection("Soft pairwise accuracy (Thompson et al. 2024)", (
+              ReportItem("soft_pairwise", "spa_md"),
+              ReportItem("soft_pairwise", "notes", "Notes of the soft pairwise accuracy: missing items and how they "
+                                                   "were handled, and the settings."),
+          # the leaderboard and the delta curves wait on it: a chain of 2, as factuality's (see there)
+          )),), priority=3, weight=0),
     Stage("annotators",
           {"alpha": "annotators/alpha.tsv", "alpha_md": "annotators/alpha.md",
            "ceiling": "annotators/ceiling.tsv", "ceiling_md": "annotators/ceiling.md",
@@ -424,6 +439,17 @@ STAGES: tuple[Stage, ...] = (
           "with two or more data sets: every variant side by side, robustly optimal variants, replicability of "
           "differences", kind="across", rule="across", rules_file="across", module="stages.across",
           sections=("across",), options="across"),
+    Stage("delta", {"curves": "delta_curves.tsv", "thresholds": "delta_thresholds.tsv",
+                    "thresholds_md": "delta_thresholds.md", "figure_{variant}": "delta/figure_{variant}.png",
+                    "figure_{variant}_svg": "delta/figure_{variant}.svg"},
+          "what a score difference means: human agreement against the metric's delta, pooled over the data sets, "
+          "and the deltas needed for 80/90/95 % agreement", kind="across", rule="delta_curves", rules_file="delta",
+          module="stages.delta", sections=("delta",), record="metaeval.stages.delta:DeltaOptions",
+          expand={"variant": "delta_figures"}, priority=1, weight=2),
+    Stage("delta_query", {"answer": "delta.tsv"},
+          "on request (`delta: {metric, value}`): the estimated human agreement with a metric's difference of that "
+          "size, with its interval", kind="across", rule="delta_query", rules_file="delta", module="stages.delta",
+          sections=("delta",), record="metaeval.stages.delta:DeltaQuery"),
     Stage("calibration_model", {"model": "calibration/model.tsv"}, "the model fitted for calibration",
           kind="calibration", rule="calibration_model", rules_file="calibration", module="stages.calibration",
           sections=("calibration",), priority=2),

@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from . import safe_yaml
 from ..stats.aggregation import RULES, Aggregation
-from .contract import DIMENSION_KINDS, DIMENSION_ROLES, HUMAN_COMPONENTS, DatasetError, Dimension, fail
+from .contract import DIMENSION_KINDS, DIMENSION_ROLES, HUMAN_COMPONENTS, DatasetError, Dimension, check_name, fail
 
 
 def _error(path: str, line: int | None, problem: str) -> DatasetError:
@@ -61,6 +61,10 @@ def parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str,
     def at(*keys: str) -> int | None:
         return lines.get(("dimensions", name, *keys), line)
 
+    if not name.strip():
+        raise fail(path, line, fname, f"{name!r}: an empty dimension name; expected a name (it heads a column of "
+                   "judgments.tsv and names a target)")
+    check_name(path, line, fname, name)   # a column name of the TSV tables: no tab or line break
     if name in ("topic", "summarizer"):
         raise fail(path, line, fname, "'topic' and 'summarizer' are reserved column names")
     if not isinstance(spec, dict):
@@ -84,6 +88,10 @@ def parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str,
                    "leave them out or set them so")
     if not hi > lo:
         raise fail(path, line, fname, f"max ({spec['max']}) must be greater than min ({spec['min']})")
+    if not math.isfinite(hi - lo):
+        # scores are rescaled by (x - min) / (max - min): an infinite range makes every one 0
+        raise fail(path, line, fname, f"max - min ({hi:g} - {lo:g}) overflows a double; expected a range of "
+                   "finite width")
     source = spec.get("annotations")
     of = group = None
     if source is not None:

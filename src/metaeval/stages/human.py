@@ -47,7 +47,7 @@ import pandas as pd
 from .. import tables
 from ..data import pyramid
 from ..data.datasets import Dataset
-from ..data.contract import HUMAN_COMPONENTS, DatasetError
+from ..data.contract import HUMAN_COMPONENTS, DatasetError, Dimension
 from ..records import HumanOptions
 from ..stats.combinations import COMBINATIONS, COMPOSITE_FUNCTIONS, combine, composite  # noqa: F401 (the stage's names)
 
@@ -218,9 +218,12 @@ def judgment_source(ds: Dataset, d) -> str:
     return rule.describe() + ("" if of == d.name else f"' {of} scores")
 
 
-def dimension_targets(ds: Dataset, options: HumanOptions, combinations: Sequence[str]) -> tuple[list[Target], dict[str, str]]:
+def dimension_targets(ds: Dataset, options: HumanOptions, combinations: Sequence[str],
+                      declared_in: str | None = None) -> tuple[list[Target], dict[str, str]]:
     """The dimension targets (every declared dimension, or the entry's list), and the combinations
-    that are also a dimension (what their definition adds)."""
+    that are also a dimension (what their definition adds). ``declared_in``: the config key of the
+    dimensions when the config declares them (a table entry's ``dimensions``), for the errors."""
+    where = (lambda name: f"{declared_in}.{name}") if declared_in else (lambda name: f"dimension {name!r}")
     if not options.dimensions:
         return [], {}
     wanted = list(options.target_dimensions) if options.target_dimensions else list(ds.dimensions)
@@ -231,14 +234,14 @@ def dimension_targets(ds: Dataset, options: HumanOptions, combinations: Sequence
                                f"data set (declared: {', '.join(ds.dimensions)})")
         d = ds.dimensions[name]
         if name in RESERVED_TARGETS:
-            raise DatasetError(f"dimension {name!r}: the name is a column of human/summary_human.tsv; rename the "
+            raise DatasetError(f"{where(name)}: the name is a column of human/summary_human.tsv; rename the "
                                "dimension to make it a target")
         if name in combinations:
             parts = {p: ds.human.get(p, []) for p in NEEDS[name]}
             if name in HUMAN_COMPONENTS and parts == {name: [name]} and (d.min, d.max) == (0.0, 1.0):
                 same[name] = f" (and the dimension {name}: its only dimension, already on [0, 1])"
                 continue
-            raise DatasetError(f"dimension {name!r}: Graham's combination of that name is also a target; rename "
+            raise DatasetError(f"{where(name)}: Graham's combination of that name is also a target; rename "
                                "the dimension, or leave the combination out of human_scores.combinations")
         scale = f"{d.min:g}-{d.max:g}" if d.kind == "graded" else d.kind
         out.append(Target(name, "dimension", f"{name} ({scale}; {judgment_source(ds, d)})", d.is_factual))
@@ -246,12 +249,13 @@ def dimension_targets(ds: Dataset, options: HumanOptions, combinations: Sequence
 
 
 
-def targets(ds: Dataset, options: HumanOptions) -> tuple[list[Target], dict[str, str], dict[str, tuple[str, list[str]]]]:
+def targets(ds: Dataset, options: HumanOptions, declared_in: str | None = None
+            ) -> tuple[list[Target], dict[str, str], dict[str, tuple[str, list[str]]]]:
     """Every target in order (combinations, dimensions, composites), the left-out ones with the
-    reason, and the composites' definitions."""
+    reason, and the composites' definitions (``declared_in``: as :func:`dimension_targets`)."""
     ok, skipped = available_combinations(components(ds), options.combinations)
     factual_dims = {d for d, dim in ds.dimensions.items() if dim.is_factual}
-    dims, same = dimension_targets(ds, options, ok)
+    dims, same = dimension_targets(ds, options, ok, declared_in)
     out = [Target(c, "combination", COMBINATION_DEFINITIONS[c] + same.get(c, ""),
                   c in HUMAN_COMPONENTS and bool(ds.human.get(c)) and set(ds.human[c]) <= factual_dims)
            for c in ok]
@@ -265,6 +269,18 @@ def targets(ds: Dataset, options: HumanOptions) -> tuple[list[Target], dict[str,
         out.append(Target(name, "composite", f"{expression} of the dimensions rescaled to [0, 1]",
                           all(d in factual_dims for d in composites[name][1]), expression))
     return out, skipped, composites
+
+
+def check_declared_targets(dimensions: Mapping[str, Dimension], human: Mapping[str, Sequence[str]],
+                           options: HumanOptions) -> None:
+    """The targets of a data set whose dimensions and components the config entry declares (a table
+    entry), checked when the config is, by the checks :func:`targets` and :func:`primary_target`
+    run in the human-scores job: a malformed composite, an unknown target or primary, a composite
+    or a dimension named as another target. The errors name the config key."""
+    declared = Dataset(name="", meta={}, dimensions=dict(dimensions), human={k: list(v) for k, v in human.items()},
+                       summaries=[], judgments={})
+    found, _, _ = targets(declared, options, f"{options.entry}.dimensions")
+    primary_target([t.name for t in found], options.primary, options.entry)
 
 
 COMBINATION_DEFINITIONS = {

@@ -117,3 +117,20 @@ def weighted_pair_counts(xs, ys, ws, out):  # pragma: no cover - compiled
         out[r, 2] = tx - txy
         out[r, 3] = ty - txy
         out[r, 4] = txy
+
+
+@numba.njit(cache=True)
+def pair_exceedances(partial, observed, first, second, out):  # pragma: no cover - compiled
+    """out[k, q] = count over p of (partial[k, first[q], p] - partial[k, second[q], p] >= observed[k, q]),
+    in the arrays' float32 (see :func:`metaeval.stats.soft_pairwise.pairwise_p_values`: pce.py's
+    null deltas against the observed one)."""
+    K, _, P = partial.shape
+    for k in range(K):
+        for q in range(first.shape[0]):
+            a, b = partial[k, first[q]], partial[k, second[q]]
+            o = observed[k, q]
+            c = 0
+            for p in range(P):
+                if a[p] - b[p] >= o:
+                    c += 1
+            out[k, q] = c
