@@ -20,7 +20,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .data.contract import DatasetError
 from .data.formats import FORMATS, SCORES, simulation_params
