@@ -25,6 +25,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .data.contract import DatasetError
 from .data.formats import FORMATS, SCORES, simulation_params
 from .data.safe_yaml import load as read_yaml
+from .data.targets import check_declared_targets
 from .metrics.tokenize import exception_order
 from . import registry
 from .outputs import RESULTS, file as output_file
@@ -285,8 +286,6 @@ def _check_declared_targets(config: Mapping[str, Any], name: str, dimensions: Ma
     """An entry that declares its dimensions and components (a table entry) has its targets checked
     with the config, naming the config key, instead of by the human-scores job after the import and
     scoring (a canonical data set's dimensions are in its files: that job checks them)."""
-    from .stages.human import check_declared_targets   # deferred: numpy and pandas, only for such an entry
-
     try:
         check_declared_targets(dimensions, human, human_options(config, name))
     except DatasetError as e:

@@ -41,6 +41,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from .core import ranks
 from .stable import binary_scale
 
 EXACT_MAX_N = 50          # scipy: exact distribution up to 50 differences without zeros or ties
@@ -107,12 +108,12 @@ def signed_rank_sum(d: np.ndarray, axis: int = -1) -> np.ndarray:
     positive differences, zeros dropped before ranking (``zero_method='wilcox'``): the statistic
     scipy's ``wilcoxon`` gives its permutation test (its ``_wilcoxon_statistic``'s r_plus), the
     same to the bit (ranks are multiples of 1/2, their sums exact)."""
-    from scipy import stats
-
     d = np.moveaxis(np.asarray(d, dtype=float), axis, -1)
     nonzero = np.where(d == 0, np.nan, d)
-    ranks = stats.rankdata(np.abs(nonzero), axis=-1, nan_policy="omit")
-    return np.where(nonzero > 0, ranks, 0.0).sum(axis=-1)
+    # average ranks of the non-zero magnitudes (scipy's rankdata; NaN, the zeros, sort last and
+    # take no rank from the others, as its nan_policy="omit")
+    r = ranks(np.abs(nonzero), axis=-1)
+    return np.where(nonzero > 0, r, 0.0).sum(axis=-1)
 
 
 @dataclass
