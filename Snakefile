@@ -17,6 +17,7 @@
 #   delta.smk        what a score difference means, pooled over the data sets (results/all/); the delta.tsv query
 #   calibration.smk  `snakemake calibration`: error rates, power and coverage of the tests on known truth
 #   archive.smk      `snakemake archive`: reproducible archives of each data set's results
+#   to_score.smk     `snakemake to_score`: every judged summary's texts, to score with a metric of your own
 # docs/layout.md's stage table is generated from the registry (tests/test_registry.py).
 # Every config value a job uses reaches it through `params:` (a typed record per job), and so does
 # the hash of the library modules its script imports, so a change re-runs exactly the jobs it

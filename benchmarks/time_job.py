@@ -27,10 +27,10 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
     os.environ["METAEVAL_FORKSERVER"] = "0"     # run here, not in a fork server's child
-    from metaeval import forkserver
+    from metaeval import forkserver, forkserver_process
 
     for name in (*forkserver.PRELOAD_FIRST, *forkserver.PRELOAD_THEN):
-        forkserver._preload(name)
+        forkserver_process._preload(name)
     best = float("inf")
     for _ in range(args.runs):          # each run in a child forked from the warm process, as a job is
         start = time.perf_counter()

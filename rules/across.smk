@@ -30,6 +30,7 @@ rule across:
     input:
         unpack(across_inputs),
         leaderboard=OUT.file("leaderboard", "leaderboard_tsv", OUT.ACROSS),
+        **delta_thresholds(),
     output:
         **reported(OUT.files("across", OUT.ACROSS), "Across data sets"),
     params:

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from metaeval import outputs as OUT
 from metaeval import registry
+from metaeval.data import shared_scores
 from metaeval.data.datasets import FILES
 from metaeval.data.formats import FORMATS
 from metaeval.metrics.families import REGISTRY as FAMILIES
@@ -102,8 +103,21 @@ def family_files(*kinds):
 
 def file_metric_sources(wildcards):
     """The score files of metrics computed elsewhere (a canonical folder's metric_scores.tsv, the
-    entry's metric_scores)."""
+    entry's metric_scores, the top-level metric_scores)."""
     return OPTIONS.file_metric_sources(wildcards.dataset)
+
+
+def file_metric_inputs(wildcards):
+    """The file metrics job's score files: the data set's own, and the top-level ones ancient(), since
+    the job depends only on their rows that concern the data set (whose digest is in its params,
+    :func:`shared_rows`): editing another data set's rows re-runs none of this data set's jobs."""
+    return OPTIONS.own_metric_sources(wildcards.dataset) + [ancient(p) for p in OPTIONS.config["metric_scores"]]
+
+
+def shared_rows(wildcards):
+    """The digest of the rows of each top-level score file that concern the data set
+    (metaeval.data.shared_scores), read when the workflow starts."""
+    return shared_scores.digests(OPTIONS.config["metric_scores"], wildcards.dataset, DATASETS)
 
 
 def file_metric_files(**names):
@@ -167,6 +181,14 @@ def across_inputs(wildcards):
     return out
 
 
+def delta_thresholds():
+    """The pooled deltas humans agree with (delta_thresholds.tsv) when they are computed: the report
+    across data sets sets them beside the leaderboard."""
+    if not OPTIONS.config["soft_pairwise"]["enabled"]:
+        return {}
+    return {"delta_thresholds": OUT.file("delta", "thresholds", OUT.ACROSS)}
+
+
 def leaderboard_inputs(wildcards):
     """What the leaderboard reads of each data set, by ``{file key}__{data set}``: its targets,
     correlations and Williams tests (every target's), summary-level correlations and tests, its
@@ -181,6 +203,11 @@ def leaderboard_inputs(wildcards):
             out[f"{key}__{d}"] = OUT.file(stage, key, d)
         if OPTIONS.file_metric_sources(d):     # a data set without score files has no file metrics
             out[f"metrics__{d}"] = OUT.file("file_metrics", "metrics", d)
+        # soft pairwise accuracy and pairwise accuracy beside r at the system level, when their jobs run
+        if OPTIONS.config["soft_pairwise"]["enabled"]:
+            out[f"spa__{d}"] = OUT.file("soft_pairwise", "spa", d)
+        if OPTIONS.statistics_enabled:
+            out[f"accuracy__{d}"] = OUT.file("statistics", "accuracy", d)
         out[f"stacked__{d}"] = OUT.file("correlation", "targets_williams", d)
         for c in COMBINATIONS:
             out[f"williams_{c}__{d}"] = OUT.file("correlation", "williams_{combination}", d, combination=c)

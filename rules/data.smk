@@ -34,14 +34,16 @@ for fmt in IMPORTED:
             "../workflow/scripts/{params.door}.py"
 
 
-# The validation job also checks the data set's score files (metric_scores.tsv, the entry's
+# The validation job also checks the data set's own score files (metric_scores.tsv, the entry's
 # metric_scores), as the file metrics job does, so that a bad one stops the run before any analysis.
 # They are ancient() here: editing a score file re-runs the file metrics job (which checks it again
 # before anything reads it) and the analyses after it, not the validation and all that follows it.
+# The top-level metric_scores (for every data set) are the file metrics job's alone: adding or
+# editing one re-runs no validation.
 rule validate_dataset:
     input:
         unpack(canonical_inputs),
-        score_files=lambda wc: [ancient(f) for f in file_metric_sources(wc)],
+        score_files=lambda wc: [ancient(f) for f in OPTIONS.own_metric_sources(wc.dataset)],
     output:
         **OUT.files("data"),
         **OUT.files("summary"),
@@ -50,8 +52,8 @@ rule validate_dataset:
         human=lambda wc: OPTIONS.dataset(wc.dataset).get("human"),
         aggregation=lambda wc: OPTIONS.dataset(wc.dataset).get("aggregation"),
         # what the check of the score files needs (partial coverage allowed?), not the metrics'
-        # declarations (names, orientation): changing those re-runs the file metrics job, not this one
-        file_metrics=lambda wc: OPTIONS.file_metrics(wc.dataset)._replace(declarations=()),
+        # declarations (names, orientation, dimension): changing those re-runs the file metrics job, not this one
+        file_metrics=lambda wc: OPTIONS.validation_score_check(wc.dataset),
     priority: registry.rule_priority("validate_dataset")
     log:
         OUT.log("validate_dataset"),

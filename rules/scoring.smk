@@ -2,7 +2,8 @@
 # chrF++ (sacrebleu's definition, on the raw text: one job per data set, independent of ROUGE's
 # preprocessing settings), SERA (retrieval-based, over an index built once per data set), the
 # scores of metrics computed elsewhere (score files, checked and oriented by the file_metrics job;
-# editing one re-runs that job, the gathering and the analyses, never the ROUGE scoring), and
+# editing one re-runs that job, the gathering and the analyses, never the ROUGE scoring; a
+# top-level file only those of the data sets whose rows changed), and
 # ROUGE-1.5.5's bootstrap intervals.
 # One job per preprocessing setting (stemming x stop words) and topic shard tokenises once and
 # scores every measure and BLEU from that one corpus; the parts are gathered into
@@ -93,13 +94,14 @@ rule score_sera:
 
 rule file_metrics:
     input:
-        sources=file_metric_sources,
+        sources=file_metric_inputs,
         **data_files("dataset", "summaries", "judgments"),
     output:
         **OUT.files("file_metrics"),
     params:
         code=code("file_metrics"),
         options=lambda wc: OPTIONS.file_metrics(wc.dataset),
+        shared_rows=shared_rows,
     priority: registry.rule_priority("file_metrics")
     log:
         OUT.log("file_metrics"),

@@ -334,6 +334,56 @@ def mutated_jsonl(draw, records: list[dict]) -> str:
 
 
 @st.composite
+def mutated_json_list(draw, records: list[dict]) -> str:
+    """A JSON list of records mutated as :func:`mutated_jsonl` mutates its lines, one record a line."""
+    if draw(st.integers(0, 3)) == 0:
+        return draw(mutated_text("[" + ",\n".join(json.dumps(r) for r in records) + "]\n", JSON_SNIPPETS))
+    lines = draw(mutated_jsonl(records)).rstrip("\n").split("\n")
+    return "[" + ",\n".join(line for line in lines if line) + "]\n"
+
+
+CSV_SNIPPETS = ['"', '""', '","', ",", '"a\nb"', '"x"y', "\r\n", "\n\n", '"""', "\r", ",,"]
+
+
+@st.composite
+def mutated_csv(draw, text: str) -> str:
+    """A CSV with cells replaced (odd numbers, odd text with commas, quotes and line breaks, empty),
+    removed or added, rows duplicated or removed, written with proper quoting or joined raw; or
+    changed as text."""
+    import csv
+    import io
+
+    if draw(st.integers(0, 3)) == 0:
+        return draw(mutated_text(text, CSV_SNIPPETS))
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    for _ in range(draw(st.integers(1, 3))):
+        r = draw(st.integers(0, len(rows) - 1))
+        if not rows[r]:
+            continue
+        c = draw(st.integers(0, len(rows[r]) - 1))
+        op = draw(st.sampled_from(["cell", "cell", "number", "remove_cell", "add_cell", "duplicate_row", "remove_row"]))
+        if op == "cell":
+            rows[r][c] = draw(st.one_of(odd_text, st.sampled_from(CSV_SNIPPETS), st.just("")))
+        elif op == "number":
+            rows[r][c] = draw(st.one_of(st.sampled_from(NUMBER_SPELLINGS), numbers.map(repr)))
+        elif op == "remove_cell":
+            rows[r].pop(c)
+        elif op == "add_cell":
+            rows[r].insert(c, draw(odd_text))
+        elif op == "duplicate_row":
+            rows.insert(r, list(rows[r]))
+        elif op == "remove_row":
+            rows.pop(r)
+            if not rows:
+                rows = [[]]
+    if draw(st.booleans()):
+        out = io.StringIO(newline="")
+        csv.writer(out, lineterminator=draw(st.sampled_from(["\n", "\r\n"]))).writerows(rows)
+        return out.getvalue()
+    return "".join(",".join(row) + "\n" for row in rows)
+
+
+@st.composite
 def mutated_yaml(draw, value: Any) -> str:
     """YAML of a structured mutation of ``value`` (deep nesting up to 100 levels; a key twice as a
     line given twice), or YAML text changed (anchors, aliases, tags, merge keys, nesting, truncation)."""
@@ -589,7 +639,7 @@ def call_scores(folder: Path):
     from metaeval.options import FileMetricsOptions
 
     ds = load_folder(folder)
-    options = FileMetricsOptions((), False, "datasets.d.metric_scores")
+    options = FileMetricsOptions((), False, "datasets.d.metric_scores", "d", (), (), ())
     return metric_scores.check([str(folder / "metric_scores.tsv")], ds, str(folder / "dataset.yaml"), options)
 
 
@@ -956,7 +1006,7 @@ def no_check(folder: Path, result: Any) -> None:
 
 # ---------------------------------------------------------------------------- declared tables (format: table)
 
-TABLE_TSV, TABLE_JSONL = "release.tsv", "release.jsonl"
+TABLE_TSV, TABLE_JSONL, TABLE_CSV, TABLE_JSON = "release.tsv", "release.jsonl", "release.csv", "release.json"
 
 
 def table_tsv_base() -> dict[str, bytes]:
@@ -968,6 +1018,24 @@ def table_tsv_base() -> dict[str, bytes]:
     return {TABLE_TSV: _u("".join("\t".join(r) + "\n" for r in rows))}
 
 
+def table_csv_base() -> dict[str, bytes]:
+    """The TSV release's rows as a CSV, a summary holding a comma and quotes (a quoted cell)."""
+    import csv
+    import io
+
+    rows = [line.split("\t") for line in table_tsv_base()[TABLE_TSV].decode().splitlines()]
+    rows[1][2] = 'The cat, "Tom", sat . It purred .'
+    out = io.StringIO(newline="")
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return {TABLE_CSV: _u(out.getvalue())}
+
+
+def table_json_base() -> dict[str, bytes]:
+    """The JSON-lines release's records as one JSON list."""
+    records = _records(table_jsonl_base()[TABLE_JSONL])
+    return {TABLE_JSON: _u("[" + ",\n".join(json.dumps(r) for r in records) + "]\n")}
+
+
 def table_jsonl_base() -> dict[str, bytes]:
     """SummEval's layout: per-annotator lists of {dimension: score} objects, references as a list."""
     records = [{"doc": f"d{t}", "sys": f"M{m}", "out": ["Paul sat .", f"Townsend {t} ran ."], "refs": ["A ref .", "B ref ."],
@@ -976,14 +1044,14 @@ def table_jsonl_base() -> dict[str, bytes]:
     return {TABLE_JSONL: _u("".join(json.dumps(r) + "\n" for r in records))}
 
 
-def _table_entry(folder: Path, jsonl: bool) -> dict:
+def _table_entry(folder: Path, jsonl: bool, file: str | None = None) -> dict:
     dims = {"relevance": {"min": 1, "max": 5}, "fluency": {"min": 1, "max": 5}}
     if jsonl:
-        return {"path": str(folder / TABLE_JSONL), "columns": {"topic": "doc", "summarizer": "sys", "text": "out"},
+        return {"path": str(folder / (file or TABLE_JSONL)), "columns": {"topic": "doc", "summarizer": "sys", "text": "out"},
                 "references": {"column": "refs"}, "judgments": {"layout": "annotators", "groups": {"expert": "experts"}},
                 "dimensions": {"coherence": {"min": 1, "max": 5}, "fluency": {"min": 1, "max": 5}},
                 "human": {"coverage": ["coherence"]}}
-    return {"path": str(folder / TABLE_TSV), "columns": {"topic": "topic", "summarizer": "system", "text": "summary"},
+    return {"path": str(folder / (file or TABLE_TSV)), "columns": {"topic": "topic", "summarizer": "system", "text": "summary"},
             "references": {"column": "reference"}, "dimensions": dims,
             "human": {"coverage": ["relevance"], "linguistic_quality": ["fluency"]}}
 
@@ -1000,14 +1068,30 @@ def call_table_jsonl(folder: Path):
     return import_table(table_options(_table_entry(folder, True)), "fuzz")[0]
 
 
-def verify_table_tsv(folder: Path, ds) -> None:
-    """Every judgment is ``float`` of its cell (read here with the csv module; an empty cell, none)."""
+def call_table_csv(folder: Path):
+    from metaeval.data.table import import_table, table_options
+
+    return import_table(table_options(_table_entry(folder, False, TABLE_CSV)), "fuzz")[0]
+
+
+def call_table_json(folder: Path):
+    from metaeval.data.table import import_table, table_options
+
+    return import_table(table_options(_table_entry(folder, True, TABLE_JSON)), "fuzz")[0]
+
+
+def verify_table_tsv(folder: Path, ds, name: str = TABLE_TSV) -> None:
+    """Every judgment is ``float`` of its cell (an empty cell, none): a TSV's rows split here on
+    tabs (TSV has no quoting), a CSV's read with the csv module."""
     import csv
     import io
 
-    # pandas drops a byte-order mark left after the contract's reader dropped the first
-    text = (folder / TABLE_TSV).read_bytes().decode("utf-8").removeprefix("\ufeff").removeprefix("\ufeff")
-    rows = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter="\t") if r]
+    text = (folder / name).read_bytes().decode("utf-8").removeprefix("\ufeff")
+    if name == TABLE_CSV:
+        rows = [r for r in csv.reader(io.StringIO(text, newline="")) if len(r) > 1 or r and r[0].strip()]
+    else:
+        lines = [line.removesuffix("\r") for line in text.split("\n")]
+        rows = [line.split("\t") for line in lines if "\t" in line or line.strip()]
     header = rows[0]
     for row in rows[1:]:
         cells = dict(zip(header, row))
@@ -1019,15 +1103,18 @@ def verify_table_tsv(folder: Path, ds) -> None:
                 if not math.isnan(got):
                     raise Finding(f"wrong number: {d} of {key} is {got!r}; its cell is empty")
             else:
-                _same(got, cell, f"{TABLE_TSV} {d} of {key}")
+                _same(got, cell, f"{name} {d} of {key}")
 
 
-def verify_table_jsonl(folder: Path, ds) -> None:
+def verify_table_csv(folder: Path, ds) -> None:
+    verify_table_tsv(folder, ds, TABLE_CSV)
+
+
+def verify_table_jsonl(folder: Path, ds, name: str = TABLE_JSONL) -> None:
     """Each dimension's judgment is the mean of the record's annotations."""
-    for line in (folder / TABLE_JSONL).read_text(encoding="utf-8-sig").split("\n"):
-        if not line.strip():
-            continue
-        rec = json.loads(line)
+    text = (folder / name).read_text(encoding="utf-8-sig")
+    records = json.loads(text) if name == TABLE_JSON else [json.loads(line) for line in text.split("\n") if line.strip()]
+    for rec in records:
         row = ds.judgments[(str(rec["doc"]), str(rec["sys"]))]
         for d in ("coherence", "fluency"):
             want = statistics.fmean(float(a[d]) for a in rec["experts"])
@@ -1072,6 +1159,10 @@ READERS: dict[str, Reader] = {r.name: r for r in (
            _and_copy(verify_table_tsv)),
     Reader("table_jsonl", table_jsonl_base, _one_file(TABLE_JSONL, lambda b: mutated_jsonl(_records(b))),
            call_table_jsonl, _and_copy(verify_table_jsonl)),
+    Reader("table_csv", table_csv_base, _one_file(TABLE_CSV, lambda b: mutated_csv(b.decode())), call_table_csv,
+           _and_copy(verify_table_csv)),
+    Reader("table_json", table_json_base, _one_file(TABLE_JSON, lambda b: mutated_json_list(json.loads(b))),
+           call_table_json, _and_copy(lambda folder, ds: verify_table_jsonl(folder, ds, TABLE_JSON))),
     Reader("config", config_base, config_mutations, call_config, no_check, errors=("ConfigError",)),
 )}
 

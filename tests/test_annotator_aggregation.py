@@ -53,7 +53,7 @@ def scores_table(seed: int = 7) -> dict[tuple[str, str, str], list[float]]:
     return out
 
 
-def write_folder(folder: Path, scores, judgments: str | None = None) -> Path:
+def write_folder(folder: Path, scores, judgments: str | None = None, group: str = "expert") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     meta = {"name": "maj", "description": "three annotators, majority else mean", "source": "tests", "license": "CC0",
             "citation": "none", "dimensions": {d: {"min": 1, "max": 5} for d in DIMS},
@@ -68,7 +68,7 @@ def write_folder(folder: Path, scores, judgments: str | None = None) -> Path:
     (folder / "judgments.tsv").write_text(judgments or "topic\tsummarizer\n")
     rows = ["topic\tsummarizer\tdimension\tannotator\tgroup\tscore"]
     for (d, t, s), values in scores.items():
-        rows += [f"{t}\t{s}\t{d}\t{a}\texpert\t{v:g}" for a, v in zip(ANNOTATORS, values)]
+        rows += [f"{t}\t{s}\t{d}\t{a}\t{group}\t{v:g}" for a, v in zip(ANNOTATORS, values)]
     (folder / "annotations.tsv").write_text("\n".join(rows) + "\n")
     return folder
 
@@ -80,7 +80,8 @@ def metric_grid(seed: int = 11) -> np.ndarray:
     return np.array([[mean(sc[("relevance", t, s)]) / 5 + rng.normal(scale=0.15) for t in TOPICS] for s in SYSTEMS])
 
 
-def build_stage_inputs(tmp: Path, judgments: str | None = None, targets: dict | None = None) -> dict[str, str]:
+def build_stage_inputs(tmp: Path, judgments: str | None = None, targets: dict | None = None,
+                       group: str = "expert") -> dict[str, str]:
     """Validate the folder, write its canonical copy, run the human-scores stage and write a metric's
     score tables: the named inputs of the annotators stage."""
     from metaeval import outputs
@@ -88,7 +89,7 @@ def build_stage_inputs(tmp: Path, judgments: str | None = None, targets: dict | 
     from metaeval.options import HumanOptions
     from metaeval.stages import human
 
-    ds = load_dataset(write_folder(tmp / "input", scores_table(), judgments))
+    ds = load_dataset(write_folder(tmp / "input", scores_table(), judgments, group))
     data = tmp / "data"
     data.mkdir()
     write_dataset(ds, folder_paths(data))
@@ -268,6 +269,21 @@ def test_judgments_with_their_own_aggregate_are_named_as_another_target(tmp_path
     got = ceiling_values(res, "relevance")
     expected = system_r(m, grid_of(majority_else_mean, "relevance"))
     assert got[(0, VARIANT, "system")] == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_release_without_groups_is_named_all_annotators_once(tmp_path):
+    """Annotators without a group are the group ``all``: the note says "all annotators", not
+    "all all annotators"."""
+    from metaeval.stages import annotators
+
+    sc = scores_table()
+    lines = ["topic\tsummarizer\trelevance"] + [f"{t}\t{s}\t{mean(sc[('relevance', t, s)])!r}"
+                                                for t in TOPICS for s in SYSTEMS]
+    res = annotators.compute(annotators.load(build_stage_inputs(tmp_path, "\n".join(lines) + "\n", group="all"),
+                                             options()), options())
+    differ = dict((n.split(":")[0], n) for k, n in res.notes if k == "targets_differ")
+    assert "the majority-else-mean of all annotators differs from it on" in differ["relevance (all)"]
+    assert not [n for _, n in res.notes if "all all" in n]
 
 
 def test_the_primary_target_is_analysed_dimension_or_composite(tmp_path):

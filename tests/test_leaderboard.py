@@ -4,6 +4,8 @@ benchmarks."""
 from __future__ import annotations
 
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -125,3 +127,30 @@ def test_the_simulated_data_set_stays_out_of_a_users_benchmarks():
     assert user_datasets_only(config, {"mine"}) == ({"mine": {"format": "canonical"}}, ["default"])
     assert user_datasets_only(config, {"mine", "default"})[1] == []
     assert user_datasets_only(config, None) == (config["datasets"], [])
+
+
+def test_soft_pairwise_accuracy_pairwise_accuracy_and_deltas_sit_beside_r_at_the_system_level():
+    d = _dataset()
+    d.spa = _frame([["MINE_A", "means", "coherence", 0.81, 0.7, 0.9, 4, 10, 6],
+                    ["MINE_M", "means", "coherence", 0.5, 0.4, 0.6, 4, 10, 6]],
+                   ["variant", "item_scores", "target", "spa", "lo", "hi", "n_systems", "n_items", "n_pairs"])
+    d.accuracy = _frame([["OTHER_A", "coherence", 0.75, 0.6, 0.9]], ["variant", "combination", "accuracy", "lo", "hi"])
+    thresholds = _frame([["MINE_A", "coherence", 0.01, 0.0, 0.02, "NA", "NA", "NA", 0.3, 0.2, 0.4]],
+                        ["variant", "target", "threshold_80", "threshold_80_lo", "threshold_80_hi", "threshold_90",
+                         "threshold_90_lo", "threshold_90_hi", "threshold_95", "threshold_95_lo", "threshold_95_hi"])
+    board = leaderboard.compute([d], OPTIONS)
+    mine = _row(board, "system", "MINE")
+    # the mean variant's values (MINE_A), never the median's
+    assert (mine["spa"], mine["spa_lo"], mine["spa_hi"]) == (0.81, 0.7, 0.9)
+    assert math.isnan(mine["pairwise_accuracy"])
+    assert _row(board, "system", "OTHER")["pairwise_accuracy"] == 0.75
+    # the summary level has none of them
+    assert math.isnan(_row(board, "summary", "MINE")["spa"])
+    assert "SPA 0.810" in leaderboard.html_section(board)
+    # the deltas, pooled over the data sets, for the report across them: MINE_A's
+    board.deltas = leaderboard.deltas(thresholds, board)
+    assert board.deltas[("MINE", "coherence")]["delta_80"] == 0.01
+    assert board.deltas[("MINE", "coherence")]["delta_95"] == 0.3
+    assert math.isnan(board.deltas[("MINE", "coherence")]["delta_90"])
+    assert set(board.deltas) == {("MINE", "coherence")}
+    assert "<td>0.0100</td><td>NA</td><td>0.3000</td>" in leaderboard.html_section(board)

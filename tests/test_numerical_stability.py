@@ -7,6 +7,7 @@ not change a single bit of the result (the scaling is exact, and ordinary data a
 are)."""
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from fractions import Fraction
@@ -20,7 +21,7 @@ from metaeval.stats import ceiling, levels
 from metaeval.stats.bootstrap import resampled_means, resampled_medians, weighted_pearson
 from metaeval.stats.core import corrcoef, pearson
 from metaeval.stats.correlation import column_correlations, point_correlations
-from metaeval.stats.partial import partial_correlation, residualise, williams_partial
+from metaeval.stats.partial import group_sums, partial_correlation, residualise, williams_partial
 from metaeval.stats.stable import ORDINARY, binary_scale, mean_of, median_of, nanmean, ordinary
 
 RNG = np.random.default_rng(29)
@@ -315,3 +316,28 @@ def test_franks_williams_tests_of_extreme_scores():
                 metrics={"A": np.ldexp(a, k), "B": np.ldexp(metric_b, -k)}, systems=systems), ["A", "B"], h)
             assert scaled == plain, k
         assert all(np.isfinite(row[-1]) for row in plain)
+
+
+@pytest.mark.parametrize("order", sorted(set(itertools.permutations(range(5)))))
+def test_group_sums_are_the_exact_sums_rounded_in_every_order_of_the_members(order):
+    """A plain sum keeps nothing below its largest term's last place: 1e300 + (-0.17) + (-1e300) is 0
+    in one order and -0.17 in another (which order a BLAS kernel takes depends on the CPU). The
+    group sums equal the exact sum (Fractions) rounded once, in every order of a group's members."""
+    members = np.array([1e300, -1e300, -0.17, 0.3, 1e-5])[list(order)]
+    values = np.concatenate([members, BASE_X[:4]])
+    codes = np.array([1] * 5 + [0] * 4)
+    expected = [float(sum(Fraction(float(v)) for v in values[codes == k])) for k in (0, 1)]
+    assert group_sums(values, codes, 2).tolist() == expected
+    # residualised: the exact residuals' order (and a batch gives each row's numbers)
+    batch = residualise(np.vstack([values, values[::-1]]), np.vstack([codes, codes[::-1]])[0])
+    assert np.array_equal(batch[0], residualise(values, codes))
+    assert np.argsort(residualise(values, codes), kind="stable").tolist() == \
+        np.argsort(_exact_residuals(values, codes), kind="stable").tolist()
+
+
+def test_group_sums_of_ordinary_values_are_within_an_ulp_of_the_exact_sums():
+    values = RNG.normal(size=(50, 40)) * np.exp(RNG.normal(scale=5, size=(50, 40)))
+    codes = np.arange(40) % 3
+    got = group_sums(values, codes, 3)
+    exact = np.array([[float(sum(Fraction(float(v)) for v in row[codes == k])) for k in range(3)] for row in values])
+    assert np.all(np.abs(got - exact) <= np.spacing(np.abs(exact)))

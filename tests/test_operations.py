@@ -158,6 +158,36 @@ def test_editing_a_data_set_file_reruns_that_data_set_from_import(run):
     assert "Nothing to be done" in snakemake(run, "-n").stdout
 
 
+def test_one_score_file_reruns_only_the_file_metrics_on_of_the_data_sets_it_touches(run):
+    """A top-level score file (rows naming their data set): adding it, editing one data set's rows and
+    declaring a metric re-run the file metrics jobs, the gathering and the analyses only, and an edit
+    only those of the data set whose rows changed."""
+    rows = []
+    for dataset in ("sim", "tiny"):
+        judged = (run / f"results/{dataset}/data/judgments.tsv").read_text().splitlines()[1:]
+        rows += [f"{dataset}\t{t}\t{s}\tshared_len\t{i / 4!r}" for i, (t, s, *_) in enumerate(l.split("\t") for l in judged)]
+    path = run / "shared_scores.tsv"
+    path.write_text("dataset\ttopic\tsummarizer\tmetric\tscore\n" + "".join(r + "\n" for r in rows))
+    extra = {"metric_scores": [str(path)]}
+    downstream = {"file_metrics", "gather_scores", *ANALYSIS_RULES}
+    added = job_counts(dry_run(run, extra))
+    assert set(added) <= downstream and added["file_metrics"] == added["gather_scores"] == 2, added
+    snakemake(run, "--cores", "2", "--configfile", str(run / "config/config.yaml"), str(run / "extra.yaml"))
+    try:
+        assert "Nothing to be done" in dry_run(run, extra)
+        # one of tiny's rows edited: tiny's jobs only
+        path.write_text(path.read_text().replace(rows[-1], rows[-1].rsplit("\t", 1)[0] + "\t9.5"))
+        out = dry_run(run, extra)
+        counts = job_counts(out)
+        assert job_datasets(out) == {"tiny"} and counts["file_metrics"] == 1 and set(counts) <= downstream, counts
+        # a declaration for every data set: their file metrics jobs and what follows, nothing before
+        counts = job_counts(dry_run(run, {**extra, "metrics": {"shared_len": {"dimension": "fluency"}}}))
+        assert counts["file_metrics"] == 2 and set(counts) <= downstream, counts
+    finally:
+        snakemake(run, "--cores", "2")      # back to the module's configuration
+    assert "Nothing to be done" in snakemake(run, "-n").stdout
+
+
 def test_archive_reproduces_byte_identical_results(run, tmp_path):
     snakemake(run, "--cores", "2", "archive")
     archives = sorted((run / "results/archive").glob("sim-*.tar.gz"))

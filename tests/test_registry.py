@@ -18,7 +18,7 @@ import yaml
 
 from conftest import REPO, job_counts, scenario, snakemake
 from metaeval import outputs, registry
-from metaeval.options import SECTIONS, Options, load_schema
+from metaeval.options import SCORE_KEYS, SECTIONS, Options, load_schema
 from metaeval.provenance import import_closure
 
 LAYOUT = REPO / "docs" / "layout.md"
@@ -57,11 +57,13 @@ def test_every_declaration_resolves():
 
 def test_the_resolved_config_holds_the_sections_the_stages_read():
     resolved = defaults().resolved("d")
-    assert set(resolved) == {"datasets", *SECTIONS}
-    # every section of the schema but the data sets, the resources and the runs across or beside
-    # the data sets (the schema's sections, not the registry's: a new stage's section is in both)
-    assert set(SECTIONS) == set(load_schema()["properties"]) - {"datasets", "scale", "across", "leaderboard", "delta",
-                                                                "calibration"}
+    # the top-level score files and metric declarations serve every data set
+    assert set(resolved) == {"datasets", *SCORE_KEYS, *SECTIONS} and set(SCORE_KEYS) == {"metric_scores", "metrics"}
+    # every section of the schema but the data sets, the top-level score files and declarations
+    # (resolved apart), the resources and the runs across or beside the data sets (the schema's
+    # sections, not the registry's: a new stage's section is in both)
+    assert set(SECTIONS) == set(load_schema()["properties"]) - {"datasets", *SCORE_KEYS, "scale", "across",
+                                                                "leaderboard", "delta", "calibration"}
 
 
 def test_final_targets_follow_each_stages_switch_and_needs():
@@ -154,12 +156,12 @@ def _rule_graph(workdir: Path, *targets: str) -> tuple[dict[str, set[str]], set[
 
 
 @pytest.mark.workflow
-@pytest.mark.parametrize("targets", [(), ("calibration",), ("archive",)])
+@pytest.mark.parametrize("targets", [(), ("calibration",), ("archive",), ("to_score",)])
 def test_priorities_start_the_longest_chain_of_waiting_jobs_first(tmp_path, targets):
     """Of two rules whose jobs can run at the same time (neither waits on the other), the one with the
     longer chain of jobs waiting on it, one after another, has the higher priority; and a job's
     priority is above every job that waits on it. Chains counted on the rule graph of the small
-    scenario's main job, its calibration and its archive."""
+    scenario's main job, its calibration, its archive and its texts out."""
     scenario(tmp_path)
     after, rules = _rule_graph(tmp_path, *targets)
     assert {"correlate", "statistics", "gather_scores"} <= rules or targets
@@ -186,8 +188,8 @@ def test_priorities_start_the_longest_chain_of_waiting_jobs_first(tmp_path, targ
             assert registry.rule_priority(u) > registry.rule_priority(v), (u, chain(u), v, chain(v))
     # chains as long: the heavier job first (Stage.weight)
     if not targets:
-        assert chain("statistics") == chain("rerank")
-        assert registry.rule_priority("statistics") > registry.rule_priority("rerank")
+        assert chain("agreement") == chain("rerank")
+        assert registry.rule_priority("agreement") > registry.rule_priority("rerank")
 
 
 def test_no_module_over_the_line_limit():

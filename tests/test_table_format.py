@@ -343,7 +343,7 @@ def test_fuzz_findings_a_row_cut_short_and_a_file_of_byte_order_marks_are_refuse
         imported(_entry(short))
     marks = tmp_path / "marks.csv"
     marks.write_text("\ufeff\ufeff", encoding="utf-8")
-    with pytest.raises(DatasetError, match=r"marks.csv: row 1: no rows; expected a header"):
+    with pytest.raises(DatasetError, match=r"marks.csv: no records; expected one record per summary"):
         imported(_entry(marks))
 
 

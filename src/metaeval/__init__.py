@@ -9,6 +9,7 @@ The map of the package (each stage of the workflow is one module of ``stages``):
 ``tables``, ``figures``   the one table layer (TSV/Markdown via pandas) and the figure helpers
 ``files``, ``logs``       atomic writes; per-job logs
 ``forkserver``            jobs started warm: a process with the libraries imported forks each job
+``forkserver_process``    the fork server's own process: preloads, forks and runs each job's child
 ``provenance``            code versions (import closure of a job's script), package versions, git state
 ``data``                  the canonical data set form, importers, the simulated default data set
 ``metrics``               the metric engines: ROUGE exactly as ROUGE-1.5.5, BLEU (sacrebleu), SERA

@@ -37,7 +37,7 @@ def job_log(path: str | Path | None, job: str) -> Iterator[logging.Logger]:
             warnings.simplefilter("always")
             yield log
     except Exception as e:  # noqa: BLE001 - logged, then re-raised for Snakemake
-        log.error("%s failed: %s", job, e)
+        log.error("%s failed: %s", job, reason(e))
         raise
     else:
         import resource
@@ -49,3 +49,13 @@ def job_log(path: str | Path | None, job: str) -> Iterator[logging.Logger]:
             log.removeHandler(h)
             wlog.removeHandler(h)
             h.close()
+
+
+def reason(error: BaseException) -> str:
+    """An error's message for the log; one that has none (a ``MemoryError`` usually) is named by
+    what happened."""
+    if isinstance(error, MemoryError):
+        return (f"out of memory (MemoryError{': ' + str(error) if str(error) else ''}): the job needed more memory "
+                "than its process may use; raise the limit (ulimit -v, or the memory the profile gives the job) or "
+                "make the job smaller")
+    return str(error) or f"{type(error).__name__} (no message)"

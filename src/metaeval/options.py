@@ -8,7 +8,7 @@
   each other, variant ids that must parse.
 * :class:`Options` holds, for every kind of job, a ``NamedTuple`` with exactly the values that job
   uses (:mod:`metaeval.records`), built by field name from its config section (a stage's by
-  :meth:`Options.record`, the other fields from :func:`derived_fields`). A rule passes its
+  :meth:`Options.record`, the other fields from :func:`metaeval.derived.derived_fields`). A rule passes its
   record through ``params:``, so changing a config value re-runs exactly the jobs whose record holds
   it (Snakemake compares the records' ``repr``; a dataclass would be invisible to its params
   trigger). Confidence levels are fractions everywhere (0.95).
@@ -21,29 +21,35 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from .data.contract import DatasetError
 from .data.formats import FORMATS, SCORES, simulation_params
 from .data.safe_yaml import load as read_yaml
+from .data.targets import check_declared_targets
+from .derived import derived_fields
 from .metrics.tokenize import exception_order
 from . import registry
 from .outputs import RESULTS, file as output_file
 from .records import (AcrossOptions, AgreementOptions, AnnotatorsOptions, CalibrationJobs, CalibrationModelOptions,
                       CalibrationRunOptions, CalibrationTablesOptions, ChrfOptions, CorrelateOptions,
-                      CorrelationTablesOptions, FactualityOptions, GatherOptions, HumanOptions, IntervalOptions,
-                      LeaderboardOptions,
+                      CorrelationTablesOptions, FactualityOptions, FileMetricsOptions, GatherOptions, HumanOptions,
+                      IntervalOptions, LeaderboardOptions,
                       RerankOptions, RougeOptions, ScaleOptions, ScoreJob, SeraIndexOptions, SeraOptions,
-                      SimulationParams, StatisticsOptions, SweepOptions, from_section)
+                      SimulationParams, StatisticsOptions, SweepOptions, ToScoreOptions, from_section)
 from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 DATASET_NAME = r"[A-Za-z0-9][A-Za-z0-9_-]*"
 # Folders of results/ that are not data sets: the cross-data-set stage's and the archives'.
-RESERVED_NAMES = ("all", "archive")
+RESERVED_NAMES = ("all", "archive", "to_score")
 # The Snakefile's {dataset} wildcard constraint: a data set name, never a reserved folder.
 DATASET_WILDCARD = rf"(?!(?:{'|'.join(RESERVED_NAMES)})/){DATASET_NAME}"
 # The config sections a data set's results depend on (resolved, archived, hashed): the registry's.
 SECTIONS = tuple(registry.dataset_sections())
+# The top-level keys of metrics computed elsewhere, for every configured data set: score files and
+# declarations (also part of each data set's resolved config).
+SCORE_KEYS = ("metric_scores", "metrics")
 
 
 # The selectors of annotators.variants besides variant ids (metaeval.stages.annotators.select_variants).
@@ -172,26 +178,21 @@ def check(config: Mapping[str, Any]) -> None:
             raise ConfigError(f"config key {key}: {name!r} is not a data set name; expected letters, digits, '_' and "
                               "'-', starting with a letter or digit (it names the folder results/<name>/)")
         if name in RESERVED_NAMES:
-            raise ConfigError(f"config key {key}: {name!r} is reserved (results/{name}/ holds "
-                              f"{'the cross-data-set results' if name == 'all' else 'the archives'}); rename the data set")
+            held = {"all": "the cross-data-set results", "archive": "the archives", "to_score": "the texts to score"}
+            raise ConfigError(f"config key {key}: {name!r} is reserved (results/{name}/ holds {held[name]}); "
+                              "rename the data set")
         # the format's own paths (metaeval.data.formats), then the score files any entry may name
         fmt = FORMATS[entry["format"]]
         paths = fmt.paths(entry) + [(f"metric_scores[{i}]", p) for i, p in enumerate(entry.get("metric_scores", []))]
         for k, p in paths:
-            if not _looked_up(f"{key}.{k}", p, Path.exists):
-                raise ConfigError(f"config key {key}.{k}: {p!r} does not exist (relative paths are "
-                                  "relative to the working directory)")
-            if k.startswith("metric_scores") and not Path(p).is_file():
-                raise ConfigError(f"config key {key}.{k}: {p!r} is not a file; expected a score file "
-                                  "(topic, summarizer, metric, score; docs/DATASET_FORMAT.md)")
-            if Path(p).resolve().is_relative_to(Path(RESULTS).resolve()):
-                # The workflow owns results/: a job would overwrite or delete the user's files there.
-                raise ConfigError(f"config key {key}.{k}: {p!r} is inside the workflow's output folder "
-                                  f"{RESULTS}/, whose files the workflow writes and deletes; expected a data set "
-                                  "folder outside it (copy the files elsewhere, e.g. data/<name>/)")
+            _check_input_path(f"{key}.{k}", p, score_file=k.startswith("metric_scores"))
         problem = fmt.problem(key, entry)
         if problem:
             raise ConfigError(problem)
+        if fmt.declared:
+            _check_declared_targets(config, name, *fmt.declared(entry))
+    for i, p in enumerate(config["metric_scores"]):
+        _check_input_path(f"metric_scores[{i}]", p, score_file=True)
     rouge = config["rouge"]
     for i, m in enumerate(rouge["measures"]):
         if not is_measure(m):
@@ -258,6 +259,41 @@ def check(config: Mapping[str, Any]) -> None:
                                   f"{', '.join(ANNOTATOR_SELECTORS)}") from None
 
 
+def _check_input_path(key: str, path: str, score_file: bool) -> None:
+    """An input the config names (``key``: the full config key) exists, is a file if it is a score
+    file, and is outside results/."""
+    if not _looked_up(key, path, Path.exists):
+        raise ConfigError(f"config key {key}: {path!r} does not exist (relative paths are relative to the working "
+                          "directory)")
+    if score_file and not Path(path).is_file():
+        raise ConfigError(f"config key {key}: {path!r} is not a file; expected a score file "
+                          "([dataset,] topic, summarizer, metric, score; docs/DATASET_FORMAT.md)")
+    if Path(path).resolve().is_relative_to(Path(RESULTS).resolve()):
+        # The workflow owns results/: a job would overwrite or delete the user's files there.
+        raise ConfigError(f"config key {key}: {path!r} is inside the workflow's output folder {RESULTS}/, whose "
+                          "files the workflow writes and deletes; expected a data set folder outside it (copy the "
+                          "files elsewhere, e.g. data/<name>/)")
+
+
+def human_options(config: Mapping[str, Any], name: str) -> HumanOptions:
+    """The human-scores job of a data set: the ``human_scores`` section and the entry's ``targets:``."""
+    t = config["datasets"][name].get("targets", {})
+    return from_section(HumanOptions, config["human_scores"], target_dimensions=tuple(t.get("dimensions", ())),
+                        composites=tuple(sorted(t.get("composites", {}).items())), primary=t.get("primary"),
+                        entry=f"config key datasets.{name}")
+
+
+def _check_declared_targets(config: Mapping[str, Any], name: str, dimensions: Mapping[str, Any],
+                            human: Mapping[str, Sequence[str]]) -> None:
+    """An entry that declares its dimensions and components (a table entry) has its targets checked
+    with the config, naming the config key, instead of by the human-scores job after the import and
+    scoring (a canonical data set's dimensions are in its files: that job checks them)."""
+    try:
+        check_declared_targets(dimensions, human, human_options(config, name))
+    except DatasetError as e:
+        raise ConfigError(str(e)) from None
+
+
 def _looked_up(key: str, path: str, test: Callable[[Path], bool]) -> bool:
     """``test`` (``Path.exists``, ``Path.is_file``) of the path a config key gives; a path the file
     system cannot look up (a name too long, a folder it may not read) is that key's error, not an
@@ -322,15 +358,6 @@ def check_statistics(config: Mapping[str, Any]) -> None:
 
 
 # ----------------------------------------------------------------------------- what each job uses
-
-
-
-class FileMetricsOptions(NamedTuple):
-    """The file metrics job: the config entry's declarations (metric, name, higher_is_better,
-    description; they win over dataset.yaml's) and whether partial coverage is allowed."""
-    declarations: tuple[tuple[str, str | None, bool | None, str | None], ...]
-    partial_coverage: bool
-    key: str                   # the config key of the entry, for messages
 
 
 def calibration_options(config: Mapping[str, Any]) -> CalibrationJobs:
@@ -403,53 +430,6 @@ def check_factuality(config: Mapping[str, Any]) -> None:
                                   f"({fmt.title} has the splits {', '.join(fmt.splits)})")
 
 
-def derived_fields(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """By stage, the fields of its options record that are not keys of its config section of the same
-    names: values of other sections and values derived from the validated ``config``. The one place
-    they are written (:meth:`Options.record` adds them to the fields taken from the section); a
-    stage whose record is its section's keys alone has no entry."""
-    r, b, s, h, c = (config[k] for k in ("rouge", "bleu", "scale", "human_scores", "correlation"))
-    exceptions = exception_order(r["stemmer_exceptions"])
-    se, st, sw, f = (config[k] for k in ("sera", "statistics", "sweeps", "factuality"))
-    # the permutation tests cover every human combination when "optimal" rests on them
-    permutation_combinations = (h["combinations"] if st["optimal"] == "permutation"
-                                else [x for x in st["combinations"] if x != "all"])
-    # "optimal" in correlations.tsv rests on the statistics job's permutation tests
-    optimal = "permutation" if st["enabled"] and st["optimal"] == "permutation" else "williams"
-    # the statistics job's permutation tests when it writes them for the across combination, else Williams
-    across_tests = ("permutation" if st["enabled"] and config["across"]["combination"] in permutation_combinations
-                    else "williams")
-    sweeps = dict(alpha=r["alpha"], multiple_references=r["multiple_references"],
-                  stemmer_exceptions=exceptions if any(Variant.parse(v).stem for v in sw["variants"]) else None)
-    return {
-        "score": dict(shards=s["shards"], bleu=b["enabled"], per_summary_smoothing=b["per_summary_smoothing"],
-                      stemmer_exceptions=exceptions),
-        "chrf": dict(jackknife_systems=r["jackknife_systems"]),
-        "sera_index": dict(stemming=bool(se["stemming"]), stemmer_exceptions=exceptions if se["stemming"] else None),
-        # each retrieval model's own parameters only
-        "sera": dict(mu=se["mu"] if se["model"] == "lm_dirichlet" else None,
-                     bm25=(se["bm25_k1"], se["bm25_b"]) if se["model"] == "bm25" else None),
-        # a data set's entry fills these in (Options.human_job)
-        "human": dict(target_dimensions=(), composites=(), primary=None, entry="config key datasets.<name>"),
-        "correlation": dict(combinations=h["combinations"], human_order=h["order"], optimal=optimal),
-        "correlation_tables": dict(optimal=optimal, answer_baseline=config["agreement"]["baseline"]),
-        "statistics": dict(summarizers=c["summarizers"], baselines=c["baselines"], alpha=c["alpha"],
-                           permutation_combinations=permutation_combinations,
-                           accuracy_baseline=st["accuracy_baseline"] or config["agreement"]["baseline"]),
-        "annotators": dict(summarizers=c["summarizers"], baselines=c["baselines"]),
-        "reference_sweep": sweeps,
-        "length_sweep": sweeps,
-        "agreement": dict(combinations=h["combinations"]),
-        "rerank": dict(summarizers=c["summarizers"]),
-        "factuality": dict(proportion_cutoff=float(f["proportion_cutoff"]),
-                           validation_fraction=float(f["validation_fraction"]), confidence=float(f["confidence"]),
-                           baselines=tuple(dict.fromkeys(Variant.parse(v).summary_metric
-                                                         for v in [*c["baselines"], config["agreement"]["baseline"]]))),
-        "leaderboard": dict(datasets=sorted(config["datasets"]), ablation_prefix=f["ablation_prefix"]),
-        "across": dict(datasets=sorted(config["datasets"]), tests=across_tests),
-    }
-
-
 class Options:
     """Everything the workflow's jobs use, built once from the validated config."""
 
@@ -496,7 +476,7 @@ class Options:
     def record(self, stage: str) -> Any:
         """A stage's options record, the one way every stage's record is built: the ``record`` its
         registry entry names (``"module:Record"``), built by field name from its first config
-        section (:func:`metaeval.records.from_section`), with the fields :func:`derived_fields`
+        section (:func:`metaeval.records.from_section`), with the fields :func:`metaeval.derived.derived_fields`
         gives it; None for a stage without a record."""
         s = registry.stage(stage)
         if s.record is None:
@@ -523,22 +503,24 @@ class Options:
 
     def human_job(self, name: str) -> HumanOptions:
         """The human-scores job of a data set: the section's values and the entry's ``targets:``."""
-        t = self.datasets[name].get("targets", {})
-        return self.human._replace(target_dimensions=tuple(t.get("dimensions", ())),
-                                   composites=tuple(sorted(t.get("composites", {}).items())),
-                                   primary=t.get("primary"), entry=f"config key datasets.{name}")
+        return human_options(self.config, name)
 
     def simulation(self, name: str) -> SimulationParams:
         return simulation_params(self.datasets[name])
 
-    def file_metric_sources(self, name: str) -> list[str]:
-        """The score files of a data set: its release's (a canonical folder's metric_scores.tsv when
-        it exists) or the one its importer writes (FRANK's baseline metrics), then the entry's
+    def own_metric_sources(self, name: str) -> list[str]:
+        """The score files of a data set alone: its release's (a canonical folder's metric_scores.tsv
+        when it exists) or the one its importer writes (FRANK's baseline metrics), then the entry's
         ``metric_scores`` in the given order."""
         e = self.datasets[name]
         fmt = FORMATS[e["format"]]
         imported = [output_file(fmt.stage, SCORES, name)] if fmt.writes_scores and fmt.has_scores(e) else []
         return fmt.score_files(e) + imported + list(e.get("metric_scores", []))
+
+    def file_metric_sources(self, name: str) -> list[str]:
+        """Every score file a data set's rows may be in: its own (:meth:`own_metric_sources`), then
+        the top-level ``metric_scores``, which apply to every configured data set."""
+        return self.own_metric_sources(name) + list(self.config["metric_scores"])
 
     def has_texts(self, name: str) -> bool:
         """Whether a data set's summaries have texts, known before any job runs (so that the text
@@ -557,16 +539,34 @@ class Options:
 
     def file_metrics(self, name: str) -> FileMetricsOptions:
         e = self.datasets[name]
-        decl = tuple((m, d.get("name"), d.get("higher_is_better"), d.get("description"))
-                     for m, d in sorted(e.get("metrics", {}).items()))
+        decl, shared_decl = (tuple((m, d.get("name"), d.get("higher_is_better"), d.get("description"), d.get("dimension"))
+                                   for m, d in sorted(given.items()))
+                             for given in (e.get("metrics", {}), self.config["metrics"]))
         # a format whose release leaves some summaries without a score (FRANK's): partial by default
         partial = e.get("partial_coverage", FORMATS[e["format"]].partial_coverage)
-        return FileMetricsOptions(decl, bool(partial), f"config key datasets.{name}.metrics")
+        shared = tuple(self.config["metric_scores"])
+        # the configured names matter only to top-level files (adding a data set re-runs no other job)
+        configured = tuple(self.datasets) if shared else ()
+        return FileMetricsOptions(decl, bool(partial), f"config key datasets.{name}.metrics", name, configured, shared,
+                                  shared_decl)
+
+    def to_score(self, name: str) -> ToScoreOptions:
+        """The texts-out job of a data set: its name and where its release's missing texts could come from."""
+        return ToScoreOptions(name, FORMATS[self.datasets[name]["format"]].texts_from)
+
+    def validation_score_check(self, name: str) -> FileMetricsOptions:
+        """What the validation job's check of the data set's own score files needs (partial coverage
+        allowed?), not the metrics' declarations (names, orientation, dimension) nor the top-level
+        files, which the file metrics job checks: changing those re-runs it, not the validation."""
+        return self.file_metrics(name)._replace(declarations=(), configured=(), shared=(), shared_declarations=())
 
     def resolved(self, dataset: str) -> dict[str, Any]:
-        """Everything that determines one data set's results: its entry and every analysis section
-        (with defaults). Archived with the results and shown in the report."""
+        """Everything that determines one data set's results: its entry, the score files and metric
+        declarations of the top level, and every analysis section (with defaults). Archived with the
+        results and shown in the report."""
         out: dict[str, Any] = {"datasets": {dataset: self.datasets[dataset]}}
+        for name in SCORE_KEYS:
+            out[name] = self.config[name]
         for name in SECTIONS:
             out[name] = self.config[name]
         return out

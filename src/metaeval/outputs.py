@@ -30,6 +30,9 @@ ACROSS = "all"
 
 ARCHIVE = f"{RESULTS}/archive/{{dataset}}-{{confighash}}.tar.gz"
 ARCHIVE_LOG = f"{RESULTS}/archive/logs/{{dataset}}-{{confighash}}.log"
+# Texts out (target ``to_score``): every judged summary of a data set, to score elsewhere.
+TO_SCORE = f"{RESULTS}/to_score/{{dataset}}.jsonl"
+TO_SCORE_LOG = f"{RESULTS}/to_score/logs/{{dataset}}.log"
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 

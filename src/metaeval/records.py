@@ -315,3 +315,28 @@ class SimulationParams(NamedTuple):
     units: int
     sentences: int
     documents: int
+
+
+class ToScoreOptions(NamedTuple):
+    """The texts-out job of one data set (:mod:`metaeval.stages.to_score`): its name, and where its
+    release's missing texts could come from (its format's ``texts_from``; "" for none)."""
+
+    dataset: str
+    texts_from: str
+
+
+Declaration = tuple[str, "str | None", "bool | None", "str | None", "str | None"]
+
+
+class FileMetricsOptions(NamedTuple):
+    """The file metrics job: the config entry's declarations (metric, name, higher_is_better,
+    description, dimension; they win over the top-level ones, which win over dataset.yaml's), whether
+    partial coverage is allowed, and which rows of the score files are the data set's
+    (:class:`metaeval.data.metric_scores.Scope`)."""
+    declarations: tuple[Declaration, ...]
+    partial_coverage: bool
+    key: str                   # the config key of the entry, for messages
+    dataset: str               # the data set's name (a score file's ``dataset`` column names it)
+    configured: tuple[str, ...]  # every configured data set, when there are top-level score files (else empty)
+    shared: tuple[str, ...]    # the top-level score files (config key metric_scores)
+    shared_declarations: tuple[Declaration, ...]   # the top-level metrics:

@@ -78,13 +78,13 @@ class Stage:
     name: str
     files: Mapping[str, str]
     summary: str
-    kind: str = "analysis"            # import | data | scoring | analysis | report | across | calibration | archive
+    kind: str = "analysis"            # import | data | scoring | analysis | report | across | calibration | archive | to_score
     rule: str | None = None
     rules_file: str | None = None     # rules/<rules_file>.smk; "analysis" for the rules made from ``reads``
     module: str | None = None         # the library module (metaeval.<module>)
     sections: tuple[str, ...] = ()
     # "module:Record": its job's options record, a NamedTuple built by field name from its first config
-    # section, with the fields metaeval.options.derived_fields gives (metaeval.options.Options.record)
+    # section, with the fields metaeval.derived.derived_fields gives (metaeval.options.Options.record)
     record: str | None = None
     enabled: str | None = None
     needs: tuple[str, ...] = ()
@@ -260,7 +260,8 @@ STAGES: tuple[Stage, ...] = (
                   ReportItem("statistics", "winner_md"),
                   ReportItem("statistics", "winner_png", "metaeval.stages.statistics:WINNER_FIGURE_CAPTION"),
               )),
-          ), weight=3),
+          # the leaderboard waits on its pairwise accuracy: a chain of 2, as factuality's (see there)
+          ), priority=3, weight=0),
     Stage("soft_pairwise",
           {"spa": "soft_pairwise/soft_pairwise_accuracy.tsv", "spa_md": "soft_pairwise/soft_pairwise_accuracy.md",
            "pairs": "soft_pairwise/pair_deltas.tsv", "notes": "soft_pairwise/notes.tsv"},
@@ -272,7 +273,8 @@ STAGES: tuple[Stage, ...] = (
           report=(ReportSection("Soft pairwise accuracy (Thompson et al. 2024)", (
               ReportItem("soft_pairwise", "spa_md"),
               ReportItem("soft_pairwise", "notes", "metaeval.stages.soft_pairwise:NOTES_CAPTION"),
-          )),), weight=2),
+          # the leaderboard and the delta curves wait on it: a chain of 2, as factuality's (see there)
+          )),), priority=3, weight=0),
     Stage("annotators",
           {"alpha": "annotators/alpha.tsv", "alpha_md": "annotators/alpha.md",
            "ceiling": "annotators/ceiling.tsv", "ceiling_md": "annotators/ceiling.md",
@@ -401,7 +403,7 @@ STAGES: tuple[Stage, ...] = (
           "what a score difference means: human agreement against the metric's delta, pooled over the data sets, "
           "and the deltas needed for 80/90/95 % agreement", kind="across", rule="delta_curves", rules_file="delta",
           module="stages.delta", sections=("delta",), record="metaeval.stages.delta:DeltaOptions",
-          expand={"variant": "delta_figures"}),
+          expand={"variant": "delta_figures"}, priority=1, weight=2),
     Stage("delta_query", {"answer": "delta.tsv"},
           "on request (`delta: {metric, value}`): the estimated human agreement with a metric's difference of that "
           "size, with its interval", kind="across", rule="delta_query", rules_file="delta", module="stages.delta",
@@ -424,6 +426,9 @@ STAGES: tuple[Stage, ...] = (
     Stage("archive", {}, "`{dataset}-{config hash}.tar.gz`: a data set's results, resolved config, canonical data "
           "with checksums, versions, git commit (target `archive`)", kind="archive",
           rule="archive_dataset", rules_file="archive", module="stages.archive"),
+    Stage("to_score", {}, "`{dataset}.jsonl`: every judged summary with its references and source, to score with "
+          "a metric of your own (target `to_score`)", kind="to_score", rule="to_score_dataset", rules_file="to_score",
+          module="stages.to_score"),
 )
 # end of STAGES
 
@@ -508,7 +513,8 @@ def markdown_table() -> str:
     rows = []
     for s in STAGES:
         folders = sorted({path.split("/")[0] for path in s.files.values()})
-        where = {"across": "`results/all/`", "archive": "`results/archive/`"}.get(s.kind) or ", ".join(
+        where = {"across": "`results/all/`", "archive": "`results/archive/`",
+                 "to_score": "`results/to_score/`"}.get(s.kind) or ", ".join(
             f"`{f}/`" if "." not in f else f"`{f}`" for f in folders)
         cond = ([f"`{s.enabled}.enabled`"] if s.enabled else []) + [f"needs {n}" for n in s.needs]
         rows.append(f"| {s.name} | `{s.rule or '-'}` | `rules/{s.rules_file}.smk` | `{s.module or '-'}` | "

@@ -3,6 +3,7 @@ from metaeval.forkserver import run_warm
 
 run_warm()   # the rest runs in a process that has the libraries imported
 
+from metaeval import tables
 from metaeval.logs import job_log
 from metaeval.stages import across, leaderboard
 from metaeval.stages.correlation_tables import williams_reader
@@ -19,4 +20,6 @@ with job_log(snakemake.log[0], "across data sets"):
     targets = across.by_target(across.load_frames({d: i[f"correlations__{d}"] for d in o.datasets}),
                                lambda d, t: readers[d](t), o)
     board = leaderboard.read(i["leaderboard"], snakemake.params.leaderboard)
+    if "delta_thresholds" in i:       # what a score difference means, pooled over the data sets
+        board.deltas = leaderboard.deltas(tables.read_tsv(i["delta_thresholds"]), board)
     across.write(result, dict(snakemake.output.items()), targets, leaderboard.html_section(board))

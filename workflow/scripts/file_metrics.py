@@ -14,4 +14,7 @@ with job_log(snakemake.log[0], f"file metrics {snakemake.wildcards.dataset}") as
     for note in result.notes:
         log.warning("%s", note)
     metric_scores.write(result, dict(snakemake.output.items()))
+    # what each metric covers of this data set (a top-level file serves several data sets)
+    for line in result.coverage():
+        log.info("%s", line)
     log.info("%d metrics, %d scores from %d files", len(result.metrics), len(result.rows), len(result.checksums))

@@ -15,4 +15,6 @@ with job_log(snakemake.log[0], "import_table") as log:
     out = dict(snakemake.output.items())
     write_dataset(ds, {k: v for k, v in out.items() if k != "metric_scores"})
     tables.write_tsv(tables.frame(scores, HEADER), out["metric_scores"])
+    for warning in ds.warnings:
+        log.warning("%s", warning)
     log.info("%d summaries, %d judged, %d metric scores", len(ds.summaries), len(ds.judgments), len(scores))

@@ -7,6 +7,7 @@ is in its dimension's range); errors name the file, the line and the field.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
@@ -204,23 +205,27 @@ def check_value(path: Path | str, line_no: int, field_name: str, cell: str, d: D
 
 
 def check_preferences(path: Path | str, dims: Mapping[str, Dimension], judgments: Mapping[tuple[str, str], Mapping[str, float]],
-                      lines: Mapping[tuple[str, str], int]) -> None:
+                      lines: Mapping[tuple[str, str], int | str], files: Mapping[tuple[str, str], str] | None = None,
+                      declared: str = "") -> None:
     """A preference dimension judges exactly two summaries of each topic it judges: the preferred
-    one 1, the other 0."""
+    one 1, the other 0. ``files``: the file of each summary when they are several (a release's,
+    else ``path``); ``declared``: where the dimension is declared, added to the error."""
     for d in (d for d in dims.values() if d.kind == "preference"):
         by_topic: dict[str, list[tuple[tuple[str, str], float]]] = {}
         for key, scores in judgments.items():
             if not math.isnan(scores.get(d.name, math.nan)):
                 by_topic.setdefault(key[0], []).append((key, scores[d.name]))
         for topic, pairs in sorted(by_topic.items()):
-            pairs.sort(key=lambda kv: lines.get(kv[0], 0))
+            # in the order of the files (a release's place is text: "row 12 (line 14)", its number first)
+            pairs.sort(key=lambda kv: (str((files or {}).get(kv[0], "")),
+                                       int(re.search(r"[0-9]+|$", str(lines.get(kv[0], 0))).group() or 0)))
             labels = sorted(v for _, v in pairs)
             if len(pairs) != 2 or labels != [0.0, 1.0]:
-                line = lines.get(pairs[-1][0]) if len(pairs) > 2 else lines.get(pairs[0][0])
-                raise fail(path, line, d.name, f"topic {topic!r} has {len(pairs)} judged summar"
-                           f"{'y' if len(pairs) == 1 else 'ies'} with labels {[f'{v:g}' for v in labels]}; a "
-                           "preference judges a pair: exactly two summaries of the topic, the preferred one 1 "
-                           "and the other 0")
+                at = pairs[-1][0] if len(pairs) > 2 else pairs[0][0]
+                raise fail((files or {}).get(at, path), lines.get(at), d.name, f"topic {topic!r} has {len(pairs)} "
+                           f"judged summar{'y' if len(pairs) == 1 else 'ies'} with labels "
+                           f"{[f'{v:g}' for v in labels]}; a preference judges a pair: exactly two summaries of the "
+                           f"topic, the preferred one 1 and the other 0{declared}")
 
 
 # ----------------------------------------------------------------------------- annotations.tsv

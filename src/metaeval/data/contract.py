@@ -299,6 +299,8 @@ def load_json(text: str, path: Path | str, line: int | None, expected: str, **ho
     malformed JSON, an integer of more digits than Python converts (4,300), nesting too deep."""
     try:
         return json.loads(text, **hooks)
+    except DatasetError:
+        raise            # a hook's own error (a key given twice), already naming the place
     except json.JSONDecodeError as e:
         where = line if line is not None else e.lineno
         raise fail(path, where, None, f"malformed JSON ({e.msg} at column {e.colno}); expected {expected}") from None

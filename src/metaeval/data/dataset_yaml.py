@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from . import safe_yaml
 from ..stats.aggregation import RULES, Aggregation
-from .contract import DIMENSION_KINDS, DIMENSION_ROLES, HUMAN_COMPONENTS, DatasetError, Dimension, fail
+from .contract import DIMENSION_KINDS, DIMENSION_ROLES, HUMAN_COMPONENTS, DatasetError, Dimension, check_name, fail
 
 
 def _error(path: str, line: int | None, problem: str) -> DatasetError:
@@ -61,6 +61,10 @@ def parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str,
     def at(*keys: str) -> int | None:
         return lines.get(("dimensions", name, *keys), line)
 
+    if not name.strip():
+        raise fail(path, line, fname, f"{name!r}: an empty dimension name; expected a name (it heads a column of "
+                   "judgments.tsv and names a target)")
+    check_name(path, line, fname, name)   # a column name of the TSV tables: no tab or line break
     if name in ("topic", "summarizer"):
         raise fail(path, line, fname, "'topic' and 'summarizer' are reserved column names")
     if not isinstance(spec, dict):
@@ -84,6 +88,10 @@ def parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str,
                    "leave them out or set them so")
     if not hi > lo:
         raise fail(path, line, fname, f"max ({spec['max']}) must be greater than min ({spec['min']})")
+    if not math.isfinite(hi - lo):
+        # scores are rescaled by (x - min) / (max - min): an infinite range makes every one 0
+        raise fail(path, line, fname, f"max - min ({hi:g} - {lo:g}) overflows a double; expected a range of "
+                   "finite width")
     source = spec.get("annotations")
     of = group = None
     if source is not None:
@@ -223,27 +231,30 @@ class MetricDeclaration:
     name: str = ""                 # display name ("" = the metric's id)
     higher_is_better: bool = True
     description: str = ""
+    dimension: str = ""            # the human dimension it is meant for ("" = every target), e.g. an LLM judge of coherence
 
 
-DECLARATION_KEYS = ("name", "higher_is_better", "description")
+DECLARATION_KEYS = ("name", "higher_is_better", "description", "dimension")
 
 
 def parse_metric_declarations(raw: Any, where: Path | str, lines: Mapping[tuple[str, ...], int] | None = None
                               ) -> dict[str, MetricDeclaration]:
-    """Validate a ``metrics:`` mapping (metric id -> {name, higher_is_better, description}) of
-    dataset.yaml (``lines`` from its text) or of a config entry (``where`` names the config key)."""
+    """Validate a ``metrics:`` mapping (metric id -> {name, higher_is_better, description, dimension})
+    of dataset.yaml (``lines`` from its text) or of the config (``where`` names the config key)."""
     lines = lines or {}
     if raw is None:
         return {}
     if not isinstance(raw, dict):
         raise fail(where, lines.get(("metrics",)), "metrics",
-                   "expected a mapping of metric ids (as in metric_scores.tsv) to {name, higher_is_better, description}")
+                   "expected a mapping of metric ids (as in metric_scores.tsv) to {name, higher_is_better, description, "
+                   "dimension}")
     out: dict[str, MetricDeclaration] = {}
     for metric, spec in raw.items():
         line, fname = lines.get(("metrics", str(metric))), f"metrics.{metric}"
         spec = {} if spec is None else spec
         if not isinstance(spec, dict):
-            raise fail(where, line, fname, "expected a mapping {name: text, higher_is_better: true|false, description: text}")
+            raise fail(where, line, fname, "expected a mapping {name: text, higher_is_better: true|false, description: text, "
+                       "dimension: text}")
         unknown = sorted(set(map(str, spec)) - set(DECLARATION_KEYS))
         if unknown:
             raise fail(where, lines.get(("metrics", str(metric), unknown[0]), line), f"{fname}.{unknown[0]}",
@@ -252,8 +263,9 @@ def parse_metric_declarations(raw: Any, where: Path | str, lines: Mapping[tuple[
         if not isinstance(hib, bool):
             raise fail(where, lines.get(("metrics", str(metric), "higher_is_better"), line), f"{fname}.higher_is_better",
                        f"{hib!r} is not true or false")
-        for key in ("name", "description"):
+        for key in ("name", "description", "dimension"):
             if not isinstance(spec.get(key, ""), str):
                 raise fail(where, lines.get(("metrics", str(metric), key), line), f"{fname}.{key}", "expected text")
-        out[str(metric)] = MetricDeclaration(spec.get("name", ""), hib, spec.get("description", ""))
+        out[str(metric)] = MetricDeclaration(spec.get("name", ""), hib, spec.get("description", ""),
+                                             spec.get("dimension", ""))
     return out

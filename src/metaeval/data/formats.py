@@ -113,7 +113,13 @@ class ReleaseFormat:
     has_scores: Callable[[Entry], bool] = lambda e: True
     partial_coverage: bool = False  # its score files may leave a judged summary without a score (the default)
     splits: tuple[str, ...] = ()    # the splits of its summaries, known before any job runs
+    # the dimensions and human components the entry itself declares (None: they are in the release's
+    # files), so that its targets are checked with the config
+    declared: Callable[[Entry], tuple[dict[str, Any], dict[str, list[str]]]] | None = None
     title: str = ""                 # what messages call the release
+    # where the texts its release lacks (summaries, references, sources) could come from, for the
+    # texts-out job (metaeval.stages.to_score); "" when it lacks none or no other copy is known
+    texts_from: str = ""
 
     def files(self) -> dict[str, str]:
         """The import stage's files by key (:data:`FILES` and, if it writes one, the score file)."""
@@ -233,9 +239,14 @@ def _table_problem(key: str, entry: Entry) -> str | None:
     table, files = _importer("table"), _importer("table_files")
     SYSTEM, nltk_problem = table.SYSTEM, table.nltk_problem
     for k, pattern in files.entry_paths(entry):
-        if not files.expand_named(pattern):
+        found = files.expand_named(pattern)
+        if not found:
             return (f"config key {key}.{k}: {pattern!r} matches no file; expected a file, or a pattern ({SYSTEM} and "
                     "* globs) matching at least one (relative paths are relative to the working directory)")
+        for path, *_ in found:
+            if files.file_name_problem(path):
+                return (f"config key {key}.{k}: {pattern!r} matches a file Snakemake cannot take: "
+                        f"{files.file_name_problem(path)}")
     refs = entry.get("references") or {}
     if refs.get("column") is not None and refs.get("path") is not None:
         return (f"config key {key}.references: both column and path; expected one place of the reference summaries "
@@ -257,6 +268,15 @@ def _table_problem(key: str, entry: Entry) -> str | None:
             parse_dimension(f"config key {key}", {}, name, spec)
         except DatasetError as e:
             return str(e)
+    metrics = [(f"metric_columns[{i}]", m) for i, m in enumerate(entry.get("metric_columns") or ())]
+    metrics += [(f"metric_files[{i}].metrics[{j}]", m) for i, f in enumerate(entry.get("metric_files") or ())
+                for j, m in enumerate(f.get("metrics") or ())]
+    # the validation job's check of metric ids (which would name the imported copy), looked up when
+    # there are metric columns: its module imports the metric engines (numpy, pandas)
+    id_problem = importlib.import_module("metaeval.metrics.families").metric_id_problem if metrics else None
+    for k, metric in metrics:
+        if id_problem(metric):
+            return f"config key {key}.{k}: {metric!r}: {id_problem(metric)}"
     if not entry.get("human"):
         return (f"config key {key}.human: missing; a table entry declares its human components "
                 "({coverage: [dimensions], linguistic_quality: [dimensions]})")
@@ -271,6 +291,11 @@ def _table_problem(key: str, entry: Entry) -> str | None:
 def _table_inputs(entry: Entry) -> dict[str, list[str]]:
     """Every file the mapping reads, globs expanded, so that editing one re-runs the import."""
     return {"tables": _importer("table").release_files(entry)}
+
+
+def _table_declared(entry: Entry) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """A table entry's dimensions (name -> Dimension) and human components, as its import declares them."""
+    return {d.name: d for d in _table_options(entry).dimensions}, dict(entry.get("human") or {})
 
 
 def _table_options(entry: Entry):
@@ -294,13 +319,21 @@ FORMATS: dict[str, ReleaseFormat] = {f.name: f for f in (
     ReleaseFormat(name="frank", schema="frank", module="metaeval.data.frank", stage="import_frank",
                   script="import_frank", paths=_path, inputs=_frank_inputs, problem=_frank_problem,
                   has_texts=lambda e: False, writes_scores=True, splits=FRANK_SPLITS, title="FRANK's release",
+                  texts_from="FRANK's shipped files (human_annotations.json, baseline_factuality_metrics_outputs.json) "
+                             "hold scores only: the summaries, their reference summaries and the articles are in "
+                             "benchmark_data.json of the same release (github.com/artidoro/frank, folder data/; not "
+                             "shipped here), one record per article hash (the topic) and model_name (the summarizer).",
                   # the release has no score of some metrics for a few summaries (null)
                   partial_coverage=True),
     ReleaseFormat(name="realsumm_pkl", schema="realsumm_pkl", module="metaeval.data.realsumm",
                   stage="import_realsumm", script="import_realsumm",
                   paths=lambda e: [(f"paths[{i}]", p) for i, p in enumerate(e["paths"])],
                   inputs=lambda e: {"pickles": list(e["paths"])}, problem=_realsumm_problem, writes_scores=True,
-                  title="REALSumm's release"),
+                  title="REALSumm's release",
+                  texts_from="REALSumm's own release (scores_dicts/abs.pkl, ext.pkl) has no source articles; the "
+                             "canonical copy ../shared/data/realsumm (converted from BARTScore's REALSumm/data.pkl) "
+                             "has them in its documents.jsonl, for the same 100 topics (doc ids): a data set of format canonical with that path, or of format bartscore_pkl "
+                             "with BARTScore's REALSumm/data.pkl, gives texts with sources."),
     ReleaseFormat(name="duc_tac", schema="duc_tac", module="metaeval.data.importers", stage="import_duc_tac",
                   script="import_duc_tac", paths=_duc_tac_paths, inputs=_duc_tac_inputs, problem=_duc_tac_problem,
                   options=duc_tac_options),
@@ -311,7 +344,7 @@ FORMATS: dict[str, ReleaseFormat] = {f.name: f for f in (
                   script="import_table", paths=_table_paths, inputs=_table_inputs, problem=_table_problem,
                   options=_table_options, writes_scores=True, has_texts=lambda e: e.get("texts", True) is not False,
                   has_scores=lambda e: bool(e.get("metric_columns") or e.get("metric_files")),
-                  title="the declared table"),
+                  declared=_table_declared, title="the declared table"),
 )}
 # The formats read by an import job (the others are read as they are by the validation job).
 IMPORTED = tuple(f for f in FORMATS.values() if f.stage is not None)

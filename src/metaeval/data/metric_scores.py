@@ -1,12 +1,19 @@
 """Scores of metrics the workflow does not compute, read from files (``metric_scores.tsv``).
 
 A score file is a long TSV (docs/DATASET_FORMAT.md): the header ``topic, summarizer, metric,
-score`` and one row per scored summary and metric. A canonical data set folder's
-``metric_scores.tsv`` is read automatically; a config entry may name more files
-(``datasets.<name>.metric_scores``). dataset.yaml's ``metrics:`` and the entry's ``metrics:``
-(which wins, key by key) may declare per metric a display name and ``higher_is_better: false``:
-such a metric is negated for every analysis, so that "higher is better" holds for every score the
-analyses see, and labelled "negated" wherever it is listed.
+score`` and one row per scored summary and metric, or the same with a ``dataset`` column first
+(``dataset, topic, summarizer, metric, score``: each row names its data set). A canonical data set
+folder's ``metric_scores.tsv`` is read automatically; a config entry may name more files
+(``datasets.<name>.metric_scores``: a ``dataset`` column there may name only that data set); the
+top-level ``metric_scores`` names files for every configured data set (:class:`Scope`: each data set
+takes the rows that name it; a row naming a data set that is not configured is an error naming the
+configured ones; without a ``dataset`` column such a file serves a single configured data set only).
+dataset.yaml's ``metrics:``, the top-level ``metrics:`` and the entry's ``metrics:`` (each wins over
+the one before, key by key) may declare per metric a display name, ``higher_is_better: false`` (such
+a metric is negated for every analysis, so that "higher is better" holds for every score the
+analyses see, and labelled "negated" wherever it is listed) and the human ``dimension`` it is meant
+for (written to metrics.tsv; a dimension the data set does not have is a note, since a top-level
+declaration meets several data sets).
 
 Validation (each error names the file, the line and the field): the header; a (topic, summarizer)
 without a summary in summaries.jsonl; a (topic, summarizer, metric) given twice, in one file or
@@ -28,7 +35,7 @@ import dataclasses
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Collection, Iterable, Mapping, Sequence
+from typing import Collection, Iterable, Mapping, NamedTuple, Sequence
 
 from .. import tables
 from ..files import write_text
@@ -36,9 +43,30 @@ from ..metrics.families import metric_id_problem
 from .contract import Dataset, DatasetError, check_name, fail, parse_number, read_text
 from .dataset_yaml import MetricDeclaration, parse_metric_declarations
 from .datasets import read_dataset
+from .shared_scores import DATASET_COLUMN, own_digest
+
 HEADER = ("topic", "summarizer", "metric", "score")
-METRIC_COLUMNS = ("metric", "name", "higher_is_better", "orientation", "description", "summaries", "judged",
-                  "judged_missing", "sources")
+# A file for several data sets names each row's data set in a first column (DATASET_COLUMN).
+DATASET_HEADER = (DATASET_COLUMN, *HEADER)
+METRIC_COLUMNS = ("metric", "name", "higher_is_better", "orientation", "description", "dimension", "summaries",
+                  "judged", "judged_missing", "sources")
+
+
+class Scope(NamedTuple):
+    """Which rows of the score files one data set takes: ``dataset`` its name, ``configured`` the
+    names of every configured data set, ``shared`` the files of the top-level ``metric_scores``
+    (the others are the data set's own: a ``dataset`` column there may name only ``dataset``),
+    ``declarations`` the top-level ``metrics:`` (metric -> the keys it gives; a declared metric the
+    data set has no score of is a note, not an error)."""
+
+    dataset: str = ""
+    configured: tuple[str, ...] = ()
+    shared: tuple[str, ...] = ()
+    declarations: Mapping[str, Mapping[str, object]] = {}
+
+    def is_shared(self, path: str) -> bool:
+        """Whether ``path`` is a top-level file (as the job's inputs name it: ``./x`` is ``x``)."""
+        return Path(path) in {Path(p) for p in self.shared}
 
 
 @dataclass(frozen=True)
@@ -75,8 +103,15 @@ class FileMetric:
 class FileMetrics:
     rows: list[ScoreRow]                       # sorted by topic, summarizer, metric
     metrics: list[FileMetric]                  # sorted by id
-    checksums: list[tuple[str, str]]           # (file, sha256) of every source file, in the given order
+    checksums: list[tuple[str, str]]           # (file, sha256) of every source file (a top-level file's: of the
+                                               # data set's own rows), in the given order
     notes: list[str]
+    judged: int = 0                            # the data set's judged summaries
+
+    def coverage(self) -> list[str]:
+        """One line per metric: how many of the data set's judged summaries it scores."""
+        return [f"{m.metric}: {m.judged} of {self.judged} judged summaries scored ({m.summaries} summaries in all; "
+                f"from {', '.join(m.sources)})" for m in self.metrics]
 
     def oriented(self) -> list[tuple[str, str, str, float]]:
         """(topic, summarizer, metric, score) with every lower-is-better metric negated."""
@@ -86,29 +121,67 @@ class FileMetrics:
 
 # ----------------------------------------------------------------------------- reading
 
-def read_score_file(path: str, summaries: Collection[tuple[str, str]]) -> list[ScoreRow]:
-    """One score file's rows; ``summaries`` holds every (topic, summarizer) of the data set."""
+def _header(path: str, lines: Sequence[str], scope: Scope) -> tuple[str, ...]:
+    """The file's columns (:data:`HEADER` or :data:`DATASET_HEADER`), checked against its place in
+    the config (a top-level file for several data sets must name each row's data set)."""
+    got = tuple(lines[0].rstrip("\r").split("\t")) if lines else ()
+    if got not in (HEADER, DATASET_HEADER):
+        raise fail(path, 1, None, f"header is {list(got)}; expected the four tab-separated columns {list(HEADER)}, "
+                   f"or five with {DATASET_COLUMN!r} first ({', '.join(DATASET_HEADER)})")
+    if scope.is_shared(path) and got == HEADER and len(scope.configured) > 1:
+        raise fail(path, 1, DATASET_COLUMN,
+                   f"no {DATASET_COLUMN!r} column, but a file of the top-level metric_scores applies to every "
+                   f"configured data set ({', '.join(scope.configured)}); expected the header "
+                   f"{', '.join(DATASET_HEADER)} (each row naming its data set), or the file in one entry's "
+                   "datasets.<name>.metric_scores")
+    return got
+
+
+def _own_row(path: str, line_no: int, name: str, scope: Scope) -> bool:
+    """Whether a row naming data set ``name`` is the data set's own; a name it may not hold is an error."""
+    check_name(path, line_no, DATASET_COLUMN, name)
+    if scope.is_shared(path):
+        if name not in scope.configured:
+            raise fail(path, line_no, DATASET_COLUMN,
+                       f"{name!r} is not a configured data set; expected one of the data sets of the config "
+                       f"key datasets: {', '.join(scope.configured)}")
+    elif name != scope.dataset:
+        raise fail(path, line_no, DATASET_COLUMN,
+                   f"{name!r} is not this file's data set {scope.dataset!r}; a file of "
+                   f"datasets.{scope.dataset}.metric_scores (or of its folder or release) holds rows of "
+                   f"{scope.dataset!r} only (a file for several data sets goes in the top-level metric_scores)")
+    return name == scope.dataset
+
+
+def read_score_file(path: str, summaries: Collection[tuple[str, str]], scope: Scope = Scope()) -> list[ScoreRow]:
+    """One score file's rows of the data set (all of them, or with a ``dataset`` column those that
+    name it: :class:`Scope`); ``summaries`` holds every (topic, summarizer) of the data set."""
     lines = read_text(path).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    if not lines or tuple(lines[0].rstrip("\r").split("\t")) != HEADER:
-        got = lines[0].rstrip("\r").split("\t") if lines else []
-        raise fail(path, 1, None, f"header is {got}; expected the four tab-separated columns {list(HEADER)}")
+    columns = _header(path, lines, scope)
+    named = columns == DATASET_HEADER
     rows: list[ScoreRow] = []
     problems: dict[str, str | None] = {}
+    data_lines = 0
     for line_no, raw in enumerate(lines[1:], start=2):
         raw = raw.rstrip("\r")
         if not raw.strip():
             continue
+        data_lines += 1
         cells = raw.split("\t")
-        if len(cells) != 4:
-            raise fail(path, line_no, None, f"{len(cells)} tab-separated cells; expected 4 (topic, summarizer, metric, score)")
+        if len(cells) != len(columns):
+            raise fail(path, line_no, None, f"{len(cells)} tab-separated cells; expected {len(columns)} "
+                       f"({', '.join(columns)})")
+        if named and not _own_row(path, line_no, cells.pop(0), scope):
+            continue
         topic, summarizer, metric, cell = cells
         for field_name, value in (("topic", topic), ("summarizer", summarizer), ("metric", metric)):
             check_name(path, line_no, field_name, value)
         if (topic, summarizer) not in summaries:
             raise fail(path, line_no, "summarizer",
-                       f"scores ({topic!r}, {summarizer!r}), which has no summary in summaries.jsonl")
+                       f"scores ({topic!r}, {summarizer!r}), which has no summary in summaries.jsonl"
+                       + (f" of data set {scope.dataset!r}" if named else ""))
         if metric not in problems:
             problems[metric] = metric_id_problem(metric)
         if problems[metric]:
@@ -116,7 +189,8 @@ def read_score_file(path: str, summaries: Collection[tuple[str, str]]) -> list[S
         # the contract's numbers only: float() would also take 'nan', 'inf' and other scripts' digits
         value = parse_number(path, line_no, "score", cell.strip(), "a finite decimal number")
         rows.append(ScoreRow(topic, summarizer, metric, value, path, line_no))
-    if not rows:
+    # a top-level file may hold no row of this data set (a metric computed on others only)
+    if not data_lines or (not rows and not scope.is_shared(path)):
         raise fail(path, None, None, "no score rows after the header; expected one row per scored summary and metric")
     return rows
 
@@ -129,13 +203,18 @@ def sha256(path: str) -> str:
 
 def compute(paths: Sequence[str], summaries: Collection[tuple[str, str]], judged: Iterable[tuple[str, str]],
             declared: Mapping[str, MetricDeclaration], overrides: Mapping[str, Mapping[str, object]],
-            partial_coverage: bool, override_key: str) -> FileMetrics:
+            partial_coverage: bool, override_key: str, scope: Scope = Scope()) -> FileMetrics:
     """Read and check every score file. ``declared``: dataset.yaml's ``metrics:``; ``overrides``:
     the config entry's (metric -> the keys it gives; ``override_key`` names it in errors), which
-    win over dataset.yaml's key by key."""
+    win over the top-level ones (``scope.declarations``), which win over dataset.yaml's, key by key.
+    ``scope``: which rows of the files are the data set's (:class:`Scope`)."""
     seen: dict[tuple[str, str, str], ScoreRow] = {}
+    notes: list[str] = []
     for path in paths:
-        for row in read_score_file(path, summaries):
+        rows = read_score_file(path, summaries, scope)
+        if not rows:
+            notes.append(f"{path}: no row of data set {scope.dataset!r} (a top-level score file)")
+        for row in rows:
             key = (row.topic, row.summarizer, row.metric)
             if key in seen:
                 first = seen[key]
@@ -151,8 +230,11 @@ def compute(paths: Sequence[str], summaries: Collection[tuple[str, str]], judged
             if metric not in by_metric:
                 raise DatasetError(f"{source}: metrics.{metric} declares a metric that no score file has "
                                    f"(metrics in the files: {', '.join(sorted(by_metric)) or 'none'})")
+    for metric in sorted(set(scope.declarations) - set(by_metric)):
+        notes.append(f"config key metrics.{metric}: no score of {metric!r} for data set {scope.dataset!r}; "
+                     "the declaration applies where the metric is scored")
     judged_keys = sorted(set(judged))
-    metrics, notes = [], []
+    metrics = []
     for metric in sorted(by_metric):
         rows = by_metric[metric]
         scored = {(r.topic, r.summarizer) for r in rows}
@@ -171,20 +253,24 @@ def compute(paths: Sequence[str], summaries: Collection[tuple[str, str]], judged
         if missing:
             notes.append(f"{metric}: no score for {len(missing)} of {len(judged_keys)} judged summaries (partial "
                          "coverage allowed); its system scores are means and medians of the scores that exist")
-        given = {k: v for k, v in overrides.get(metric, {}).items() if v is not None}
+        given = {k: v for source in (scope.declarations, overrides)
+                 for k, v in source.get(metric, {}).items() if v is not None}
         decl = dataclasses.replace(declared.get(metric, MetricDeclaration()), **given)
         if not decl.higher_is_better:
             notes.append(f"{metric}: lower is better; negated for every analysis")
         metrics.append(FileMetric(metric, decl, len(rows), judged_n, len(missing), files))
     rows_sorted = sorted(seen.values(), key=lambda r: (r.topic, r.summarizer, r.metric))
-    return FileMetrics(rows_sorted, metrics, [(p, sha256(p)) for p in paths], notes)
+    sums = [(p, own_digest(p, scope.dataset) if scope.is_shared(p) else sha256(p)) for p in paths]
+    return FileMetrics(rows_sorted, metrics, sums, notes, len(judged_keys))
 
 
 # ----------------------------------------------------------------------------- writing
 
 def signature_lines(result: FileMetrics) -> list[str]:
     """One scoring-signature line per metric: its source files (by name, with their checksums: the
-    content identifies a file, not where it was read from) and its orientation."""
+    content identifies a file, not where it was read from; a top-level file's checksum is of the
+    data set's own rows, :func:`metaeval.data.shared_scores.own_rows`, so that an edit of another data
+    set's rows leaves it true) and its orientation."""
     sums = dict(result.checksums)
     return [f"{m.metric}|file:{','.join(f'{Path(s).name}@sha256:{sums[s][:16]}' for s in m.sources)}|"
             f"higher_is_better:{'yes' if m.declaration.higher_is_better else 'no (negated)'}" for m in result.metrics]
@@ -196,7 +282,8 @@ def write(result: FileMetrics, out: Mapping[str, str]) -> None:
     keeps the source files themselves.)"""
     tables.write_tsv(tables.frame(result.oriented(), HEADER), out["scores"])
     tables.write_tsv(tables.frame([(m.metric, m.name, "yes" if m.declaration.higher_is_better else "no", m.orientation,
-                                    m.declaration.description, m.summaries, m.judged, m.judged_missing,
+                                    m.declaration.description, m.declaration.dimension, m.summaries, m.judged,
+                                    m.judged_missing,
                                     ", ".join(Path(s).name for s in m.sources)) for m in result.metrics], METRIC_COLUMNS), out["metrics"])
     write_text(out["signature"], "".join(f"{line}\n" for line in signature_lines(result)))
 
@@ -206,13 +293,26 @@ def read_metrics(path: str) -> list[dict[str, str]]:
     return tables.read_tsv(path).to_dict("records")
 
 
+def dimension_notes(result: FileMetrics, dimensions: Collection[str]) -> list[str]:
+    """A note per metric declared for a dimension the data set does not have (a top-level
+    declaration meets data sets with other dimensions: not an error)."""
+    return [f"{m.metric}: declared for dimension {m.declaration.dimension!r}, which this data set does not have "
+            f"(its dimensions: {', '.join(dimensions) or 'none'}); it is meant for no target here"
+            for m in result.metrics if m.declaration.dimension and m.declaration.dimension not in dimensions]
+
+
 def check(sources: Sequence[str], ds: Dataset, dataset_yaml: str, options) -> FileMetrics:
     """Check the score files ``sources`` against the data set ``ds`` (read from ``dataset_yaml`` and
     its folder) with the job's :class:`metaeval.options.FileMetricsOptions`. The validation job runs
     it on the user's files, before any analysis; the file metrics job through :func:`load`."""
     declared = parse_metric_declarations(ds.meta.get("metrics"), dataset_yaml)
-    overrides = {m: {"name": n, "higher_is_better": h, "description": d} for m, n, h, d in options.declarations}
-    return compute(sources, {s.key for s in ds.summaries}, ds.judgments, declared, overrides, options.partial_coverage, options.key)
+    overrides, shared = ({m: dict(zip(("name", "higher_is_better", "description", "dimension"), keys))
+                          for m, *keys in given} for given in (options.declarations, options.shared_declarations))
+    scope = Scope(options.dataset, options.configured, options.shared, shared)
+    result = compute(sources, {s.key for s in ds.summaries}, ds.judgments, declared, overrides, options.partial_coverage,
+                     options.key, scope)
+    result.notes.extend(dimension_notes(result, list(ds.dimensions)))
+    return result
 
 
 def load(sources: Sequence[str], data: Mapping[str, str], options) -> FileMetrics:

@@ -11,8 +11,8 @@ columns, of the same file or of other files, hold metric scores. The dimensions 
 description, kind, role, the annotations they aggregate) and the human components are declared in
 the entry, as dataset.yaml declares them.
 
-Reading the files (CSV/TSV through pandas as text; JSON through the contract's reader, which
-refuses a key given twice where pandas' would keep the last): :mod:`metaeval.data.table_files`.
+Reading the files (CSV through the csv module and TSV split on tabs, as text; JSON through the
+contract's reader, which refuses a key given twice): :mod:`metaeval.data.table_files`.
 Row filters, files aligned by line (the topics' order), ``{topic}`` paths: :mod:`metaeval.data.table_rows`.
 
 A path may hold ``{system}`` (``scores/{system}.csv``): the files it matches give the summarizer,
@@ -29,7 +29,8 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, Mapping
 
-from .canonical_files import annotation_means, check_imported, check_sentences, check_value, lone_judged_humans
+from .canonical_files import (annotation_means, check_imported, check_preferences, check_sentences, check_value,
+                              lone_judged_humans)
 from .contract import Annotation, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name, fail
 from .dataset_yaml import KIND_BOUNDS, aggregation_spec, dimension_spec, parse_aggregation
 # the files, records and fields of a release (re-exported: the registry and the tests use them here)
@@ -138,6 +139,11 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
         c.judgments = {k: v for k, v in c.judgments.items() if k[1] != o.references.system}
         c.annotations = [a for a in c.annotations if a.summarizer != o.references.system]
     aggregation = parse_aggregation(_thaw(o.aggregation), f"config key {key}")
+    groups = sorted({a.group for a in c.annotations})
+    if aggregation.group is not None and aggregation.group not in groups:
+        raise DatasetError(f"config key {key}.aggregation.group: {aggregation.group!r} names no annotator group of the "
+                           f"release (its groups: {', '.join(map(repr, groups)) or 'none: it has no annotations'}); "
+                           "expected one of its groups")
     if c.annotations:
         means = annotation_means(dims, c.annotations, aggregation)
         for d, values in means.items():
@@ -155,6 +161,10 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
     if not c.judgments:
         raise DatasetError(f"config key {key}.judgments: {o.judgments.path or o.path}: no summary has a score of a "
                            "declared dimension; expected at least one judged summary")
+    # a preference judges pairs: refused here naming the release's record (validation would name the copy)
+    places = {k: c.where.get(k, (o.path, None)) for k in c.judgments}   # a reference's: the entry's path
+    check_preferences(o.path, dims, c.judgments, {k: w for k, (_, w) in places.items()},
+                      {k: f for k, (f, _) in places.items()}, f" (config key {key}.dimensions declares it a preference)")
     for path_files in o.metric_files:
         _read_metric_file(o, path_files, c)
     # after the metric scores: a judged reference alone in its topic is kept when they score it
@@ -180,7 +190,23 @@ def import_table(options: TableOptions, name: str) -> tuple[Dataset, list[tuple[
                  judgments=c.judgments, documents=documents or None, annotations=c.annotations,
                  aggregation=aggregation, has_texts=o.texts)
     scores = sorted((t, s, m, v) for (t, s, m), (v, _) in c.scores.items())
+    ds.warnings.extend(_metrics_equal_to_dimensions(o, c, dims))
     return ds, scores
+
+
+def _metrics_equal_to_dimensions(o: TableOptions, c: _Collected, dims: Mapping[str, Dimension]) -> list[str]:
+    """A metric whose scores are a dimension's judgments on every judged summary (its column mapped
+    twice, or a copy of it): legal, but its correlation with that dimension is 1 by construction."""
+    out = []
+    metrics = sorted({m for _, _, m in c.scores})
+    for metric in metrics:
+        for d in dims:
+            judged = [(k, row[d]) for k, row in c.judgments.items() if not math.isnan(row[d])]
+            if judged and all(c.scores.get((*k, metric), (math.nan,))[0] == v for k, v in judged):
+                out.append(f"config key {o.key}: the metric {metric!r} equals the dimension {d!r} on all {len(judged)} "
+                           f"summaries judged on it (the same column, or a copy of it); its correlation with {d!r} "
+                           "is 1 by construction")
+    return out
 
 
 def _thaw(value: Any) -> Any:

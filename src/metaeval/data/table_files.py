@@ -1,9 +1,10 @@
 """The files of a ``format: table`` release (:mod:`metaeval.data.table`): the paths a mapping
 matches (``{system}`` and globs), the records of each file, its fields and the sentence splitters.
 
-CSV and TSV are read through pandas with every cell as text (``dtype=str``, no missing-value
-guessing: ``NA`` stays the text ``NA``) by its python engine, which tells a cell missing from a row
-cut short from an empty one (the C engine reads both as empty). JSON and JSON lines are read by the
+CSV and TSV are read with every cell as text (no number or missing-value guessing: ``NA`` stays
+the text ``NA``), a row cut short told from one with empty cells: a CSV by the csv module (quoted
+cells), a TSV split on tabs (TSV has no quoting, so a summary starting with ``"`` keeps its quotes).
+JSON and JSON lines are read by the
 contract's own reader (:func:`~metaeval.data.contract.json_objects`,
 :func:`~metaeval.data.contract.load_json`), not pandas': pandas' JSON reader keeps the last of a key
 given twice without a word and guesses types (``"007"``, ``1e400``); the contract refuses a
@@ -13,6 +14,7 @@ duplicate key, naming the file and line. Numbers are parsed only by
 
 from __future__ import annotations
 
+import csv
 import glob
 import io
 import re
@@ -20,8 +22,8 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from .canonical_files import split_text
-from .contract import (DatasetError, _unique_keys, check_name, check_text, fail, json_objects, load_json, parse_number,
-                       read_text)
+from .contract import (DatasetError, check_name, check_text, check_texts, fail, json_objects, load_json,
+                       may_hold_surrogates, parse_number, read_text)
 from .sentences import split_sentences
 
 READERS = ("csv", "tsv", "json", "jsonl", "lines")
@@ -40,13 +42,14 @@ PUNKT = "tokenizers/punkt_tab/english/"
 
 def expand(pattern: str) -> list[tuple[str, str | None]]:
     """(file, system) of every file a path matches, sorted: ``{system}`` matches one path part and
-    gives the summarizer; ``*``, ``?`` and ``[..]`` glob. A plain path is itself (system None)."""
+    gives the summarizer; ``*``, ``?`` and ``[..]`` glob within a path part, ``**`` across any
+    number of folders (none included). A plain path is itself (system None)."""
     if SYSTEM not in pattern and not glob.has_magic(pattern):
         return [(pattern, None)]
     before, _, after = pattern.partition(SYSTEM)
     regex = re.compile(_glob_regex(before) + (r"(?P<system>[^/]+)" + _glob_regex(after) if SYSTEM in pattern else ""))
     out = []
-    for path in sorted(glob.glob(pattern.replace(SYSTEM, "*"))):
+    for path in sorted(glob.glob(pattern.replace(SYSTEM, "*"), recursive=True)):
         m = regex.fullmatch(path)
         if m and Path(path).is_file():
             out.append((path, m.groupdict().get("system")))
@@ -61,7 +64,7 @@ def expand_named(pattern: str) -> list[tuple[str, str | None, str | None]]:
     parts = re.split(r"(\{system\}|\{topic\})", pattern)
     regex = re.compile("".join(f"(?P<{p[1:-1]}>[^/]+)" if p in (SYSTEM, TOPIC) else _glob_regex(p) for p in parts))
     out = []
-    for path in sorted(glob.glob(pattern.replace(SYSTEM, "*").replace(TOPIC, "*"))):
+    for path in sorted(glob.glob(pattern.replace(SYSTEM, "*").replace(TOPIC, "*"), recursive=True)):
         m = regex.fullmatch(path)
         if m and Path(path).is_file():
             named = m.groupdict()
@@ -69,8 +72,55 @@ def expand_named(pattern: str) -> list[tuple[str, str | None, str | None]]:
     return out
 
 
+# A glob's wildcards, as Python's glob reads them with recursive=True: ``**/`` (any folders, or
+# none), ``**``, ``*``, ``?`` and a class ``[..]`` (``[!..]`` negated; ``[`` without its ``]`` is itself).
+_GLOB_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|\[!?\]?[^\]]*\]")
+
+
 def _glob_regex(part: str) -> str:
-    return "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in part)
+    out, at = [], 0
+    for m in _GLOB_TOKEN.finditer(part):
+        out.append(re.escape(part[at:m.start()]))
+        token = m.group()
+        if token == "**/":
+            out.append(r"(?:[^/]*/)*")
+        elif token == "**":
+            out.append(r".*")
+        elif token == "*":
+            out.append(r"[^/]*")
+        elif token == "?":
+            out.append(r"[^/]")
+        else:
+            negated = token.startswith("[!")
+            body = token[2 if negated else 1:-1]
+            out.append("[" + ("^/" if negated else "") + body.replace("\\", "\\\\").replace("^", "\\^") + "]")
+        at = m.end()
+    out.append(re.escape(part[at:]))
+    return "".join(out)
+
+
+# Snakemake reads ``<name>`` in a file name as a path variable of its own (replaced, or an error).
+_PATHVAR = re.compile(r"<[a-z][a-z0-9_]*>")
+
+
+def file_name_problem(path: str) -> str | None:
+    """Why a file a mapping matches cannot be an input of a job, or None: a name that is not UTF-8
+    (Snakemake cannot write it into its locks) or that holds a Snakemake path variable ``<name>``."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return (f"the file name {shown(path)} is not UTF-8 (byte 0x{ord(path[e.start]) - 0xDC00:02x}); expected a file "
+                "name in UTF-8 (rename the file)")
+    m = _PATHVAR.search(path)
+    if m:
+        return (f"the file name {path!r} holds {m.group()!r}, which Snakemake reads as a path variable; expected a "
+                "name without <...> (rename the file)")
+    return None
+
+
+def shown(path: str) -> str:
+    """A path as text that can always be printed: bytes that are not UTF-8 as escapes."""
+    return "'" + path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") + "'"
 
 
 def entry_paths(entry: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -115,53 +165,120 @@ def records(path: str, reader: str, key: str, header: tuple[str, ...] = ()) -> I
     elif reader == "jsonl":
         yield from json_objects(path, "one JSON object per line")
     elif reader == "json":
-        data = load_json(read_text(path), path, None, "a JSON list of objects", object_pairs_hook=_unique_keys(path, None))
+        text = read_text(path)
+        twice: list[str] = []
+        data = load_json(text, path, None, "a JSON list of objects", object_pairs_hook=_marking_twice(twice))
         if not isinstance(data, list):
             raise fail(path, None, None, f"a JSON {type(data).__name__}; expected a list of objects, one per record")
+        surrogates = may_hold_surrogates(text)   # searched once: per record it would be quadratic
         for i, rec in enumerate(data, start=1):
             if not isinstance(rec, dict):
                 raise fail(path, f"record {i}", None, f"a JSON {type(rec).__name__}; expected an object")
+            if twice:
+                _refuse_twice(path, f"record {i}", rec)
+            if surrogates:
+                check_texts(path, f"record {i}", rec)
             yield f"record {i}", rec
     else:
         raise DatasetError(f"config key {key}.reader: {path}: cannot tell the file's format from its name; expected "
                            f"a .csv, .tsv, .json, .jsonl or .txt file or a reader ({', '.join(READERS)})")
 
 
-def _delimited(path: str, sep: str) -> Iterator[tuple[str, Record]]:
-    """Rows of a CSV/TSV read by pandas with every cell kept as text (no number or missing-value
-    guessing); the header is read as a row so that a column named twice is an error (pandas would
-    rename the second ``a.1``)."""
-    import pandas as pd
+class _Twice(dict):
+    """A JSON object in which ``key`` was given twice (json keeps the last): refused by
+    :func:`_refuse_twice` once the record holding it is known (a JSON list's hook cannot tell)."""
+    key: str = ""
 
+
+def _marking_twice(found: list[str]):
+    """A ``json.loads`` hook marking an object with a key given twice (and noting that one was)."""
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in pairs:
+            if k in out and not found:
+                found.append(k)
+            if k in out:
+                marked = _Twice(out)
+                marked.key = k
+                out = marked
+            out[k] = v
+        return out
+    return hook
+
+
+def _refuse_twice(path: str, where: str, rec: Any) -> None:
+    """The first object of a record (itself or nested) with a key given twice, refused naming the record."""
+    stack = [(rec, None)]
+    while stack:
+        value, at = stack.pop()
+        if isinstance(value, _Twice):
+            raise fail(path, where, f"{at}.{value.key}" if at else value.key,
+                       "the key appears twice in this object; expected each key once")
+        if isinstance(value, dict):
+            stack.extend((v, f"{at}.{k}" if at else k) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, f"{at or ''}[{j}]") for j, v in enumerate(value))
+
+
+def _delimited(path: str, sep: str) -> Iterator[tuple[str, Record]]:
+    """Rows of a CSV/TSV with every cell kept as text (no number or missing-value guessing), the
+    header read as a row so that a column named twice is an error. A CSV is read by the csv module
+    (RFC 4180 quoting: a quoted cell may hold commas and line breaks); a TSV has no quoting (the
+    IANA text/tab-separated-values form: a cell holds no tab or line break), so it is split on tabs
+    and a cell starting with ``"`` keeps its quotes. Blank lines are skipped; a row is named by its
+    number (the header is row 1) and, where it differs, the line of the file it starts on."""
     text = read_text(path)   # UTF-8 checked and the byte-order mark dropped, as every file of the contract
     if not text.strip():
         raise fail(path, "row 1", None, "empty file; expected a header row naming the columns")
-    try:
-        # the python engine: the C engine reads a row cut short as empty cells, this one leaves the
-        # missing cells out (NaN), so that a short row is an error naming it
-        frame = pd.read_csv(io.StringIO(text), sep=sep, header=None, dtype=str, keep_default_na=False,
-                            na_filter=False, skip_blank_lines=True, engine="python")
-    except (pd.errors.ParserError, ValueError) as e:
-        raise fail(path, None, None, f"not a {'CSV' if sep == ',' else 'TSV'} table ({e}); expected a header and "
-                   "rows of as many cells") from None
-    rows = frame.values.tolist()
-    if not rows:
-        raise fail(path, "row 1", None, "no rows; expected a header row naming the columns")
-    header = [str(c) for c in rows[0]]
-    for i, name in enumerate(header):
-        check_text(path, "row 1", f"column {i + 1}", name)
-        if header.index(name) != i:
-            raise fail(path, "row 1", name, f"the column appears twice (columns {header.index(name) + 1} and {i + 1}); "
-                       "expected each column once")
-    for i, cells in enumerate(rows[1:], start=2):
-        width = sum(isinstance(v, str) for v in cells)
-        if width != len(header):
-            raise fail(path, f"row {i}", header[width] if width < len(header) else None,
-                       f"{width} cells; expected {len(header)}, one per column of the header")
+    header: list[str] | None = None
+    columns: dict[str, int] = {}
+    number = 0
+    for line, cells in _delimited_rows(path, text, sep):
+        number += 1
+        where = f"row {number}" if line == number else f"row {number} (line {line})"
+        if header is None:
+            header = cells
+            for i, name in enumerate(header):
+                check_text(path, where, f"column {i + 1}", name)
+                first = columns.setdefault(name, i)   # a mapping: linear in the columns
+                if first != i:
+                    raise fail(path, where, name, f"the column appears twice (columns {first + 1} and {i + 1}); "
+                               "expected each column once")
+            continue
+        if len(cells) != len(header):
+            raise fail(path, where, header[len(cells)] if len(cells) < len(header) else None,
+                       f"{len(cells)} cells; expected {len(header)}, one per column of the header")
         rec = dict(zip(header, cells))
         for k, v in rec.items():
-            check_text(path, f"row {i}", k, v)
-        yield f"row {i}", rec
+            check_text(path, where, k, v)
+        yield where, rec
+    if header is None:
+        raise fail(path, "row 1", None, "no rows; expected a header row naming the columns")
+
+
+def _delimited_rows(path: str, text: str, sep: str) -> Iterator[tuple[int, list[str]]]:
+    """(the line a row starts on, its cells) of every non-blank row."""
+    if sep == "\t":
+        for line, row in enumerate(text.split("\n"), start=1):
+            row = row.removesuffix("\r")
+            if "\t" in row or row.strip():
+                yield line, row.split("\t")
+        return
+    # a cell may be as long as the file (a whole document): the csv module's 128 KB default is no bound here
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    rows = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
+    end = 0
+    while True:
+        try:
+            cells = next(rows)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            raise fail(path, end + 1, None, f"not a CSV table ({e}); expected a header and rows of as many cells, "
+                       "a cell with a comma, a quote or a line break quoted (\"...\", a quote inside doubled)") from None
+        start, end = end + 1, rows.line_num
+        if len(cells) > 1 or cells and cells[0].strip():
+            yield start, cells
 
 
 def _lines(path: str) -> Iterator[tuple[int, Record]]:
@@ -178,27 +295,20 @@ def _lines(path: str) -> Iterator[tuple[int, Record]]:
 
 def _headerless(path: str, sep: str, header: tuple[str, ...]) -> Iterator[tuple[str, Record]]:
     """Rows of a CSV/TSV without a header row (mt-metrics-eval's score files: ``system<TAB>score``),
-    its columns named by the mapping's ``header``; every cell kept as text, as :func:`_delimited`."""
-    import pandas as pd
-
+    its columns named by the mapping's ``header``; every cell kept as text, as :func:`_delimited`
+    reads them (a TSV without quoting, rows named by number and, where it differs, line)."""
     text = read_text(path)
     if not text.strip():
         raise fail(path, "row 1", None, "empty file; expected rows of " + ", ".join(header))
-    try:
-        frame = pd.read_csv(io.StringIO(text), sep=sep, header=None, dtype=str, keep_default_na=False,
-                            na_filter=False, skip_blank_lines=True, engine="python")
-    except (pd.errors.ParserError, ValueError) as e:
-        raise fail(path, None, None, f"not a {'CSV' if sep == ',' else 'TSV'} table ({e}); expected rows of "
-                   f"{len(header)} cells ({', '.join(header)})") from None
-    for i, cells in enumerate(frame.values.tolist(), start=1):
-        width = sum(isinstance(v, str) for v in cells)
-        if width != len(header) or len(cells) != len(header):
-            raise fail(path, f"row {i}", None, f"{width} cells; expected {len(header)}, one per name of the "
+    for i, (line, cells) in enumerate(_delimited_rows(path, text, sep), start=1):
+        where = f"row {i}" if line == i else f"row {i} (line {line})"
+        if len(cells) != len(header):
+            raise fail(path, where, None, f"{len(cells)} cells; expected {len(header)}, one per name of the "
                        f"mapping's header ({', '.join(header)})")
         rec = dict(zip(header, cells))
         for k, v in rec.items():
-            check_text(path, f"row {i}", k, v)
-        yield f"row {i}", rec
+            check_text(path, where, k, v)
+        yield where, rec
 
 
 def _check_columns(path: str, reader: str, first: Record | None, wanted: Mapping[str, str | None]) -> None:
@@ -227,8 +337,12 @@ class _Reader:
 
     def name(self, where: int | str, rec: Record, column: str, config_key: str) -> str:
         value = self.value(where, rec, column, config_key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and self.reader in ("json", "jsonl"):
-            value = str(value)   # a JSON id may be a number (REALSumm's topics): its text is the name
+        if isinstance(value, float) and self.reader in ("json", "jsonl"):
+            # 1.0 would be a name apart from 1, and NaN, Infinity or 1e999 no name at all
+            raise fail(self.path, where, column, f"{value!r} is a JSON number with a fraction or an exponent; expected "
+                       f"a name: text, or a whole number (config key {self.key}.{config_key})")
+        if isinstance(value, int) and not isinstance(value, bool) and self.reader in ("json", "jsonl"):
+            value = str(value)   # a JSON id may be a whole number (REALSumm's topics): its digits are the name
         if not isinstance(value, str) or not value:
             raise fail(self.path, where, column, f"{value!r}; expected a non-empty name (config key "
                        f"{self.key}.{config_key})")

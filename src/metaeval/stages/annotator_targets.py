@@ -225,15 +225,20 @@ def target_notes(ai: AnnotatorInputs, units: Mapping[tuple[str, str], Unit], gro
         n_diff, n, largest = judgment_differences(unit, judged[dimension])
         if n_diff == 0 and not rule.is_default:
             notes.append(("targets", f"{dimension} ({group}): targets of the ceiling and parity: the {label} of the "
-                                     f"other annotators, as the data set's judgments (the {label} of all {group} "
-                                     "annotators equals judgments.tsv on every judged summary)"))
+                                     f"other annotators, as the data set's judgments (the {label} of {_all(group)} "
+                                     "equals judgments.tsv on every judged summary)"))
         elif n_diff:
             whose = ("the data set's judgments (judgments.tsv) carry an aggregate of their own" if unit.form is None
                      else "the target formed from the data set's judgments (judgments.tsv) is another aggregate")
             notes.append(("targets_differ",
-                          f"{dimension} ({group}): {whose}: the {label} of all {group} annotators differs from it on "
+                          f"{dimension} ({group}): {whose}: the {label} of {_all(group)} differs from it on "
                           f"{n_diff} of {n} "
                           f"judged summaries (largest difference {largest:.4g}); the correlation tables use the "
                           f"judgments, the ceiling and parity the {label} of the other annotators (the judgments "
                           "contain the held-out annotator)"))
     return notes
+
+
+def _all(group: str) -> str:
+    """``all expert annotators``; the group a release without groups gets (``all``): ``all annotators``."""
+    return "all annotators" if group == "all" else f"all {group} annotators"

@@ -6,7 +6,9 @@
   archived canonical copy, so that running the workflow in the unpacked folder redoes everything;
 * ``data/{dataset}/``: the canonical data set (the validated copy every stage read), the score
   files of metrics computed elsewhere as they were read (a folder's ``metric_scores.tsv`` as
-  ``metric_scores.tsv``, the files the entry names under ``metric_scores/``) and ``SHA256SUMS``;
+  ``metric_scores.tsv``, the files the entry names under ``metric_scores/``; of a top-level file
+  for every data set, its header and the rows of this data set, also under ``metric_scores/`` and
+  named by the archived entry) and ``SHA256SUMS``;
 * ``archived_results/{dataset}/``: every result of the data set as it was produced;
 * ``provenance.yaml``: the original configuration entry, the config hash, the workflow's git commit
   and whether its tree was dirty, and the exact package versions; ``README.md``: how to reproduce.
@@ -26,16 +28,9 @@ from typing import Any, Mapping, Sequence
 import yaml
 
 from ..data.contract import FILES, METRIC_SCORES
+from ..data.shared_scores import own_rows
 from ..files import atomic_path
 from ..provenance import package_versions
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 README = """# Reproducible results: data set {dataset}, configuration {hash}
@@ -95,15 +90,19 @@ def write_archive(dataset: str, results_dir: str | Path, resolved_config: Mappin
     entry.update({"metric_scores": named} if named else {})
     entry.update({k: original[k] for k in ("human", "metrics", "partial_coverage") if k in original})
     rerun_config = {k: v for k, v in resolved_config.items() if k != "datasets"}
-    rerun_config = {"datasets": {dataset: entry}, **rerun_config}
+    # a top-level score file is archived as this data set's rows, which the entry names
+    shared = {Path(p) for p in rerun_config.get("metric_scores", [])}
+    rerun_config = {"datasets": {dataset: entry}, **rerun_config, **({"metric_scores": []} if shared else {})}
     members: dict[str, bytes] = {}
     # hidden files are temporary names of interrupted writes (metaeval.files): never archived
     for path in sorted(p for p in results_dir.rglob("*") if p.is_file() and not p.name.startswith(".")):
         members[f"{root}/archived_results/{dataset}/{path.relative_to(results_dir).as_posix()}"] = path.read_bytes()
     sums = []
     for path, name in [*((results_dir / "data" / n, n) for n in FILES.values()), *scores]:
-        members[f"{root}/data/{dataset}/{name}"] = Path(path).read_bytes()
-        sums.append(f"{sha256(path)}  {name}\n")
+        data = Path(path).read_bytes()
+        data = own_rows(data, dataset) if Path(path) in shared else data
+        members[f"{root}/data/{dataset}/{name}"] = data
+        sums.append(f"{hashlib.sha256(data).hexdigest()}  {name}\n")
     members[f"{root}/data/{dataset}/SHA256SUMS"] = "".join(sums).encode()
     members[f"{root}/config/config.yaml"] = yaml.safe_dump(rerun_config, sort_keys=False).encode()
     provenance = {"dataset": dataset, "config_hash": config_hash, "original_dataset_entry": original,

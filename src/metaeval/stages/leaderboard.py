@@ -75,7 +75,14 @@ SUMMARY_LEVELS = {"summary (within topic, mean over topics)": "summary",
 
 LEADERBOARD_COLUMNS = ("dataset", "target", "level", "metric", "name", "kind", "focus", "variant", "statistic",
                        "value", "lo", "hi", "rank", "of", "best", "p_vs_best", "worse_than_best", "test", "wins",
-                       "ties", "losses", "note")
+                       "ties", "losses", "spa", "spa_lo", "spa_hi", "pairwise_accuracy", "note")
+# the system level's other statistics of a metric (NA at the other levels): soft pairwise accuracy
+# (soft_pairwise/soft_pairwise_accuracy.tsv) and pairwise accuracy where the statistics job computes
+# it (statistics/accuracy.tsv: its tested variants and combinations). The metric differences humans
+# agree with 80/90/95 % of the time are pooled over the data sets (delta_thresholds.tsv, a job that
+# waits on every data set's pairs): the report across data sets sets them beside the leaderboard
+SYSTEM_EXTRAS = ("spa", "spa_lo", "spa_hi", "pairwise_accuracy")
+DELTAS = ("delta_80", "delta_90", "delta_95")
 TESTS_COLUMNS = ("dataset", "target", "level", "metric", "other", "value", "other_value", "p_better", "p_worse",
                  "verdict", "test")
 
@@ -115,6 +122,8 @@ class DatasetFiles:
     partial_tests: pd.DataFrame           # factuality/williams.tsv
     ranking: pd.DataFrame
     ranking_tests: pd.DataFrame
+    spa: pd.DataFrame = field(default_factory=pd.DataFrame)         # soft_pairwise_accuracy.tsv
+    accuracy: pd.DataFrame = field(default_factory=pd.DataFrame)    # statistics/accuracy.tsv
 
 
 def load_dataset(name: str, files: Mapping[str, str], williams_of: Callable[[str], pd.DataFrame | None]
@@ -128,7 +137,9 @@ def load_dataset(name: str, files: Mapping[str, str], williams_of: Callable[[str
                         read(files["correlations"]), williams_of, read(files["summary_level"]),
                         read(files["summary_level_tests"]), metrics, read(files["binary_tsv"]),
                         read(files["auc_tests"]), read(files["partial_tsv"]), read(files["williams"]),
-                        read(files["ranking_tsv"]), read(files["ranking_tests"]))
+                        read(files["ranking_tsv"]), read(files["ranking_tests"]),
+                        read(files["spa"]) if "spa" in files else pd.DataFrame(),
+                        read(files["accuracy"]) if "accuracy" in files else pd.DataFrame())
 
 
 # ----------------------------------------------------------------------------- the columns
@@ -144,6 +155,7 @@ class Column:
     p: Callable[[str, str], float]
     two_sided: bool
     metrics: set[str] = field(default_factory=set)           # the data set's metrics of this level (defined or not)
+    extras: dict[str, dict[str, float]] = field(default_factory=dict)   # metric -> SYSTEM_EXTRAS' values
 
     @property
     def statistic(self) -> str:
@@ -227,6 +239,38 @@ def leaderboard_targets(d: DatasetFiles, options: LeaderboardOptions) -> list[st
     return [str(r["target"]) for r in chosen]
 
 
+def _by_variant(frame: pd.DataFrame, target: str, columns: Mapping[str, str], target_column: str = "target"
+                ) -> dict[str, dict[str, float]]:
+    """variant -> {name: value} of a per-variant table's rows of one target (``columns``: name ->
+    the table's column)."""
+    if not len(frame) or target_column not in frame.columns:
+        return {}
+    rows = frame[frame[target_column] == target]
+    values = {name: tables.to_float(rows[c]) for name, c in columns.items() if c in rows.columns}
+    return {v: {name: float(x[i]) for name, x in values.items()} for i, v in enumerate(rows["variant"])}
+
+
+def system_extras(d: DatasetFiles, target: str, to_variant: Mapping[str, str]) -> dict[str, dict[str, float]]:
+    """metric -> its :data:`SYSTEM_EXTRAS` in one data set and target (NaN where not computed)."""
+    spa = _by_variant(d.spa, target, {"spa": "spa", "spa_lo": "lo", "spa_hi": "hi"})
+    accuracy = _by_variant(d.accuracy, target, {"pairwise_accuracy": "accuracy"}, "combination")
+    return {m: {k: {**spa.get(v, {}), **accuracy.get(v, {})}.get(k, math.nan) for k in SYSTEM_EXTRAS}
+            for m, v in to_variant.items()}
+
+
+def deltas(thresholds: pd.DataFrame, board: "Leaderboard") -> dict[tuple[str, str], dict[str, float]]:
+    """(metric, target) -> the metric differences humans agree with 80/90/95 % of the time
+    (delta_thresholds.tsv, pooled over the data sets; its mean variant's, as the system-level cells)."""
+    variant_of = {(str(r["metric"]), str(r["target"])): str(r["variant"]) for r in board.rows
+                  if r["level"] == "system" and r["variant"] != NA}
+    out = {}
+    for (m, t), v in variant_of.items():
+        values = _by_variant(thresholds, t, {d: f"threshold_{d[len('delta_'):]}" for d in DELTAS}).get(v)
+        if values:
+            out[(m, t)] = {k: values.get(k, math.nan) for k in DELTAS}
+    return out
+
+
 def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column]:
     """Every column of one data set: per target, the levels at which some metric has a value."""
     out = []
@@ -241,7 +285,8 @@ def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column
         values = {m: by_variant[v] for m, v in to_variant.items()}
         will = d.williams_of(target)
         matrix = will.set_index("variant") if will is not None and len(will.columns) > 1 else None
-        out.append(Column(d.name, target, "system", values, _matrix_lookup(matrix, to_variant), False, set(values)))
+        out.append(Column(d.name, target, "system", values, _matrix_lookup(matrix, to_variant), False, set(values),
+                          system_extras(d, target, to_variant)))
         # the summary level, within topics or pooled
         for level in ("summary", "pooled"):
             rows = level_rows[(level_rows["combination"] == target) & (level_rows["level"] == level)]
@@ -286,6 +331,8 @@ class Leaderboard:
     kinds: dict[str, str]
     options: LeaderboardOptions
     notes: list[str] = field(default_factory=list)
+    # (metric, target) -> DELTAS, pooled over the data sets: set by the report across data sets
+    deltas: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
 
 
 def _rank(values: Mapping[str, float], metric: str) -> int:
@@ -328,6 +375,8 @@ def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Le
             row = {"dataset": c.dataset, "target": c.target, "level": c.level, "metric": m, "name": names[m],
                    "kind": kinds[m], "focus": "yes" if m in focus else "no", "statistic": c.statistic,
                    "test": c.test, "of": len(defined), "best": best or NA}
+            extras = c.extras.get(m, dict.fromkeys(SYSTEM_EXTRAS, math.nan))
+            row.update(extras if c.level == "system" else dict.fromkeys(SYSTEM_EXTRAS, math.nan))
             if m not in defined:
                 rows.append({**row, "variant": NA, "value": math.nan, "lo": math.nan, "hi": math.nan, "rank": NA,
                              "p_vs_best": math.nan, "worse_than_best": NA, "wins": NA, "ties": NA, "losses": NA,
@@ -391,7 +440,7 @@ def write(board: Leaderboard, out: Mapping[str, str]) -> None:
 
 def read(leaderboard_tsv: str, options: LeaderboardOptions) -> Leaderboard:
     """The leaderboard back from its TSV (for the report across data sets, which opens with it)."""
-    frame = tables.read_tsv(leaderboard_tsv, numeric=("value", "lo", "hi", "p_vs_best"))
+    frame = tables.read_tsv(leaderboard_tsv, numeric=("value", "lo", "hi", "p_vs_best", *SYSTEM_EXTRAS))
     rows = frame.to_dict("records")
     columns = list(dict.fromkeys((str(r["dataset"]), str(r["target"]), str(r["level"])) for r in rows))
     metrics = list(dict.fromkeys(str(r["metric"]) for r in rows))
@@ -409,9 +458,26 @@ STYLE = ("<style>.leaderboard{overflow-x:auto;max-height:none}.leaderboard table
          ".lb-kind{color:#888;font-weight:normal}</style>")
 
 
+def deltas_html(board: Leaderboard) -> str:
+    """The focus metrics' differences humans agree with 80/90/95 % of the time, per target (pooled
+    over the data sets; nothing without them)."""
+    rows = [(m, t, d) for (m, t), d in sorted(board.deltas.items()) if m in board.focus]
+    if not rows:
+        return ""
+    body = "".join(f"<tr><td>{html.escape(board.names.get(m, m))}</td><td>{html.escape(t)}</td>"
+                   + "".join(f"<td>{'NA' if _missing(d[k]) else tables.fixed(d[k], 4)}</td>" for k in DELTAS)
+                   + "</tr>" for m, t, d in rows)
+    return ('<p class="caption">What a score difference means: the difference in a focus metric\'s system scores '
+            "from which humans agree with its verdict on a pair of systems 80, 90 and 95 % of the time (a logistic "
+            "curve through 1/2 at no difference, fitted to every pair of systems of the data sets where the metric "
+            "is; delta_thresholds.tsv, with intervals; NA: the data never reach it).</p>"
+            f"<table><thead><tr><th>metric</th><th>target</th><th>80 %</th><th>90 %</th><th>95 %</th></tr></thead>"
+            f"<tbody>{body}</tbody></table>")
+
+
 def html_section(board: Leaderboard) -> str:
     """The leaderboard's HTML: the first ``options.targets_shown`` targets of each data set as one
-    table, then every column in a second, collapsed table."""
+    table, then every column in a second, collapsed table, then the focus metrics' deltas."""
     shown_targets: dict[str, list[str]] = {}
     for d, t, _ in board.columns:
         targets = shown_targets.setdefault(d, [])
@@ -420,11 +486,11 @@ def html_section(board: Leaderboard) -> str:
     shown = [c for c in board.columns if c[1] in shown_targets[c[0]]]
     main = html_table(board, shown)
     if len(shown) == len(board.columns):
-        return STYLE + main
+        return STYLE + main + deltas_html(board)
     hidden = len(board.columns) - len(shown)
     return (STYLE + main + f"<details><summary>every column ({len(board.columns)}; {hidden} more than above: "
             f"each data set's targets after its first {board.options.targets_shown})</summary>"
-            f"{html_table(board, board.columns, caption=False)}</details>")
+            f"{html_table(board, board.columns, caption=False)}</details>" + deltas_html(board))
 
 
 def _cell(row: Mapping[str, object] | None, focus: bool) -> str:
@@ -438,7 +504,13 @@ def _cell(row: Mapping[str, object] | None, focus: bool) -> str:
     text = f"{tables.fixed(row['value'])}{mark} #{row['rank']}"
     if focus:
         text += f" {row['wins']}W {row['ties']}T {row['losses']}L"
+    if not _missing(row.get("spa")):
+        text += f" SPA {tables.fixed(row['spa'])}"
     return text
+
+
+def _missing(x: object) -> bool:
+    return x is None or x == NA or (isinstance(x, float) and math.isnan(x))
 
 
 def _by_cell(board: Leaderboard) -> dict[tuple[str, str, str, str], Mapping[str, object]]:
@@ -449,8 +521,9 @@ CAPTION = ("The leaderboard: one column per benchmark, target and level; one row
            "the baselines and each column's best ROUGE metric; the focus metrics first, marked ►). A cell: the "
            "statistic (system and summary level: Pearson r; AUC; partial r; ranking accuracy), '*' when "
            "significantly worse than the column's best (its test, p < alpha), its rank among the metrics shown "
-           "(#1 = best), and for the focus metrics its wins, ties and losses (W T L) against every other metric "
-           "of the column by the same test. A dash says why a metric is absent: no texts (a score-only data "
+           "(#1 = best), for the focus metrics its wins, ties and losses (W T L) against every other metric "
+           "of the column by the same test, and at the system level its soft pairwise accuracy (SPA, Thompson "
+           "et al. 2024). A dash says why a metric is absent: no texts (a score-only data "
            "set), not shipped (not in the data set's score files), undefined (constant scores), not computed.")
 
 
@@ -503,6 +576,17 @@ def html_table(board: Leaderboard, cols: Sequence[tuple[str, str, str]], caption
                 wtl = (f'<br><small class="lb-wtl">{r["wins"]}W {r["ties"]}T {r["losses"]}L</small>' if focus else "")
                 title = (f'{r["statistic"]} [{tables.fixed(r["lo"])}, {tables.fixed(r["hi"])}]; rank {r["rank"]} of '
                          f'{r["of"]}; vs best: p = {tables.fixed(r["p_vs_best"], 4)} ({r["test"]})')
+                if not _missing(r.get("spa")):
+                    wtl += f'<br><small class="lb-spa">SPA {tables.fixed(r["spa"])}</small>'
+                    title += f'; soft pairwise accuracy {tables.fixed(r["spa"])} [{tables.fixed(r["spa_lo"])}, ' \
+                             f'{tables.fixed(r["spa_hi"])}]'
+                if not _missing(r.get("pairwise_accuracy")):
+                    title += f'; pairwise accuracy {tables.fixed(r["pairwise_accuracy"])}'
+                delta = board.deltas.get((m, t)) if lv == "system" else None
+                if delta:
+                    title += ("; humans agree 80/90/95 % of the time from a difference of "
+                              + "/".join("NA" if _missing(delta[k]) else tables.fixed(delta[k], 4) for k in DELTAS)
+                              + " (pooled over the data sets)")
                 tds.append(f'<td class="{cls}" title="{html.escape(title)}">{tables.fixed(r["value"])}'
                            f'{"*" if r["worse_than_best"] == "yes" else ""} <small>#{r["rank"]}</small>{wtl}</td>')
         name = html.escape(board.names[m]) + (f' <small>({html.escape(m)})</small>' if board.names[m] != m else "")

@@ -28,6 +28,7 @@ summaries both metrics score, and the Williams t (n - 3 df, :mod:`metaeval.stats
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -38,6 +39,7 @@ from .williams import williams_test
 
 # residuals that are zero up to rounding (a metric constant within every system) have no correlation
 _TOLERANCE = 1e-12
+_UNIT = 2.0**-53      # the unit roundoff of a double
 
 
 def _residual_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -67,17 +69,62 @@ def group_codes(groups) -> np.ndarray:
     return codes.reshape(-1)
 
 
+def group_sums(values: np.ndarray, codes: np.ndarray, groups: int) -> np.ndarray:
+    """The sum of each group's members (codes 0..groups-1) along the last axis, (..., groups): the
+    exact sum rounded once, or within about one unit in its last place, through any cancellation and
+    on any machine (the same numbers in any process: no BLAS kernel, so no order that depends on the
+    CPU or the memory's alignment).
+
+    Method: the members of each group added in index order by Ogita, Rump & Oishi's Sum2 ("Accurate
+    sum and dot product", SIAM J. Sci. Comput. 26(6), 2005, Algorithm 4.4): Knuth's TwoSum keeps
+    each addition's rounding error, the errors are summed beside and added at the end; the error is
+    at most u|S| + g^2 sum|x| (their Proposition 4.5, u = 2^-53, g = (m - 1)u / (1 - (m - 1)u) for m
+    members). Where the second term could exceed u|S| (a sum that cancels to within about 1e-11 of
+    its terms' magnitudes, e.g. 1e300 - 1e300 - 0.17, or to zero), the sum is taken again by
+    ``math.fsum`` (Shewchuk's exact summation, correctly rounded). A plain sum (the matrix product
+    used before) keeps nothing below the last place of its largest term: summed in one order,
+    1e300 + (-0.17) + (-1e300) is 0. Callers pass values of at most 2^64 (:func:`residualise` scales
+    extreme ones), so no partial sum overflows."""
+    values = np.asarray(values, dtype=float)
+    members = [np.flatnonzero(codes == k) for k in range(groups)]
+    counts = np.array([m.size for m in members], dtype=np.int64)
+    width = int(counts.max()) if groups else 0
+    position = np.full((groups, width), codes.size)          # past a group's end: the appended zero
+    for k, m in enumerate(members):
+        position[k, :m.size] = m
+    padded = np.concatenate([values, np.zeros(values.shape[:-1] + (1,))], axis=-1)
+    total = np.zeros(values.shape[:-1] + (groups,))
+    errors, magnitude = np.zeros_like(total), np.zeros_like(total)
+    for j in range(width):
+        term = padded[..., position[:, j]]
+        added = total + term
+        back = added - total
+        errors += (total - (added - back)) + (term - back)    # TwoSum: the rounding error, exactly
+        total = added
+        magnitude += np.abs(term)
+    total = total + errors
+    slack = np.maximum(counts - 1, 1) * _UNIT
+    bound = (slack / (1 - slack)) ** 2 * magnitude * 2      # 2: room for the rounding of the bound itself
+    for index in zip(*np.nonzero(bound > _UNIT * np.abs(total))):
+        total[index] = math.fsum(values[index[:-1]][members[index[-1]]].tolist())
+    return total
+
+
 def residualise(values: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """``values`` minus its group's mean, along the last axis (the residuals of an OLS fit on one-hot
-    group indicators with an intercept, as FRANK's LinearRegression on OneHotEncoder). Computed on
-    the values scaled by a power of two (:func:`metaeval.stats.stable.binary_scale`) and scaled back:
-    exact, so the same numbers bit for bit, and no group sum overflows."""
-    values, e = binary_scale(values, axis=-1)         # exact: no sum overflows (1e300 + 1e300)
+    group indicators with an intercept, as FRANK's LinearRegression on OneHotEncoder).
+
+    Method: each group's sum accurate to its last place whatever the cancellation
+    (:func:`group_sums`), divided by the group's size, subtracted from each member: every residual
+    is then the exact residual up to a few roundings of the mean and one of the difference, so the
+    residuals of a group keep the values' order and residuals of different groups are in the
+    exact residuals' order unless they lie within a few units in the last place of the means
+    (ties and order as exact arithmetic gives them, as far as doubles can hold them). Computed on
+    the values scaled by a power of two (:func:`metaeval.stats.stable.binary_scale`) and scaled
+    back: exact, so the same numbers bit for bit, and no group sum overflows (1e300 + 1e300)."""
+    values, e = binary_scale(values, axis=-1)
     g = int(codes.max()) + 1 if codes.size else 0
-    onehot = np.zeros((codes.size, g))
-    onehot[np.arange(codes.size), codes] = 1.0
-    counts = onehot.sum(axis=0)
-    means = (values @ onehot) / counts
+    means = group_sums(values, codes, g) / np.bincount(codes, minlength=g)
     residuals = values - means[..., codes]
     return np.ldexp(residuals, e) if e.any() else residuals
 
