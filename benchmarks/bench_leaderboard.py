@@ -59,7 +59,7 @@ def snakemake(code: Path, workdir: Path, *args: str) -> float:
     env = {**os.environ, "PYTHONPATH": str(code / "src"), "METAEVAL_FORKSERVER_DIR": servers}
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "snakemake", "-s", str(code / "Snakefile"), "-d", str(workdir), "--cores",
-                    "2", "--quiet", *args], env=env, check=True, capture_output=True)
+                    "2", *args, "--quiet"], env=env, check=True, capture_output=True)
     wall = time.perf_counter() - t
     shutil.rmtree(servers, ignore_errors=True)
     return wall
