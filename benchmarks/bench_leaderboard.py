@@ -16,7 +16,6 @@ its source (``source_overlap``; NA where a data set has no source).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shutil
@@ -27,6 +26,8 @@ import time
 from pathlib import Path
 
 import yaml
+
+from bench_pipeline import checkout
 
 REPO = Path(__file__).resolve().parents[1]
 BEFORE = "1264e24"            # the last commit before the leaderboard
@@ -59,7 +60,7 @@ def snakemake(code: Path, workdir: Path, *args: str) -> float:
     env = {**os.environ, "PYTHONPATH": str(code / "src"), "METAEVAL_FORKSERVER_DIR": servers}
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "snakemake", "-s", str(code / "Snakefile"), "-d", str(workdir), "--cores",
-                    "2", "--quiet", *args], env=env, check=True, capture_output=True)
+                    "2", *args, "--quiet"], env=env, check=True, capture_output=True)
     wall = time.perf_counter() - t
     shutil.rmtree(servers, ignore_errors=True)
     return wall
@@ -98,16 +99,6 @@ def write_scores(texts: Path, path: Path, metrics: list[str]) -> int:
                     rows.append(f"{record['dataset']}\t{record['topic']}\t{record['summarizer']}\t{m}\t{value!r}")
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     return len(rows) - 1
-
-
-@contextlib.contextmanager
-def checkout(revision: str, folder: Path):
-    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(folder), revision],
-                   check=True, capture_output=True)
-    try:
-        yield folder
-    finally:
-        subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(folder)], capture_output=True)
 
 
 def main() -> int:

@@ -288,7 +288,14 @@ def mutated_tsv(draw, text: str) -> str:
     duplicated or removed; or changed as text."""
     if draw(st.integers(0, 3)) == 0:
         return draw(mutated_text(text, TSV_SNIPPETS))
-    rows = [line.split("\t") for line in text.rstrip("\n").split("\n")]
+    rows = mutated_rows(draw, [line.split("\t") for line in text.rstrip("\n").split("\n")],
+                        st.one_of(odd_text, st.just("")))
+    return "".join("\t".join(row) + "\n" for row in rows)
+
+
+def mutated_rows(draw, rows: list[list[str]], cells) -> list[list[str]]:
+    """``rows`` with one to three cells replaced (``cells``, odd numbers), removed or added, or rows
+    duplicated or removed (the TSV and CSV mutations share it)."""
     for _ in range(draw(st.integers(1, 3))):
         r = draw(st.integers(0, len(rows) - 1))
         if not rows[r]:
@@ -296,7 +303,7 @@ def mutated_tsv(draw, text: str) -> str:
         c = draw(st.integers(0, len(rows[r]) - 1))
         op = draw(st.sampled_from(["cell", "cell", "number", "remove_cell", "add_cell", "duplicate_row", "remove_row"]))
         if op == "cell":
-            rows[r][c] = draw(st.one_of(odd_text, st.just("")))
+            rows[r][c] = draw(cells)
         elif op == "number":
             rows[r][c] = draw(st.one_of(st.sampled_from(NUMBER_SPELLINGS), numbers.map(repr)))
         elif op == "remove_cell":
@@ -309,7 +316,7 @@ def mutated_tsv(draw, text: str) -> str:
             rows.pop(r)
             if not rows:
                 rows = [[]]
-    return "".join("\t".join(row) + "\n" for row in rows)
+    return rows
 
 
 @st.composite
@@ -355,27 +362,8 @@ def mutated_csv(draw, text: str) -> str:
 
     if draw(st.integers(0, 3)) == 0:
         return draw(mutated_text(text, CSV_SNIPPETS))
-    rows = list(csv.reader(io.StringIO(text, newline="")))
-    for _ in range(draw(st.integers(1, 3))):
-        r = draw(st.integers(0, len(rows) - 1))
-        if not rows[r]:
-            continue
-        c = draw(st.integers(0, len(rows[r]) - 1))
-        op = draw(st.sampled_from(["cell", "cell", "number", "remove_cell", "add_cell", "duplicate_row", "remove_row"]))
-        if op == "cell":
-            rows[r][c] = draw(st.one_of(odd_text, st.sampled_from(CSV_SNIPPETS), st.just("")))
-        elif op == "number":
-            rows[r][c] = draw(st.one_of(st.sampled_from(NUMBER_SPELLINGS), numbers.map(repr)))
-        elif op == "remove_cell":
-            rows[r].pop(c)
-        elif op == "add_cell":
-            rows[r].insert(c, draw(odd_text))
-        elif op == "duplicate_row":
-            rows.insert(r, list(rows[r]))
-        elif op == "remove_row":
-            rows.pop(r)
-            if not rows:
-                rows = [[]]
+    rows = mutated_rows(draw, list(csv.reader(io.StringIO(text, newline=""))),
+                        st.one_of(odd_text, st.sampled_from(CSV_SNIPPETS), st.just("")))
     if draw(st.booleans()):
         out = io.StringIO(newline="")
         csv.writer(out, lineterminator=draw(st.sampled_from(["\n", "\r\n"]))).writerows(rows)

@@ -105,8 +105,10 @@ def test_a_score_only_data_set_has_records_without_texts(tmp_path):
 # ----------------------------------------------------------------------------- the loop, in the workflow
 
 def docs_block(lang: str, starts: str) -> str:
-    """The block of docs/benchmarks.md's "Texts out" section in ``lang`` that starts with ``starts``."""
-    section = BENCHMARKS_DOC.read_text(encoding="utf-8").split("\n## Texts out\n", 1)[1].split("\n## ", 1)[0]
+    """The block of docs/benchmarks.md's loop (its sections 1 to 3: texts out, score them, one
+    command) in ``lang`` that starts with ``starts``."""
+    section = BENCHMARKS_DOC.read_text(encoding="utf-8").split("\n## 1. Texts out\n", 1)[1].split(
+        "\n## 4. One leaderboard\n", 1)[0]
     (body,) = [b for l, b in FENCE.findall(section) if l == lang and b.startswith(starts)]
     return body
 
