@@ -253,6 +253,9 @@ def test_the_leaderboard_cells_of_the_users_metric_equal_scipy(seven):
             label = y >= 1
             u = stats.mannwhitneyu(x[label], x[~label]).statistic
             expected = u / (label.sum() * (~label).sum())
+        elif level == "partial":
+            # SummEval's consistency: the partial r controlling for the system (residuals on the systems)
+            expected = _partial_r(x.to_numpy(), y.to_numpy(), f["summarizer"])
         elif level == "ranking":
             # Rank19: per topic the correct summary (human 1) against the incorrect one (0)
             pairs = pd.DataFrame({"t": f["topic"], "x": x, "y": y}).pivot_table(index="t", columns="y", values="x")
@@ -263,7 +266,7 @@ def test_the_leaderboard_cells_of_the_users_metric_equal_scipy(seven):
         seen.add((cell["dataset"], level))
     assert {("summeval", "system"), ("summeval", "summary"), ("realsumm", "system"), ("realsumm", "summary"),
             ("newsroom", "system"), ("qags_cnn", "pooled"), ("qags_cnn", "auc"), ("qags_xsum", "auc"),
-            ("rank19", "pooled"), ("rank19", "ranking")} <= seen
+            ("rank19", "pooled"), ("rank19", "ranking"), ("summeval", "partial")} <= seen
     # FRANK has no texts: the metric is absent there, and says why
     frank = board[(board["metric"] == "length_ratio") & (board["dataset"] == "frank")]
     assert len(frank) and set(frank["note"]) == {"not in this data set's score files"}
@@ -276,10 +279,19 @@ def test_the_leaderboard_cells_of_the_users_metric_equal_scipy(seven):
     scores = scores[scores["metric"] == "BertScore_F1_Art"]
     f = human.merge(scores, on=["topic", "summarizer"])
     x, y = f["score"].astype(float).to_numpy(), pd.to_numeric(f["Factuality"]).to_numpy()
-    dummies = pd.get_dummies(f["summarizer"]).to_numpy(dtype=float)
+    assert partial["value"] == pytest.approx(_partial_r(x, y, f["summarizer"]), abs=1e-9)
+
+
+def _partial_r(x, y, systems) -> float:
+    """Pearson r of the least-squares residuals of x and y on the systems (dummy variables)."""
+    import numpy as np
+    import pandas as pd
+    from scipy import stats
+
+    dummies = pd.get_dummies(pd.Series(list(systems))).to_numpy(dtype=float)
     rx = x - dummies @ np.linalg.lstsq(dummies, x, rcond=None)[0]
     ry = y - dummies @ np.linalg.lstsq(dummies, y, rcond=None)[0]
-    assert partial["value"] == pytest.approx(stats.pearsonr(rx, ry)[0], abs=1e-9)
+    return stats.pearsonr(rx, ry)[0]
 
 
 def _williams_p(r12: float, r13: float, r23: float, n: int) -> float:
