@@ -269,7 +269,7 @@ def test_the_leaderboard_cells_of_the_users_metric_equal_scipy(seven):
             ("rank19", "pooled"), ("rank19", "ranking"), ("summeval", "partial")} <= seen
     # FRANK has no texts: the metric is absent there, and says why
     frank = board[(board["metric"] == "length_ratio") & (board["dataset"] == "frank")]
-    assert len(frank) and set(frank["note"]) == {"not in this data set's score files"}
+    assert len(frank) and set(frank["note"]) == {"no texts (score-only data set)"}
     # FRANK's partial r of a released metric: residuals of metric and human on the systems
     partial = board[(board["dataset"] == "frank") & (board["level"] == "partial")
                     & (board["metric"] == "BertScore_F1_Art")].iloc[0]

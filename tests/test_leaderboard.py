@@ -107,6 +107,11 @@ def test_a_metric_declared_for_another_dimension_is_left_out_and_absent_metrics_
     board = leaderboard.compute([_dataset(), e], opts)
     assert _row(board, "system", "MINE")["rank"] == 1
     absent = {r["metric"]: r["note"] for r in board.rows if r["dataset"] == "e" and r["level"] == "system"}
+    # MINE is a focus metric (every file metric is by default): on a score-only data set it could not
+    # be computed; a metric the user does not judge is simply not shipped there
+    assert absent["MINE"] == "no texts (score-only data set)"
+    other_focus = leaderboard.compute([_dataset(), e], opts._replace(focus=("OTHER",)))
+    absent = {r["metric"]: r["note"] for r in other_focus.rows if r["dataset"] == "e" and r["level"] == "system"}
     assert absent["MINE"] == "not in this data set's score files"
     assert absent["R2_ST1_RS0_R"] == "no texts (score-only data set)"
     assert absent["OTHER"] == ""

@@ -56,6 +56,7 @@ def derived_fields(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
                            validation_fraction=float(f["validation_fraction"]), confidence=float(f["confidence"]),
                            baselines=tuple(dict.fromkeys(Variant.parse(v).summary_metric
                                                          for v in [*c["baselines"], config["agreement"]["baseline"]]))),
-        "leaderboard": dict(datasets=sorted(config["datasets"]), ablation_prefix=f["ablation_prefix"]),
+        # the leaderboard's columns follow the data sets in the order the config lists them
+        "leaderboard": dict(datasets=tuple(config["datasets"]), ablation_prefix=f["ablation_prefix"]),
         "across": dict(datasets=sorted(config["datasets"]), tests=across_tests),
     }

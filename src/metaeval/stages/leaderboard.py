@@ -381,7 +381,7 @@ def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Le
                 rows.append({**row, "variant": NA, "value": math.nan, "lo": math.nan, "hi": math.nan, "rank": NA,
                              "p_vs_best": math.nan, "worse_than_best": NA, "wins": NA, "ties": NA, "losses": NA,
                              "note": absent_reason(m, c, texts[c.dataset], m in file_metrics,
-                                                   per_dataset_files[c.dataset])})
+                                                   per_dataset_files[c.dataset], m in focus)})
                 continue
             value, lo, hi, source = c.values[m]
             wins = ties = losses = 0
@@ -417,12 +417,16 @@ SHORT_NOTES = {UNDEFINED: "undefined", NOT_SHIPPED: "not shipped", NOT_AT_LEVEL:
                NO_TEXTS: "no texts", NOT_COMPUTED: "not computed"}
 
 
-def absent_reason(metric: str, column: Column, texts: bool, is_file_metric: bool, dataset_files: set[str]) -> str:
-    """Why a metric has no value in a column, in a few words."""
+def absent_reason(metric: str, column: Column, texts: bool, is_file_metric: bool, dataset_files: set[str],
+                  focus: bool = False) -> str:
+    """Why a metric has no value in a column, in a few words: a focus metric (the user's) missing on
+    a score-only data set could not be computed there, whatever else ships."""
     if metric in column.values:
         return UNDEFINED
+    if is_file_metric and metric not in dataset_files:
+        return NO_TEXTS if focus and not texts else NOT_SHIPPED
     if is_file_metric:
-        return NOT_SHIPPED if metric not in dataset_files else NOT_AT_LEVEL
+        return NOT_AT_LEVEL
     if not texts:
         return NO_TEXTS
     return NOT_COMPUTED
