@@ -358,7 +358,8 @@ def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Le
         rouge = sorted(((v[0], m) for m, v in c.values.items() if is_rouge_metric(m) and not math.isnan(v[0])),
                        key=lambda x: -x[0])
         best_rouge += [m for _, m in rouge[:options.best_rouge]]
-    metrics = list(dict.fromkeys([*focus, *file_metrics, *baselines, *best_rouge]))
+    # the focus first, then the metrics every data set with texts has, then each benchmark's own
+    metrics = list(dict.fromkeys([*focus, *baselines, *best_rouge, *file_metrics]))
     kinds = {m: ("file metric" if m in file_metrics else "baseline" if m in baselines
                  else "best ROUGE" if m in best_rouge else "built-in") for m in metrics}
     names = {m: str(file_metrics[m].get("name") or m) if m in file_metrics else m for m in metrics}
