@@ -224,14 +224,25 @@ def readme_config_files() -> dict[str, str]:
     return out
 
 
+def config_files_of(command: str) -> list[str]:
+    """The file names a snakemake command gives ``--configfile`` (it takes every word up to the next
+    option)."""
+    words = shlex.split(command)
+    if "--configfile" not in words:
+        return []
+    rest = words[words.index("--configfile") + 1:]
+    return [w for w in rest[:next((i for i, w in enumerate(rest) if w.startswith("-")), len(rest))]]
+
+
 def test_readme_shows_the_commands_of_the_four_tasks():
     commands = readme_commands()
     assert ".venv/bin/snakemake --cores 2" in commands
-    assert any("--configfile my.yaml" in c for c in commands)
-    assert any("benchmarks.yaml" in c for c in commands)
+    assert any("my.yaml" in config_files_of(c) for c in commands)
+    assert any(".test/config/benchmarks.yaml" in config_files_of(c) for c in commands)
+    assert any(c.split()[-1] == "to_score" or " to_score " in c for c in commands)
     assert any(c.endswith(" archive") for c in commands)
     for name in readme_config_files():
-        assert any(f"--configfile {name}" in c for c in commands), name
+        assert any(name in config_files_of(c) for c in commands), name
 
 
 def copy_repository(dest: Path) -> Path:
@@ -258,6 +269,9 @@ def test_readme_commands_parse_as_dry_runs(tmp_path):
         (tmp_path / "shared").symlink_to(REPO.parent / "shared")  # ../shared/data as seen from the copy
     for name, body in files.items():
         (root / name).write_text(body, encoding="utf-8")
+        # the user's own score file (README task 1): here without rows, its header only
+        for scores in re.findall(r"^metric_scores: \[(\S+?)\]", body, re.M):
+            (root / scores).write_text("dataset\ttopic\tsummarizer\tmetric\tscore\n", encoding="utf-8")
     procs = {}
     for c in commands:
         args = shlex.split(c)
