@@ -94,20 +94,27 @@ def test_sera_sweep_and_interval_options_rerun_only_their_jobs(run):
 
 def test_statistics_options_rerun_only_the_statistics_job(run):
     """A statistics.* value reaches the statistics job (and the report, which reads its tables and
-    records the choices); the basis of "optimal" also reaches the correlation job and what reads it."""
+    records the choices; the leaderboard, which reads its pairwise accuracy, and the verdict across
+    data sets, which opens with the leaderboard); the basis of "optimal" also reaches the correlation
+    job and what reads it."""
     for extra in ({"seed": 3}, {"permutation": "both"}, {"variants": ["top"]}, {"resampling_levels": []}):
-        assert set(job_counts(dry_run(run, {"statistics": extra}))) == {"statistics", "report", "all"}, extra
+        assert set(job_counts(dry_run(run, {"statistics": extra}))) == {"statistics", "report", "leaderboard",
+                                                                         "across", "all"}, extra
     counts = job_counts(dry_run(run, {"statistics": {"optimal": "permutation"}}))
     # with two data sets the verdict across them reads the correlations (and now the permutation tests)
-    assert set(counts) == {"statistics", "correlate", "correlation_tables", "rerank", "report", "across", "all"}, counts
+    assert set(counts) == {"statistics", "correlate", "correlation_tables", "rerank", "report", "leaderboard",
+                           "across", "all"}, counts
     counts = job_counts(dry_run(run, {"statistics": {"enabled": False}}))
-    assert set(counts) == {"report", "all"}, counts          # nothing new to compute; the report loses its sections
+    # nothing new to compute; the report loses its sections, the leaderboard its pairwise accuracy
+    assert set(counts) == {"report", "leaderboard", "across", "all"}, counts
 
 
 def test_factuality_options_rerun_only_the_factuality_job(run):
-    """A factuality.* value reaches the factuality job and the report (which records the choices)."""
+    """A factuality.* value reaches the factuality job and the report (which records the choices), and
+    the leaderboard (its protocols' columns) with the verdict across data sets, which opens with it."""
     for extra in ({"seed": 3}, {"proportion_cutoff": 0.5}, {"dimensions": ["coverage"]}):
-        assert set(job_counts(dry_run(run, {"factuality": extra}))) == {"factuality", "report", "all"}, extra
+        assert set(job_counts(dry_run(run, {"factuality": extra}))) == {"factuality", "report", "leaderboard",
+                                                                         "across", "all"}, extra
 
 
 def test_stemming_and_wlcs_weight_rescore_only_affected_jobs(run):
