@@ -8,43 +8,37 @@ their own names (its dimensions and composites; Graham's combinations only where
 FRANK's ``Flip_`` fields, which are counterfactual analyses). The levels are those at which the data
 set has an answer, each with its statistic and its pairwise test:
 
-=========  ====================================================  ===========================================
-level      statistic (file of the data set)                      pairwise test
-=========  ====================================================  ===========================================
-system     Pearson r of the system scores                        Williams test, one-sided (Graham 2015 §4)
-           (analysis/correlations.tsv)
-summary    Pearson r within each topic, mean over topics         paired bootstrap over topics, one-sided
-           (analysis/summary_level_correlations.tsv)             (Koehn 2004; analysis/summary_level_tests.tsv)
-pooled     Pearson r over all judged summaries (fewer than 3     the same paired bootstrap
-           summarizers a topic; the same file)
-auc        ROC AUC of binary labels (factuality/binary.tsv)      DeLong test, two-sided (factuality/auc_tests.tsv)
-partial    partial r controlling for the system                  Williams test, one-sided (factuality/williams.tsv)
-           (factuality/partial_correlations.tsv)
-ranking    ranking accuracy of preference pairs                  exact McNemar test, two-sided
-           (factuality/ranking_accuracy.tsv)                     (factuality/ranking_tests.tsv)
-=========  ====================================================  ===========================================
+============  ====================================================================================
+level         statistic (file of the data set); pairwise test
+============  ====================================================================================
+``system``    Pearson r of the system scores (analysis/correlations.tsv); Williams, one-sided
+``summary``   Pearson r within topics, mean over topics (analysis/summary_level_correlations.tsv), or
+``pooled``    over all judged summaries; paired bootstrap over topics, one-sided (Koehn 2004;
+              analysis/summary_level_tests.tsv)
+``auc``       ROC AUC of binary labels (factuality/binary.tsv); DeLong, two-sided (auc_tests.tsv)
+``partial``   partial r controlling for the system (partial_correlations.tsv); Williams (williams.tsv)
+``ranking``   ranking accuracy of preference pairs (ranking_accuracy.tsv); exact McNemar (ranking_tests.tsv)
+============  ====================================================================================
 
-The *metrics* (rows) are the file metrics of every data set (a user's score files and the metrics a
-benchmark ships), the baselines (``leaderboard.baselines``) and, per column, the
-``leaderboard.best_rouge`` best ROUGE metrics. A metric is its per-summary id (``R2_ST1_RS0_R``,
-``BERTScore_F``); at the system level its value is that of its mean variant (``R2_ST1_RS0_A_R``,
-``BERTScore_F_A``), or of the corpus variant for BLEU and chrF. A metric a score file declares for one
-dimension (``metrics: {judge: {dimension: coherence}}``) appears under that dimension only.
+The *metrics* (rows) are the file metrics of every data set (a user's score files and the metrics a benchmark
+ships), the baselines (``leaderboard.baselines``) and, per column, the ``leaderboard.best_rouge`` best ROUGE
+metrics. A metric is its per-summary id (``R2_ST1_RS0_R``, ``BERTScore_F``); at the system level its value is
+that of its mean variant (``R2_ST1_RS0_A_R``, ``BERTScore_F_A``), or of the corpus variant for BLEU and chrF.
+A metric a score file declares for one dimension (``metrics: {judge: {dimension: coherence}}``) appears under
+that dimension only.
 
-In each column: the rank among the leaderboard's metrics defined there (1 = highest; ties share
-the lower rank), the *best* (rank 1), whether a metric is significantly worse than the best (the
-column's test, p < ``alpha``), and its wins, ties and losses against every other metric of the
-column: a win over B when the test says it is better (one-sided p < alpha; for the two-sided tests,
-p < alpha and a higher value), a loss when the test says B is better, else a tie; a pair the test
-does not cover counts as neither. Every statistic here is read from the data sets' own files: this
-stage computes ranks and counts only.
+In each column: the rank among the leaderboard's metrics defined there (1 = highest; ties share the lower
+rank), the *best* (rank 1), whether a metric is significantly worse than the best (the column's test, p <
+``alpha``), and its wins, ties and losses against every other metric of the column: a win over B when the test
+says it is better (one-sided p < alpha; for the two-sided tests, p < alpha and a higher value), a loss when
+the test says B is better, else a tie; a pair the test does not cover counts as neither. Every statistic here
+is read from the data sets' own files: this stage computes ranks and counts only.
 
 load (each data set's files) -> :func:`compute` (:class:`Leaderboard`) -> :func:`write`.
 """
 
 from __future__ import annotations
 
-import html
 import math
 import re
 from dataclasses import dataclass, field
@@ -56,6 +50,8 @@ import pandas as pd
 from .. import tables
 from ..files import write_text
 from ..pages import page
+from .leaderboard_page import (DELTAS, NO_TEXTS, NOT_AT_LEVEL, NOT_COMPUTED, NOT_SHIPPED, UNDEFINED,
+                               html_section, markdown_table)
 from ..records import LeaderboardOptions
 from ..tables import NA
 from ..variants import MEASURE_PATTERN, Variant
@@ -66,9 +62,6 @@ STATISTIC = {"system": "r", "summary": "r", "pooled": "r", "auc": "AUC", "partia
 TEST = {"system": "Williams (one-sided)", "summary": "paired bootstrap over topics (one-sided)",
         "pooled": "paired bootstrap over topics (one-sided)", "auc": "DeLong (two-sided)",
         "partial": "Williams (one-sided)", "ranking": "exact McNemar (two-sided)"}
-LEVEL_NAME = {"system": "system", "summary": "summary (within topic)", "pooled": "summary (pooled)",
-              "auc": "AUC (binary labels)", "partial": "partial r (system controlled)",
-              "ranking": "ranking accuracy"}
 # the correlation stage's names of its two summary levels
 SUMMARY_LEVELS = {"summary (within topic, mean over topics)": "summary",
                   "summary (all judged summaries pooled)": "pooled"}
@@ -82,7 +75,6 @@ LEADERBOARD_COLUMNS = ("dataset", "target", "level", "metric", "name", "kind", "
 # agree with 80/90/95 % of the time are pooled over the data sets (delta_thresholds.tsv, a job that
 # waits on every data set's pairs): the report across data sets sets them beside the leaderboard
 SYSTEM_EXTRAS = ("spa", "spa_lo", "spa_hi", "pairwise_accuracy")
-DELTAS = ("delta_80", "delta_90", "delta_95")
 TESTS_COLUMNS = ("dataset", "target", "level", "metric", "other", "value", "other_value", "p_better", "p_worse",
                  "verdict", "test")
 
@@ -408,16 +400,6 @@ def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Le
                        options, notes)
 
 
-UNDEFINED = "undefined (constant scores, or too few items)"
-NOT_SHIPPED = "not in this data set's score files"
-NOT_AT_LEVEL = "not scored at this level"
-NO_TEXTS = "no texts (score-only data set)"
-NOT_COMPUTED = "not computed on this data set"
-# the page's short form of each reason (the full one: the cell's title and leaderboard.tsv's note)
-SHORT_NOTES = {UNDEFINED: "undefined", NOT_SHIPPED: "not shipped", NOT_AT_LEVEL: "not at this level",
-               NO_TEXTS: "no texts", NOT_COMPUTED: "not computed"}
-
-
 def absent_reason(metric: str, column: Column, texts: bool, is_file_metric: bool, dataset_files: set[str],
                   focus: bool = False) -> str:
     """Why a metric has no value in a column, in a few words: a focus metric (the user's) missing on
@@ -454,152 +436,3 @@ def read(leaderboard_tsv: str, options: LeaderboardOptions) -> Leaderboard:
     names = {str(r["metric"]): str(r["name"]) for r in rows}
     kinds = {str(r["metric"]): str(r["kind"]) for r in rows}
     return Leaderboard(columns, metrics, rows, [], focus, names, kinds, options)
-
-
-STYLE = ("<style>.leaderboard{overflow-x:auto;max-height:none}.leaderboard table{font-size:.8em}"
-         ".leaderboard td{white-space:nowrap}.leaderboard tbody th{position:sticky;left:0;background:#fff;z-index:1}"
-         ".lb-best{font-weight:bold;background:#eaf6ea}.lb-worse{color:#777}.lb-absent{color:#999}"
-         "tr.lb-focus td,tr.lb-focus th{background:#fff5d6}tr.lb-focus td.lb-best{background:#d9f0c9}"
-         ".lb-kind{color:#888;font-weight:normal}</style>")
-
-
-def deltas_html(board: Leaderboard) -> str:
-    """The focus metrics' differences humans agree with 80/90/95 % of the time, per target (pooled
-    over the data sets; nothing without them)."""
-    rows = [(m, t, d) for (m, t), d in sorted(board.deltas.items()) if m in board.focus]
-    if not rows:
-        return ""
-    body = "".join(f"<tr><td>{html.escape(board.names.get(m, m))}</td><td>{html.escape(t)}</td>"
-                   + "".join(f"<td>{'NA' if _missing(d[k]) else tables.fixed(d[k], 4)}</td>" for k in DELTAS)
-                   + "</tr>" for m, t, d in rows)
-    return ('<p class="caption">What a score difference means: the difference in a focus metric\'s system scores '
-            "from which humans agree with its verdict on a pair of systems 80, 90 and 95 % of the time (a logistic "
-            "curve through 1/2 at no difference, fitted to every pair of systems of the data sets where the metric "
-            "is; delta_thresholds.tsv, with intervals; NA: the data never reach it).</p>"
-            f"<table><thead><tr><th>metric</th><th>target</th><th>80 %</th><th>90 %</th><th>95 %</th></tr></thead>"
-            f"<tbody>{body}</tbody></table>")
-
-
-def html_section(board: Leaderboard) -> str:
-    """The leaderboard's HTML: the first ``options.targets_shown`` targets of each data set as one
-    table, then every column in a second, collapsed table, then the focus metrics' deltas."""
-    shown_targets: dict[str, list[str]] = {}
-    for d, t, _ in board.columns:
-        targets = shown_targets.setdefault(d, [])
-        if t not in targets and len(targets) < board.options.targets_shown:
-            targets.append(t)
-    shown = [c for c in board.columns if c[1] in shown_targets[c[0]]]
-    main = html_table(board, shown)
-    if len(shown) == len(board.columns):
-        return STYLE + main + deltas_html(board)
-    hidden = len(board.columns) - len(shown)
-    return (STYLE + main + f"<details><summary>every column ({len(board.columns)}; {hidden} more than above: "
-            f"each data set's targets after its first {board.options.targets_shown})</summary>"
-            f"{html_table(board, board.columns, caption=False)}</details>" + deltas_html(board))
-
-
-def _cell(row: Mapping[str, object] | None, focus: bool) -> str:
-    """A cell's text: the value, its rank, a mark when significantly worse than the best, and the
-    focus metric's wins-ties-losses; or why the metric is absent."""
-    if row is None:
-        return ""
-    if row["rank"] == NA:
-        return f"– ({row['note']})"
-    mark = "*" if row["worse_than_best"] == "yes" else ""
-    text = f"{tables.fixed(row['value'])}{mark} #{row['rank']}"
-    if focus:
-        text += f" {row['wins']}W {row['ties']}T {row['losses']}L"
-    if not _missing(row.get("spa")):
-        text += f" SPA {tables.fixed(row['spa'])}"
-    return text
-
-
-def _missing(x: object) -> bool:
-    return x is None or x == NA or (isinstance(x, float) and math.isnan(x))
-
-
-def _by_cell(board: Leaderboard) -> dict[tuple[str, str, str, str], Mapping[str, object]]:
-    return {(str(r["dataset"]), str(r["target"]), str(r["level"]), str(r["metric"])): r for r in board.rows}
-
-
-CAPTION = ("The leaderboard: one column per benchmark, target and level; one row per metric (the file metrics, "
-           "the baselines and each column's best ROUGE metric; the focus metrics first, marked ►). A cell: the "
-           "statistic (system and summary level: Pearson r; AUC; partial r; ranking accuracy), '*' when "
-           "significantly worse than the column's best (its test, p < alpha), its rank among the metrics shown "
-           "(#1 = best), for the focus metrics its wins, ties and losses (W T L) against every other metric "
-           "of the column by the same test, and at the system level its soft pairwise accuracy (SPA, Thompson "
-           "et al. 2024). A dash says why a metric is absent: no texts (a score-only data "
-           "set), not shipped (not in the data set's score files), undefined (constant scores), not computed.")
-
-
-def markdown_table(board: Leaderboard) -> tuple[str, list[str], list[list[str]]]:
-    cells = _by_cell(board)
-    header = ["metric", *(f"{d} {t} {LEVEL_NAME[lv]}" for d, t, lv in board.columns)]
-    body = []
-    for m in board.metrics:
-        focus = m in board.focus
-        body.append([("► " if focus else "") + board.names[m],
-                     *(_cell(cells.get((d, t, lv, m)), focus) for d, t, lv in board.columns)])
-    caption = CAPTION + f" alpha = {board.options.alpha}."
-    return caption, header, body
-
-
-def html_table(board: Leaderboard, cols: Sequence[tuple[str, str, str]], caption: bool = True) -> str:
-    """The leaderboard's ``cols`` as one HTML table: a header row per benchmark, target and level;
-    one row per metric, the focus metrics first and marked; absent cells say why."""
-    cells = _by_cell(board)
-    if not cols:
-        return '<p class="answer">No column: no data set has a target with a defined correlation.</p>'
-
-    def spans(key: Callable[[tuple[str, str, str]], tuple]) -> str:
-        out, i = [], 0
-        while i < len(cols):
-            j = i
-            while j < len(cols) and key(cols[j]) == key(cols[i]):
-                j += 1
-            out.append(f'<th colspan="{j - i}">{html.escape(str(key(cols[i])[-1]))}</th>')
-            i = j
-        return "".join(out)
-
-    head = (f'<tr><th rowspan="3">metric</th>{spans(lambda c: (c[0],))}</tr>'
-            f"<tr>{spans(lambda c: (c[0], c[1]))}</tr>"
-            f"<tr>{''.join(f'<th>{html.escape(LEVEL_NAME[c[2]])}</th>' for c in cols)}</tr>")
-    body = []
-    for m in board.metrics:
-        focus = m in board.focus
-        tds = []
-        for d, t, lv in cols:
-            r = cells.get((d, t, lv, m))
-            if r is None:
-                tds.append('<td class="lb-none"></td>')
-            elif r["rank"] == NA:
-                note = str(r["note"])
-                tds.append(f'<td class="lb-absent" title="{html.escape(note)}">– <small>'
-                           f'{html.escape(SHORT_NOTES.get(note, note))}</small></td>')
-            else:
-                cls = "lb-best" if r["worse_than_best"] == "best" else "lb-worse" if r["worse_than_best"] == "yes" else ""
-                wtl = (f'<br><small class="lb-wtl">{r["wins"]}W {r["ties"]}T {r["losses"]}L</small>' if focus else "")
-                title = (f'{r["statistic"]} [{tables.fixed(r["lo"])}, {tables.fixed(r["hi"])}]; rank {r["rank"]} of '
-                         f'{r["of"]}; vs best: p = {tables.fixed(r["p_vs_best"], 4)} ({r["test"]})')
-                if not _missing(r.get("spa")):
-                    wtl += f'<br><small class="lb-spa">SPA {tables.fixed(r["spa"])}</small>'
-                    title += f'; soft pairwise accuracy {tables.fixed(r["spa"])} [{tables.fixed(r["spa_lo"])}, ' \
-                             f'{tables.fixed(r["spa_hi"])}]'
-                if not _missing(r.get("pairwise_accuracy")):
-                    title += f'; pairwise accuracy {tables.fixed(r["pairwise_accuracy"])}'
-                delta = board.deltas.get((m, t)) if lv == "system" else None
-                if delta:
-                    title += ("; humans agree 80/90/95 % of the time from a difference of "
-                              + "/".join("NA" if _missing(delta[k]) else tables.fixed(delta[k], 4) for k in DELTAS)
-                              + " (pooled over the data sets)")
-                tds.append(f'<td class="{cls}" title="{html.escape(title)}">{tables.fixed(r["value"])}'
-                           f'{"*" if r["worse_than_best"] == "yes" else ""} <small>#{r["rank"]}</small>{wtl}</td>')
-        name = html.escape(board.names[m]) + (f' <small>({html.escape(m)})</small>' if board.names[m] != m else "")
-        body.append(f'<tr class="{"lb-focus" if focus else ""}"><th>{"► " if focus else ""}{name}'
-                    f' <small class="lb-kind">{html.escape(board.kinds[m])}</small></th>{"".join(tds)}</tr>')
-    notes = "".join(f"<li>{html.escape(n)}</li>" for n in board.notes)
-    text = (f'<p class="caption">{html.escape(CAPTION)} alpha = {board.options.alpha}; hover a cell for its interval '
-            f'and test. Every cell: <code>leaderboard.tsv</code>; each focus metric against every other: '
-            f'<code>leaderboard_tests.tsv</code>.</p>' if caption else "")
-    return (text + f'<div class="leaderboard"><table><thead>{head}</thead><tbody>{"".join(body)}</tbody></table></div>'
-            + (f"<ul>{notes}</ul>" if notes and caption else ""))
