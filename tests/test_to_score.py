@@ -190,4 +190,5 @@ def test_the_docs_script_scores_the_texts_and_each_data_set_takes_its_rows(texts
         metrics = tables.read_tsv(texts_run / f"results/{dataset}/scores/file_metrics/metrics.tsv")
         assert metrics[["metric", "name", "dimension"]].values.tolist() == [["length_ratio", "Length ratio", ""]]
     config = yaml.safe_load((texts_run / "my_scores.yaml").read_text())
-    assert config == {"metric_scores": ["my_scores.tsv"], "metrics": {"length_ratio": {"name": "Length ratio"}}}
+    assert config == {"metric_scores": ["my_scores.tsv"], "metrics": {"length_ratio": {"name": "Length ratio"}},
+                      "leaderboard": {"focus": ["length_ratio"]}}
