@@ -55,16 +55,15 @@ from .leaderboard_page import (DELTAS, NO_TEXTS, NOT_AT_LEVEL, NOT_COMPUTED, NOT
 from ..records import LeaderboardOptions
 from ..tables import NA
 from ..variants import MEASURE_PATTERN, Variant
+from .correlation import POOLED_LEVEL, SUMMARY_LEVEL
 
-LEVELS = ("system", "summary", "pooled", "auc", "partial", "ranking")
 STATISTIC = {"system": "r", "summary": "r", "pooled": "r", "auc": "AUC", "partial": "partial r",
              "ranking": "accuracy"}
 TEST = {"system": "Williams (one-sided)", "summary": "paired bootstrap over topics (one-sided)",
         "pooled": "paired bootstrap over topics (one-sided)", "auc": "DeLong (two-sided)",
         "partial": "Williams (one-sided)", "ranking": "exact McNemar (two-sided)"}
-# the correlation stage's names of its two summary levels
-SUMMARY_LEVELS = {"summary (within topic, mean over topics)": "summary",
-                  "summary (all judged summaries pooled)": "pooled"}
+# the correlation stage's two summary levels, by the leaderboard's names
+SUMMARY_LEVELS = {SUMMARY_LEVEL: "summary", POOLED_LEVEL: "pooled"}
 
 LEADERBOARD_COLUMNS = ("dataset", "target", "level", "metric", "name", "kind", "focus", "variant", "statistic",
                        "value", "lo", "hi", "rank", "of", "best", "p_vs_best", "worse_than_best", "test", "wins",
@@ -146,7 +145,6 @@ class Column:
     # (a, b) -> the p-value of "a is better than b" (one-sided tests), or the two-sided p of the pair
     p: Callable[[str, str], float]
     two_sided: bool
-    metrics: set[str] = field(default_factory=set)           # the data set's metrics of this level (defined or not)
     extras: dict[str, dict[str, float]] = field(default_factory=dict)   # metric -> SYSTEM_EXTRAS' values
 
     @property
@@ -166,15 +164,11 @@ class Column:
         return p
 
 
-def _floats(frame: pd.DataFrame, *columns: str) -> list[np.ndarray]:
-    return [tables.to_float(frame[c]) for c in columns]
-
-
-def _values(frame: pd.DataFrame, metric: str, value: str, lo: str, hi: str,
-            ids: Sequence[str] | None = None) -> dict[str, tuple[float, float, float, str]]:
-    v, a, b = _floats(frame, value, lo, hi)
+def _values(frame: pd.DataFrame, metric: str, value: str, lo: str, hi: str
+            ) -> dict[str, tuple[float, float, float, str]]:
+    v, a, b = (tables.to_float(frame[c]) for c in (value, lo, hi))
     names = list(frame[metric])
-    return {m: (v[i], a[i], b[i], (ids or names)[i]) for i, m in enumerate(names)}
+    return {m: (v[i], a[i], b[i], m) for i, m in enumerate(names)}
 
 
 def _matrix_lookup(matrix: pd.DataFrame | None, to_id: Mapping[str, str]) -> Callable[[str, str], float]:
@@ -184,11 +178,11 @@ def _matrix_lookup(matrix: pd.DataFrame | None, to_id: Mapping[str, str]) -> Cal
         return lambda a, b: math.nan
     index = {v: i for i, v in enumerate(matrix.index)}
     columns = {v: i for i, v in enumerate(matrix.columns)}
-    cells = matrix.to_numpy()
+    cells = np.column_stack([tables.to_float(matrix[c]) for c in matrix.columns])    # read once, as floats
 
     def p(a: str, b: str) -> float:
         i, j = index.get(to_id.get(a, "")), columns.get(to_id.get(b, ""))
-        return math.nan if i is None or j is None else float(tables.to_float([cells[i, j]])[0])
+        return math.nan if i is None or j is None else float(cells[i, j])
     return p
 
 
@@ -255,9 +249,11 @@ def deltas(thresholds: pd.DataFrame, board: "Leaderboard") -> dict[tuple[str, st
     (delta_thresholds.tsv, pooled over the data sets; its mean variant's, as the system-level cells)."""
     variant_of = {(str(r["metric"]), str(r["target"])): str(r["variant"]) for r in board.rows
                   if r["level"] == "system" and r["variant"] != NA}
+    columns = {d: f"threshold_{d[len('delta_'):]}" for d in DELTAS}
+    by_target = {t: _by_variant(thresholds, t, columns) for t in {t for _, t in variant_of}}
     out = {}
     for (m, t), v in variant_of.items():
-        values = _by_variant(thresholds, t, {d: f"threshold_{d[len('delta_'):]}" for d in DELTAS}).get(v)
+        values = by_target[t].get(v)
         if values:
             out[(m, t)] = {k: values.get(k, math.nan) for k in DELTAS}
     return out
@@ -277,7 +273,7 @@ def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column
         values = {m: by_variant[v] for m, v in to_variant.items()}
         will = d.williams_of(target)
         matrix = will.set_index("variant") if will is not None and len(will.columns) > 1 else None
-        out.append(Column(d.name, target, "system", values, _matrix_lookup(matrix, to_variant), False, set(values),
+        out.append(Column(d.name, target, "system", values, _matrix_lookup(matrix, to_variant), False,
                           system_extras(d, target, to_variant)))
         # the summary level, within topics or pooled
         for level in ("summary", "pooled"):
@@ -286,14 +282,13 @@ def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column
                 continue
             values = _values(rows, "metric", "pearson", "pearson_lo", "pearson_hi")
             matrix = (tests.loc[target] if len(tests) and target in tests.index.get_level_values(0) else None)
-            out.append(Column(d.name, target, level, values, _matrix_lookup(matrix, {m: m for m in values}), False,
-                              set(values)))
+            out.append(Column(d.name, target, level, values, _matrix_lookup(matrix, {m: m for m in values}), False))
         # the factual-consistency protocols
         b = d.binary[(d.binary["dimension"] == target) & (d.binary["subset"] == "all")] if len(d.binary) else d.binary
         if len(b):
             t = d.auc_tests[d.auc_tests["dimension"] == target]
             values = _values(b, "metric", "auc", "auc_lo", "auc_hi")
-            out.append(Column(d.name, target, "auc", values, _pair_lookup(t, ordered=False), True, set(values)))
+            out.append(Column(d.name, target, "auc", values, _pair_lookup(t, ordered=False), True))
         pa = d.partial
         if len(pa):
             pa = pa[(pa["dimension"] == target) & (pa["subset"] == "all") & (pa["split"] == "all")]
@@ -301,12 +296,12 @@ def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column
             t = d.partial_tests
             t = t[(t["dimension"] == target) & (t["subset"] == "all") & (t["split"] == "all")]
             values = _values(pa, "metric", "pearson", "pearson_lo", "pearson_hi")
-            out.append(Column(d.name, target, "partial", values, _pair_lookup(t, ordered=True), False, set(values)))
+            out.append(Column(d.name, target, "partial", values, _pair_lookup(t, ordered=True), False))
         ra = d.ranking[d.ranking["dimension"] == target] if len(d.ranking) else d.ranking
         if len(ra):
             t = d.ranking_tests[d.ranking_tests["dimension"] == target]
             values = _values(ra, "metric", "accuracy", "lo", "hi")
-            out.append(Column(d.name, target, "ranking", values, _pair_lookup(t, ordered=False), True, set(values)))
+            out.append(Column(d.name, target, "ranking", values, _pair_lookup(t, ordered=False), True))
     return [c for c in out if any(not math.isnan(v[0]) for v in c.values.values())]
 
 
