@@ -52,7 +52,7 @@ onerror:
 # The config files read with the project's safe YAML loader first: a `!!python/object` tag, a key
 # given twice or nested aliases are an error naming the file and the line (metaeval.options).
 try:
-    check_config_files(["config/config.yaml", *workflow.overwrite_configfiles])
+    CONFIG_DOCUMENTS = check_config_files(["config/config.yaml", *workflow.overwrite_configfiles])
 except ConfigError as error:
     raise WorkflowError(str(error))
 
@@ -62,11 +62,13 @@ configfile: "config/config.yaml"
 
 # A config of the user's that names its own data sets runs those alone: the embedded simulated data
 # set of config/config.yaml joins only when the user names it (`default`).
-try:
-    config["datasets"], LEFT_OUT = user_datasets_only(
-        config, datasets_named_by_user(workflow.overwrite_configfiles, workflow.config_settings.overwrite_config))
-except ConfigError as error:
-    raise WorkflowError(str(error))
+config["datasets"], LEFT_OUT = user_datasets_only(
+    config,
+    datasets_named_by_user(
+        [CONFIG_DOCUMENTS[str(p)] for p in workflow.overwrite_configfiles if str(p) in CONFIG_DOCUMENTS],
+        workflow.config_settings.overwrite_config,
+    ),
+)
 if LEFT_OUT and workflow.is_main_process:
     print(f"metaeval: data set(s) {', '.join(LEFT_OUT)} of config/config.yaml left out: your config names its "
           "own data sets (name them there to keep them)", file=sys.stderr)

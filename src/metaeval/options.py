@@ -60,44 +60,38 @@ class ConfigError(ValueError):
     """A configuration value is wrong; the message names the key."""
 
 
-def check_config_files(paths: Sequence[Path | str]) -> None:
+def check_config_files(paths: Sequence[Path | str]) -> dict[str, Any]:
     """Read each existing config file with the project's safe YAML loader
     (:mod:`metaeval.data.safe_yaml`), so that a tag asking for a Python object (``!!python/object``),
     a key given twice, aliases that expand to millions of values or a lone surrogate is an error
     naming the file and the line, not Snakemake's "not valid JSON or YAML" (or a silent last-key
     win). The Snakefile runs it on ``config/config.yaml`` before its ``configfile:`` directive and on
     every ``--configfile`` (which Snakemake has read by then: a file it cannot read at all gets its
-    own message first)."""
+    own message first). Returns each file's document, by the path as given."""
     def error(path: str, line: int | None, problem: str) -> ConfigError:
         return ConfigError(f"config file {path}{f', line {line}' if line else ''}: {problem}")
 
-    for path in paths:
-        path = Path(path)
+    documents = {}
+    for given in paths:
+        path = Path(given)
         if not path.is_file():
             continue
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as e:
             raise ConfigError(f"config file {path}: not valid UTF-8 ({e.reason} at byte {e.start})") from None
-        read_yaml(text, path, error, aliases=True)
+        documents[str(given)] = read_yaml(text, path, error, aliases=True)[0]
+    return documents
 
 
-def datasets_named_by_user(paths: Sequence[Path | str], overrides: Mapping[str, Any]) -> set[str] | None:
-    """The data sets the user's own config names: the ``datasets:`` keys of every ``--configfile``
-    and of ``--config``; None when none of them names a data set. Snakemake merges these over
-    ``config/config.yaml``, so without this the embedded simulated data set would silently join every
-    run of a user's benchmarks (and the verdict across them)."""
-    def error(path: str, line: int | None, problem: str) -> ConfigError:
-        return ConfigError(f"config file {path}{f', line {line}' if line else ''}: {problem}")
-
+def datasets_named_by_user(documents: Sequence[Any], overrides: Mapping[str, Any]) -> set[str] | None:
+    """The data sets the user's own config names: the ``datasets:`` keys of every ``--configfile``'s
+    document (as :func:`check_config_files` read them) and of ``--config``; None when none of them
+    names a data set. Snakemake merges these over ``config/config.yaml``, so without this the
+    embedded simulated data set would silently join every run of a user's benchmarks (and the
+    verdict across them)."""
     named: set[str] | None = None
-    documents = []
-    for path in paths:
-        path = Path(path)
-        if path.is_file():
-            documents.append(read_yaml(path.read_text(encoding="utf-8"), path, error, aliases=True)[0])
-    documents.append(dict(overrides))
-    for document in documents:
+    for document in [*documents, dict(overrides)]:
         if isinstance(document, Mapping) and isinstance(document.get("datasets"), Mapping):
             named = (named or set()) | set(document["datasets"])
     return named
