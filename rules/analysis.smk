@@ -20,6 +20,8 @@ for _stage in registry.analysis_stages():
             door=_stage.script or "analysis_stage",
             # the generic door's stage module, by name (metaeval.door imports no stage and no registry)
             module=f"metaeval.{_stage.module}",
+            # where the job keeps its metrics' rows for its next run (a cache, not an output)
+            memo=OUT.memo(_stage.name),
         priority: registry.rule_priority(_stage.rule)
         log:
             OUT.log(_stage.name),

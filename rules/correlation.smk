@@ -16,6 +16,8 @@ rule correlate:
     params:
         code=code("correlate"),
         options=OPTIONS.correlate,
+        # where the job keeps its metrics' rows for its next run (a cache, not an output)
+        memo=OUT.memo("correlate"),
     priority: registry.rule_priority("correlate")
     log:
         OUT.log("correlate"),

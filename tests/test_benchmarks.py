@@ -394,3 +394,51 @@ def test_the_leaderboard_page_in_a_browser(seven, tmp_path):
             assert f">{name}</th>" in table, name
         assert ">no texts</small>" in table
     assert set(board["dataset"]) == set(NAMES)
+
+
+def _word_count_rows(texts: Path) -> list[str]:
+    """A second metric of the to_score records: the summary's length in words."""
+    import json
+
+    rows = []
+    for f in sorted(texts.glob("*.jsonl")):
+        for line in f.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            if record["summary"] is not None:
+                rows.append(f"{record['dataset']}\t{record['topic']}\t{record['summarizer']}\tword_count\t"
+                            f"{float(len(record['summary'].split()))!r}")
+    return rows
+
+
+def _result_files(workdir: Path) -> dict[str, bytes]:
+    """Every file of a run's results but its logs, memos and texts out."""
+    root = workdir / "results"
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and not {"logs", "memo", "to_score"} & set(p.relative_to(root).parts)}
+
+
+@pytest.mark.workflow
+def test_a_metric_added_to_the_score_file_re_runs_to_a_fresh_runs_bytes(seven, tmp_path):
+    """A second metric joins the score file of the benchmarks already run: the re-run reads the other
+    metrics' rows from the jobs' memos (their logs say so) and writes the same bytes as a fresh run of
+    both metrics."""
+    import shutil
+
+    scores = tmp_path / "two_metrics.tsv"
+    scores.write_text((seven / "my_scores.tsv").read_text(encoding="utf-8")
+                      + "\n".join(_word_count_rows(seven / "results/to_score")) + "\n", encoding="utf-8")
+    mine = {"metric_scores": [str(scores)], "leaderboard": {"focus": ["length_ratio", "word_count"]}}
+    rerun, fresh = tmp_path / "rerun", tmp_path / "fresh"
+    shutil.copytree(seven, rerun, symlinks=True)           # copy2: the files keep their times
+    (fresh / "config").mkdir(parents=True)
+    shutil.copy(seven / "config/config.yaml", fresh / "config/config.yaml")
+    for workdir in (rerun, fresh):
+        (workdir / "my.yaml").write_text(yaml.safe_dump(mine))
+        snakemake(workdir, "--cores", "2", "--configfile", str(workdir / "my.yaml"))
+    log = (rerun / "results/summeval/logs/statistics.log").read_text(encoding="utf-8")
+    # word_count_A and word_count_M join the 15 tested variants of the first run
+    assert "memo resampled: 15 of 17 rows read from the last run, 2 computed" in log, log
+    assert "word_count" in (rerun / "results/all/leaderboard.tsv").read_text(encoding="utf-8")
+    kept, new = _result_files(rerun), _result_files(fresh)
+    assert sorted(kept) == sorted(new)
+    assert [name for name in kept if kept[name] != new[name]] == []

@@ -104,7 +104,7 @@ def test_a_write_removes_temporary_files_that_killed_jobs_left(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [".u.tsv.tmp5", "t.tsv"]
 
 
-def test_archives_never_hold_temporary_files(tmp_path):
+def test_archives_never_hold_temporary_files_or_memos(tmp_path):
     import tarfile
 
     from metaeval.data.datasets import FILES
@@ -117,12 +117,15 @@ def test_archives_never_hold_temporary_files(tmp_path):
     (res / "analysis").mkdir()
     (res / "analysis/t.tsv").write_text("t")
     (res / "analysis/.t.tsv.tmp42").write_text("half")     # left by a job that died of a full disk
+    (res / "memo/statistics/resampled.0a").mkdir(parents=True)  # a job's memo: a cache, not a result
+    (res / "memo/statistics/resampled.0a/keys.npy").write_text("k")
     out = tmp_path / "a.tar.gz"
     write_archive("d", res, {"datasets": {"d": {"format": "canonical", "path": "x"}}}, "0" * 12,
                   {"commit": "c", "dirty": False}, out)
     names = tarfile.open(out).getnames()
     assert "d-000000000000/archived_results/d/analysis/t.tsv" in names
     assert not [n for n in names if ".tmp" in n]
+    assert not [n for n in names if "/memo" in n]
 
 
 # --------------------------------------------------------------------------- options

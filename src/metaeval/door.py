@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from . import memo
 from .logs import job_log
 
 
@@ -22,4 +23,7 @@ def run_stage(smk: Any) -> None:
     with job_log(smk.log[0], f"{smk.rule} {smk.wildcards.dataset}"):
         options = smk.params.options
         loaded = module.load(dict(smk.input.items()), options)
-        module.write(module.compute(loaded, options), options, dict(smk.output.items()))
+        # the rows of metrics that an earlier run of this job computed are read from its memo
+        with memo.kept_in(getattr(smk.params, "memo", None)):
+            result = module.compute(loaded, options)
+        module.write(result, options, dict(smk.output.items()))

@@ -18,6 +18,7 @@ import re
 from typing import Callable, Iterable, Mapping, Sequence
 
 from . import registry
+from .memo import FOLDER as MEMO
 from .parts import part_key, parts_by_setting  # noqa: F401 (the contract's names of score-job parts)
 from .variants import setting_tag
 
@@ -72,6 +73,12 @@ def dataset_dir(dataset: str = "{dataset}") -> str:
 def log(job: str, dataset: str = "{dataset}") -> str:
     """The log of one job (``job`` may hold wildcards, e.g. ``preprocess_ST{stem}_RS{stop}``)."""
     return f"{RESULTS}/{dataset}/logs/{job}.log"
+
+
+def memo(job: str, dataset: str = "{dataset}") -> str:
+    """The folder of a job's memo (:mod:`metaeval.memo`): not an output but the rows it computed, kept
+    for its next run; deleting it changes no result."""
+    return f"{RESULTS}/{dataset}/{MEMO}/{job}"
 
 
 def setting_tags(settings: Iterable[tuple[int, int]]) -> list[str]:

@@ -3,6 +3,7 @@ from metaeval.forkserver import run_warm
 
 run_warm()   # the rest runs in a process that has the libraries imported
 
+from metaeval import memo
 from metaeval.logs import job_log
 from metaeval.stages import correlation
 
@@ -17,6 +18,7 @@ with job_log(snakemake.log[0], f"correlate {snakemake.wildcards.dataset}") as lo
         from metaeval.stages import annotators
 
         model = annotators.resampling_model(dict(snakemake.input.items()), inp)
-    result = correlation.compute(inp, o, skipped, correlation.read_permutation_basis(dict(snakemake.input.items())),
-                                 model)
+    with memo.kept_in(snakemake.params.memo):   # rows an earlier run computed are read, not recomputed
+        result = correlation.compute(inp, o, skipped,
+                                     correlation.read_permutation_basis(dict(snakemake.input.items())), model)
     correlation.write(result, o.combinations, dict(snakemake.output.items()))

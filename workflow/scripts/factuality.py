@@ -3,6 +3,7 @@ from metaeval.forkserver import run_warm
 
 run_warm()   # the rest runs in a process that has the libraries imported
 
+from metaeval import memo
 from metaeval.logs import job_log
 from metaeval.stages import factuality
 
@@ -11,7 +12,8 @@ with job_log(snakemake.log[0], f"factuality {snakemake.wildcards.dataset}") as l
     inp = factuality.load(dict(snakemake.input.items()), o)
     log.info("%d judged summaries of %d systems; dimensions %s; %d metrics", inp.topics.size,
              len(set(inp.systems)), ", ".join(inp.analysed), len(inp.metrics))
-    result = factuality.compute(inp, o)
+    with memo.kept_in(snakemake.params.memo):   # rows an earlier run computed are read, not recomputed
+        result = factuality.compute(inp, o)
     for analysis, dimension, note in result.notes.itertuples(index=False):
         log.info("note (%s, %s): %s", analysis, dimension, note)
     factuality.write(result, o, dict(snakemake.output.items()))

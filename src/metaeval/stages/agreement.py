@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .. import figures, tables
+from .. import figures, memo, tables
 from ..records import AgreementOptions
 from ..stats import verdicts as vd
 from ..variants import Variant
@@ -42,6 +42,23 @@ class AgreementResult:
     main: str | None = None                   # the target the Markdown tables and figures show
 
 
+def _verdicts(grids: Mapping[str, np.ndarray], ii: np.ndarray, jj: np.ndarray, alpha: float, min_topics: int
+              ) -> dict[str, vd.Verdicts]:
+    """:func:`metaeval.stats.verdicts.verdicts_of_scorers`: each scorer's verdicts are its own (every
+    pair's depends on that pair alone), so the job's memo keeps them by the scorer's scores."""
+    names = list(grids)
+    fields = ("p", "mean_diff", "median_diff", "n_topics", "verdict")
+
+    def compute(rows: list[int]) -> dict[str, np.ndarray]:
+        found = vd.verdicts_of_scorers({names[r]: grids[names[r]] for r in rows}, ii, jj, alpha, min_topics)
+        return {f: np.stack([getattr(found[names[r]], f) for r in rows]) if rows else np.zeros((0, len(ii)))
+                for f in fields}
+
+    keys = [memo.digest(np.asarray(grids[n], dtype=float)) for n in names]
+    out = memo.rows("verdicts", ("verdicts", ii, jj, alpha, min_topics), keys, compute)
+    return {n: vd.Verdicts(*(out[f][k] for f in fields)) for k, n in enumerate(names)}
+
+
 def agreement_tables(human: Mapping[str, np.ndarray], metrics: Mapping[str, np.ndarray], summarizers: Sequence[str],
                      kinds: Sequence[str], combinations: Sequence[str], alpha: float, min_topics: int, baseline: str
                      ) -> AgreementResult:
@@ -49,7 +66,7 @@ def agreement_tables(human: Mapping[str, np.ndarray], metrics: Mapping[str, np.n
     combination, per pair type. Pure: arrays in, rows out. ``baseline`` is a per-summary metric id."""
     ii, jj, types = vd.pair_grid(summarizers, kinds)
     types_arr = np.array(types)
-    verdicts = vd.verdicts_of_scorers({**human, **metrics}, ii, jj, alpha, min_topics)
+    verdicts = _verdicts({**human, **metrics}, ii, jj, alpha, min_topics)
     rows = []
     for comb in combinations:
         h = verdicts[comb]

@@ -30,6 +30,7 @@ import yaml
 from ..data.contract import FILES, METRIC_SCORES
 from ..data.shared_scores import own_rows
 from ..files import atomic_path
+from ..memo import FOLDER as MEMO
 from ..provenance import package_versions
 
 
@@ -94,8 +95,10 @@ def write_archive(dataset: str, results_dir: str | Path, resolved_config: Mappin
     shared = {Path(p) for p in rerun_config.get("metric_scores", [])}
     rerun_config = {"datasets": {dataset: entry}, **rerun_config, **({"metric_scores": []} if shared else {})}
     members: dict[str, bytes] = {}
-    # hidden files are temporary names of interrupted writes (metaeval.files): never archived
-    for path in sorted(p for p in results_dir.rglob("*") if p.is_file() and not p.name.startswith(".")):
+    # hidden files are temporary names of interrupted writes (metaeval.files), the memo a cache of
+    # the jobs' rows for their next run (metaeval.memo): never archived
+    for path in sorted(p for p in results_dir.rglob("*") if p.is_file() and not p.name.startswith(".")
+                       and p.relative_to(results_dir).parts[0] != MEMO):
         members[f"{root}/archived_results/{dataset}/{path.relative_to(results_dir).as_posix()}"] = path.read_bytes()
     sums = []
     for path, name in [*((results_dir / "data" / n, n) for n in FILES.values()), *scores]:

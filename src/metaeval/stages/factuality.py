@@ -228,17 +228,14 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
         # 5. summary-level correlations by subset x split
         if kind in CORRELATED_KINDS:
             for sub, sp, m in all_scopes:
-                point = {}
+                point = dict(zip(metrics, protocols.scope_correlations(d, m & defined, h, inp, metrics)))
+                with_interval = protocols.interval_metrics({k: v[0] for k, v in point.items()}, inp, o)
+                asked = [mid for mid in metrics if np.isfinite(point[mid][0]) and mid in with_interval]
+                interval = dict(zip(asked, protocols.scope_intervals(d, m & defined, h, inp, asked, o)))
                 for mid in metrics:
-                    x = inp.metrics[mid]
-                    ok = m & defined & np.isfinite(x)
-                    point[mid] = (ok, protocols.correlations(x[ok], h[ok]))
-                with_interval = protocols.interval_metrics({k: v[1][0] for k, v in point.items()}, inp, o)
-                for mid in metrics:
-                    x = inp.metrics[mid]
-                    ok, r = point[mid]
-                    lo, hi = protocols.pearson_interval(x[ok], h[ok], o.bootstrap_samples, o.seed, o.confidence) \
-                        if np.isfinite(r[0]) and mid in with_interval else (np.nan, np.nan)
+                    ok = m & defined & np.isfinite(inp.metrics[mid])
+                    r = point[mid]
+                    lo, hi = interval.get(mid, (np.nan, np.nan))
                     summary_rows.append([d, sub, sp, mid, inp.sources[mid], int(ok.sum()), r[0], lo, hi, r[1], r[2],
                                          r[3], r[4], r[5]])
             protocols.interval_note(notes, "summary-level", d, metrics, o)

@@ -13,9 +13,10 @@ from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 
+from .. import memo
 from ..records import FactualityOptions
 from ..stats.binary import auc, balanced_accuracy, best_threshold, bootstrap_auc, bootstrap_balanced_accuracy, \
-    delong_test
+    delong_of_placements, delong_test, placements
 from ..stats.core import corrcoef, pearson, percentile_interval
 from ..stats.stable import ordinary
 from ..stats.partial import group_codes, partial_correlation, residualise, williams_partial
@@ -86,6 +87,30 @@ def pearson_interval(x: np.ndarray, y: np.ndarray, samples: int, seed: int, conf
     x, y = ordinary(x), ordinary(y)            # the tolerance is for values of order 1
     lo, hi = percentile_interval(pearson(x[idx], y[idx], tolerance=1e-12), confidence)
     return float(lo), float(hi)
+
+
+def scope_correlations(d: str, scope: np.ndarray, h: np.ndarray, inp: FactualityInputs, metrics: Sequence[str]
+                       ) -> list[tuple]:
+    """:func:`correlations` of every metric with dimension ``d`` (scores ``h``) over the summaries of
+    ``scope`` where the metric is defined; each metric's are its own, so the job's memo keeps them."""
+    def one(i: int) -> tuple:
+        x = inp.metrics[metrics[i]]
+        ok = scope & np.isfinite(x)
+        return correlations(x[ok], h[ok])
+
+    return memo.records("correlations", ("correlations", d, scope, h), metric_keys(inp, metrics), one)
+
+
+def scope_intervals(d: str, scope: np.ndarray, h: np.ndarray, inp: FactualityInputs, metrics: Sequence[str],
+                    o: FactualityOptions) -> list[tuple]:
+    """:func:`pearson_interval` of every metric (as :func:`scope_correlations`), kept by the memo."""
+    def one(i: int) -> tuple:
+        x = inp.metrics[metrics[i]]
+        ok = scope & np.isfinite(x)
+        return pearson_interval(x[ok], h[ok], o.bootstrap_samples, o.seed, o.confidence)
+
+    context = ("pearson_interval", d, scope, h, o.bootstrap_samples, o.seed, o.confidence)
+    return memo.records("pearson_interval", context, metric_keys(inp, metrics), one)
 
 
 def partial_applies(systems: np.ndarray, minimum: int) -> tuple[bool, str]:
@@ -192,8 +217,8 @@ def detection(lab: Labels, inp: FactualityInputs, o: FactualityOptions, metrics:
             notes.append(("binary", d, f"{sub}: {pos} consistent and {neg} inconsistent summaries ({rule}); the AUC "
                                        "needs both"))
             continue
-        for mid in metrics:
-            x = inp.metrics[mid]
+        def detected(i: int, m=m) -> tuple:
+            x = inp.metrics[metrics[i]]
             ok = m & np.isfinite(x)
             a = auc(x[ok], labels[ok])
             lo, hi = bootstrap_auc(x[ok], labels[ok], o.bootstrap_samples, o.seed, o.confidence)
@@ -201,14 +226,46 @@ def detection(lab: Labels, inp: FactualityInputs, o: FactualityOptions, metrics:
             thr, ba_v = best_threshold(x[v], labels[v])
             ba_t = balanced_accuracy(x[t], labels[t], thr) if np.isfinite(thr) else np.nan
             t_lo, t_hi = bootstrap_balanced_accuracy(x[t], labels[t], thr, o.bootstrap_samples, o.seed, o.confidence)
-            rows.append([d, rule, sub, mid, inp.sources[mid], int(ok.sum()), int((labels[ok] == 1).sum()), a, lo, hi,
-                         thr, int(v.sum()), ba_v, int(t.sum()), ba_t, t_lo, t_hi])
+            return (int(ok.sum()), int((labels[ok] == 1).sum()), a, lo, hi, thr, int(v.sum()), ba_v, int(t.sum()),
+                    ba_t, t_lo, t_hi)
+
+        # each metric's row is its own: the job's memo keeps it for the next run
+        context = ("detection", d, rule, sub, labels, m, valid_mask, test_mask, o.bootstrap_samples, o.seed,
+                   o.confidence)
+        found = memo.records("detection", context, metric_keys(inp, metrics), detected)
+        rows += [[d, rule, sub, mid, inp.sources[mid], *r] for mid, r in zip(metrics, found)]
         if sub == ALL:
-            for a_, b_ in combinations(metrics, 2):
-                r = delong_test(inp.metrics[a_][m], inp.metrics[b_][m], labels[m])
+            pairs = list(combinations(metrics, 2))
+            pos = labels[m] == 1
+            # a metric that scores every summary has one set of placements for all its pairs
+            complete = {k: None for k in metrics if np.isfinite(inp.metrics[k][m]).all()} \
+                if min(pos.sum(), (~pos).sum()) >= 2 else {}
+
+            def tested(i: int, m=m) -> tuple:
+                a_, b_ = pairs[i]
+                if a_ in complete and b_ in complete:
+                    for k in (a_, b_):
+                        complete[k] = complete[k] or placements(inp.metrics[k][m], pos)
+                    r = delong_of_placements(complete[a_], complete[b_])
+                else:
+                    r = delong_test(inp.metrics[a_][m], inp.metrics[b_][m], labels[m])
                 n = int((m & np.isfinite(inp.metrics[a_]) & np.isfinite(inp.metrics[b_])).sum())
-                tests.append([d, rule, a_, b_, n, r.auc_a, r.auc_b, r.difference, r.se, r.z, r.p])
+                return (n, r.auc_a, r.auc_b, r.difference, r.se, r.z, r.p)
+
+            keys = pair_keys(inp, pairs)
+            found = memo.records("delong", ("delong", d, rule, labels, m), keys, tested)
+            tests += [[d, rule, a_, b_, *r] for (a_, b_), r in zip(pairs, found)]
     return rows, tests
+
+
+def metric_keys(inp: FactualityInputs, metrics: Sequence[str]) -> list[str]:
+    """The memo's key of each metric: its id and scores."""
+    return [memo.digest(mid, inp.metrics[mid]) for mid in metrics]
+
+
+def pair_keys(inp: FactualityInputs, pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """The memo's key of each pair of metrics: both ids and both metrics' scores, in order."""
+    return [memo.digest(a, inp.metrics[a], b, inp.metrics[b]) for a, b in pairs]
 
 
 def preference_pairs(inp: FactualityInputs, d: str) -> tuple[np.ndarray, np.ndarray]:
@@ -231,16 +288,23 @@ def ranking(d: str, inp: FactualityInputs, o: FactualityOptions, metrics: Sequen
     if not p.size:
         notes.append(("ranking", d, "no judged pair"))
         return [], []
-    rows = []
-    for mid in metrics:
-        x = inp.metrics[mid]
+    def ranked(i: int) -> tuple:
+        x = inp.metrics[metrics[i]]
         r = ranking_accuracy(x[p], x[q], o.confidence)
-        rows.append([d, mid, inp.sources[mid], r.pairs, r.correct, r.ties, r.incorrect, r.accuracy, r.lo, r.hi,
-                     r.accuracy_ties_half])
-    tests = []
-    for a, b in combinations(metrics, 2):
+        return (r.pairs, r.correct, r.ties, r.incorrect, r.accuracy, r.lo, r.hi, r.accuracy_ties_half)
+
+    pairs = list(combinations(metrics, 2))
+
+    def tested(i: int) -> tuple:
+        a, b = pairs[i]
         t = mcnemar_exact(inp.metrics[a][p], inp.metrics[a][q], inp.metrics[b][p], inp.metrics[b][q])
-        tests.append([d, a, b, t.pairs, t.a_only, t.b_only, t.p])
+        return (t.pairs, t.a_only, t.b_only, t.p)
+
+    # each metric's row and each pair's test are their own: the job's memo keeps them
+    found = memo.records("ranking", ("ranking", d, p, q, o.confidence), metric_keys(inp, metrics), ranked)
+    rows = [[d, mid, inp.sources[mid], *r] for mid, r in zip(metrics, found)]
+    found = memo.records("mcnemar", ("mcnemar", d, p, q), pair_keys(inp, pairs), tested)
+    tests = [[d, a, b, *r] for (a, b), r in zip(pairs, found)]
     return rows, tests
 
 

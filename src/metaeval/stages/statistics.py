@@ -27,24 +27,24 @@ What a variant is at each level:
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
 from .. import figures, tables
 from ..records import StatisticsOptions
 from ..stats import kendall
-from ..stats.bootstrap import PerSummary, variant_scores
-from ..stats.levels import COEFFICIENT, LEVELS, statistic, weighted_means
-from ..stats.resampling import bootstrap, null_distribution, permutation_matrix, permutation_test, winner
+from ..stats.levels import LEVELS, statistic, weighted_means
+from ..stats.resampling import bootstrap, winner
 from ..stats.williams import assign_clusters, optimal
 from ..variants import Variant
 from . import analysis_inputs
 from .analysis_inputs import AnalysisInputs
 from .correlation import constancy_notes
 from .human import resolve_targets
+from .statistics_resampled import Combination, SystemScores, nan, pair_tests, resampled
 
 LEVEL_COLUMNS = ("variant", "combination", "level", "coefficient", "value", "n", "lo", "hi", "resampling",
                  "null_95", "null_99", "null_p")
@@ -83,40 +83,6 @@ def candidates(variants: Sequence[Variant], pearson_main: np.ndarray, options: S
     return sorted(chosen)
 
 
-# ----------------------------------------------------------------------------- system-level statistic
-
-@dataclass(frozen=True)
-class SystemScores:
-    """A system-level coefficient of the variants' own system scores (``scores`` (V, S)) with the
-    human system means, as a statistic f(x, z, sys_w, top_w) for :mod:`metaeval.stats.resampling`.
-    x (the per-summary grids) only gives the shapes; with resampled inputs the variant scores are
-    recomputed from the drawn inputs (means, medians, corpus BLEU), as the correlation stage's
-    bootstrap does. ``coefficient``: a name or f(x, y, w)."""
-
-    coefficient: str | Callable
-    ps: PerSummary = field(repr=False)
-    variants: tuple[Variant, ...]
-    scores: np.ndarray = field(repr=False)
-    # resampled scores by draw counts: every bootstrap of a combination draws the same inputs (one
-    # seed), and recomputing medians and corpus BLEU is most of their cost
-    cache: dict = field(default_factory=dict, repr=False, compare=False)
-    level = "system"
-
-    def __call__(self, x, z, sys_w=None, top_w=None):
-        f = self.coefficient if callable(self.coefficient) else COEFFICIENT[self.coefficient]
-        if top_w is None:
-            m = self.scores
-        else:
-            top_w = np.asarray(top_w)
-            key = (top_w.shape, top_w.tobytes())
-            if key not in self.cache:
-                c = top_w.reshape(-1, top_w.shape[-1])
-                self.cache[key] = np.moveaxis(variant_scores(self.ps, self.variants, c), 2, 1).reshape(
-                    *top_w.shape[:-2], -1, self.scores.shape[1])
-            m = self.cache[key]
-        return f(m, weighted_means(np.asarray(z, dtype=float), top_w), sys_w)
-
-
 # ----------------------------------------------------------------------------- the result
 
 @dataclass
@@ -148,37 +114,6 @@ def _items(grids: np.ndarray, z: np.ndarray, scores: np.ndarray, level: str) -> 
     return both.sum(axis=(1, 2))
 
 
-def _nan(shape) -> np.ndarray:
-    return np.full(shape, np.nan)
-
-
-class _Comb:
-    """One combination's inputs to the statistics: the tested grids (K, S, T), the human grid
-    (S, T), the system scores (K, S), and the statistic of a level and coefficient."""
-
-    def __init__(self, inp: AnalysisInputs, tested: Sequence[int], comb: str):
-        self.variants = tuple(inp.variants[v] for v in tested)
-        self.grids = np.stack([inp.per_summary.metrics[v.summary_metric] for v in self.variants]) \
-            if tested else np.zeros((0, len(inp.summarizers), len(inp.per_summary.topics)))
-        self.z = inp.per_summary.human[comb]
-        self.scores = inp.system_metric[:, list(tested)].T
-        self.ps = inp.per_summary
-        self.cache: dict = {}
-
-    def permutation_grids(self, level: str, method: str) -> tuple[np.ndarray, np.ndarray]:
-        """What the permutation tests swap: with whole systems swapped at the system level, the
-        variants' own system scores (as one-input grids, so the tested difference is the one of the
-        tables); otherwise the per-summary grids."""
-        if level == "system" and method == "systems":
-            return self.scores[:, :, None], weighted_means(self.z)[:, None]
-        return self.grids, self.z
-
-    def statistic(self, level: str, coefficient):
-        if level == "system":
-            return SystemScores(coefficient, self.ps, self.variants, self.scores, self.cache)
-        return statistic(level, coefficient)
-
-
 def few_systems(options: StatisticsOptions, n_sys: int) -> StatisticsOptions:
     """The options for a data set with fewer than 3 systems, where nothing is defined at the system
     level: the bootstrap (inputs resampled: drawing 2 systems out of 2 would often leave one) and the
@@ -198,7 +133,7 @@ def _pooled_pearson(inp: AnalysisInputs, main: str) -> np.ndarray:
     whose per-summary metric an earlier variant already has (a mean and a median variant are one
     metric at that level), so "top" picks distinct metrics."""
     seen: set[str] = set()
-    out = _nan(len(inp.variants))
+    out = nan(len(inp.variants))
     stat = statistic("global", "pearson")
     for k, v in enumerate(inp.variants):
         if v.summary_metric not in seen:
@@ -222,7 +157,7 @@ def compute(inp: AnalysisInputs, options: StatisticsOptions) -> StatisticsResult
                                                  "human/targets.tsv)"))
     main = inp.main
     with np.errstate(invalid="ignore", divide="ignore"):
-        pear_main = (_nan(len(inp.variants)) if not main else _pooled_pearson(inp, main) if n_sys < 3 else
+        pear_main = (nan(len(inp.variants)) if not main else _pooled_pearson(inp, main) if n_sys < 3 else
                      SystemScores("pearson", inp.per_summary, tuple(inp.variants), inp.system_metric.T)(
                          None, inp.per_summary.human[main]))
     tested = candidates(inp.variants, pear_main, o)
@@ -247,35 +182,21 @@ def compute(inp: AnalysisInputs, options: StatisticsOptions) -> StatisticsResult
     # a constant metric or human side divides by 0 on the way to its NA (named in the notes)
     with np.errstate(invalid="ignore", divide="ignore"):
         for comb in combos:
-            d = _Comb(inp, tested, comb)
+            d = Combination(inp, tested, comb)
             samples = _levels(d, comb, ids, o, result.levels)
             _kendall(d, comb, ids, o, result.kendall)
             _accuracy(d, comb, ids, o, result.accuracy, notes)
             _winner(d, comb, ids, o, samples, result.winner)
         for name, comb in perm_combos.items():
             if o.permutation_samples > 0 and len(ids) > 1:
-                _permutation(_Comb(inp, tested, comb), name, comb, ids, o, result)
+                _permutation(Combination(inp, tested, comb), name, comb, ids, o, result)
     notes.append(("settings", f"seed {o.seed}; {o.bootstrap_samples} bootstrap samples resampling {o.resample}; "
                               f"{o.permutation_samples} permutations ({o.permutation}) of the "
                               f"{result.permutation_statistic}; {o.null_samples} null samples; alpha = {o.alpha}"))
     return result
 
 
-def _resampled(d: _Comb, stat, o: StatisticsOptions) -> tuple[np.ndarray, ...]:
-    """(bootstrap lo, hi, null 95th and 99th percentiles, null p, bootstrap samples (B, K)) of a
-    statistic; NaN for what the sample counts switch off."""
-    k = d.grids.shape[0]
-    lo = hi = q95 = q99 = p = drawn = _nan(k)
-    if o.bootstrap_samples > 0:
-        b = bootstrap(d.grids, d.z, stat, o.resample, o.bootstrap_samples, o.seed, o.confidence)
-        lo, hi, drawn = b.lo, b.hi, b.samples
-    if o.null_samples > 0:
-        null = null_distribution(d.grids, d.z, stat, o.null_samples, o.seed, (0.95, 0.99))
-        q95, q99, p = null.quantiles[0], null.quantiles[1], null.p
-    return lo, hi, q95, q99, p, drawn
-
-
-def _levels(d: _Comb, comb: str, ids, o: StatisticsOptions, rows: list) -> dict[str, np.ndarray]:
+def _levels(d: Combination, comb: str, ids, o: StatisticsOptions, rows: list) -> dict[str, np.ndarray]:
     """Correlation-level rows; returns the system-level bootstrap samples by coefficient (for the winner)."""
     samples: dict[str, np.ndarray] = {}
     for level in (lv for lv in LEVELS if lv in o.levels):
@@ -283,19 +204,23 @@ def _levels(d: _Comb, comb: str, ids, o: StatisticsOptions, rows: list) -> dict[
         for coef in o.coefficients:
             stat = d.statistic(level, coef)
             value = np.asarray(stat(d.grids, d.z), dtype=float)
-            resampled = level in o.resampling_levels
-            lo, hi, q95, q99, p, drawn = _resampled(d, stat, o) if resampled else (_nan(len(ids)),) * 6
+            drawn_here = level in o.resampling_levels
+            # fewer than 3 systems: every system-level value, interval and null quantile is NA, so
+            # nothing is drawn (few_systems moves the resampling to the pooled level)
+            undefined = level == "system" and d.grids.shape[1] < 3
+            lo, hi, q95, q99, p, drawn = resampled(d, level, coef, coef, o) if drawn_here and not undefined \
+                else (nan(len(ids)),) * 6
             if level == "system" and drawn.ndim == 2:
                 samples[coef] = drawn
             for k, v in enumerate(ids):
                 rows.append({"variant": v, "combination": comb, "level": level, "coefficient": coef,
                              "value": float(value[k]), "n": int(n[k]), "lo": float(lo[k]), "hi": float(hi[k]),
-                             "resampling": o.resample if resampled and o.bootstrap_samples > 0 else "none",
+                             "resampling": o.resample if drawn_here and o.bootstrap_samples > 0 else "none",
                              "null_95": float(q95[k]), "null_99": float(q99[k]), "null_p": float(p[k])})
     return samples
 
 
-def _kendall(d: _Comb, comb: str, ids, o: StatisticsOptions, rows: list) -> None:
+def _kendall(d: Combination, comb: str, ids, o: StatisticsOptions, rows: list) -> None:
     """Kendall variants (epsilon 0) and tie-calibrated 23 / acc23 (with their epsilon) at the system
     and input (item) level."""
     zsys = weighted_means(d.z)
@@ -317,13 +242,13 @@ def _kendall(d: _Comb, comb: str, ids, o: StatisticsOptions, rows: list) -> None
                              "value": float(value[k]), "epsilon": float(eps[k]) if not np.isnan(value[k]) else np.nan})
 
 
-def _accuracy(d: _Comb, comb: str, ids, o: StatisticsOptions, rows: list, notes: list) -> None:
+def _accuracy(d: Combination, comb: str, ids, o: StatisticsOptions, rows: list, notes: list) -> None:
     """Pairwise accuracy with its bootstrap interval and null baseline, and a permutation test of
     every variant's accuracy against the baseline's (two-sided)."""
     stat = d.statistic("system", kendall.variant("acc23"))
     acc = np.asarray(stat(d.grids, d.z), dtype=float)
-    lo, hi, q95, q99, p_null, _ = _resampled(d, stat, o)
-    delta = p = _nan(len(ids))
+    lo, hi, q95, q99, p_null, _ = resampled(d, "system", kendall.variant("acc23"), "acc23", o)
+    delta = p = nan(len(ids))
     base = o.accuracy_baseline
     if base not in ids:
         notes.append(("accuracy_baseline", f"{base}: not in this data set's scores, so the accuracies are not "
@@ -331,28 +256,30 @@ def _accuracy(d: _Comb, comb: str, ids, o: StatisticsOptions, rows: list, notes:
     elif o.permutation_samples > 0 and len(ids) > 1:
         b_idx = ids.index(base)
         others = [k for k in range(len(ids)) if k != b_idx]
-        res = permutation_test(*d.permutation_grids("system", o.permutation), [(k, b_idx) for k in others],
-                               kendall.pairwise_accuracy_statistic(), o.permutation, o.permutation_samples, o.seed)
-        delta, p = _nan(len(ids)), _nan(len(ids))
-        delta[others], p[others] = res.delta, res.two_sided
+        x, z = d.permutation_grids("system", o.permutation)
+        res = pair_tests(d, [(k, b_idx) for k in others], x, z, kendall.pairwise_accuracy_statistic(), "acc23", o)
+        delta, p = nan(len(ids)), nan(len(ids))
+        delta[others], p[others] = res["delta"], res["two_sided"]
     for k, v in enumerate(ids):
         rows.append({"variant": v, "combination": comb, "accuracy": float(acc[k]), "lo": float(lo[k]),
                      "hi": float(hi[k]), "null_95": float(q95[k]), "null_99": float(q99[k]),
                      "null_p": float(p_null[k]), "baseline": base, "delta": float(delta[k]), "p": float(p[k])})
 
 
-def _winner(d: _Comb, comb: str, ids, o: StatisticsOptions, samples: Mapping[str, np.ndarray], rows: list) -> None:
+def _winner(d: Combination, comb: str, ids, o: StatisticsOptions, samples: Mapping[str, np.ndarray], rows: list) -> None:
     """P(best) and the rank interval of every tested variant from the system-level bootstrap of
     ``winner_coefficient`` (the levels' samples when computed, else drawn with the same seed)."""
     if o.bootstrap_samples <= 0:
         return
     stat = d.statistic("system", o.winner_coefficient)
-    s = samples.get(o.winner_coefficient)
-    if s is None:
-        s = bootstrap(d.grids, d.z, stat, o.resample, o.bootstrap_samples, o.seed, o.confidence).samples
     value = np.asarray(stat(d.grids, d.z), dtype=float)
-    w = winner(s, o.confidence)
     undefined = np.isnan(value)
+    s = samples.get(o.winner_coefficient)
+    if s is None and undefined.all():      # no variant has a value: every row is NA, nothing to draw
+        s = nan((o.bootstrap_samples, len(ids)))
+    elif s is None:
+        s = bootstrap(d.grids, d.z, stat, o.resample, o.bootstrap_samples, o.seed, o.confidence).samples
+    w = winner(s, o.confidence)
     for k, v in enumerate(ids):
         rows.append({"variant": v, "combination": comb, "statistic": f"system-level {o.winner_coefficient}",
                      "value": float(value[k]), "p_best": np.nan if undefined[k] else float(w.p_best[k]),
@@ -360,13 +287,18 @@ def _winner(d: _Comb, comb: str, ids, o: StatisticsOptions, samples: Mapping[str
                      "rank_hi": np.nan if undefined[k] else float(w.rank_hi[k])})
 
 
-def _permutation(d: _Comb, name: str, comb: str, ids, o: StatisticsOptions, result: StatisticsResult) -> None:
+def _permutation(d: Combination, name: str, comb: str, ids, o: StatisticsOptions, result: StatisticsResult) -> None:
     """The p-value matrix of the permutation tests (kept under the configured combination ``name``,
     e.g. main) and the optimal set / clusters it gives (the Williams tests' rules:
     :func:`metaeval.stats.williams.optimal` and ``assign_clusters``)."""
     stat = statistic(o.permutation_level, o.permutation_coefficient)
     x, z = d.permutation_grids(o.permutation_level, o.permutation)
-    p = permutation_matrix(x, z, stat, o.permutation, o.permutation_samples, o.seed)
+    i, j = np.triu_indices(len(ids), 1)
+    res = pair_tests(d, list(zip(i.tolist(), j.tolist())), x, z, stat,
+                      f"{o.permutation_level}/{o.permutation_coefficient}", o)
+    # p[i, j]: one-sided p that i's statistic exceeds j's (as permutation_matrix)
+    p = np.full((len(ids), len(ids)), np.nan)
+    p[i, j], p[j, i] = res["greater"], res["less"]
     result.permutation[name] = p
     value = np.asarray(stat(x, z), dtype=float)
     defined = ~np.isnan(value)

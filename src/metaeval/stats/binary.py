@@ -59,7 +59,7 @@ def bootstrap_auc(scores, labels, samples: int, seed: int, confidence: float) ->
     return float(lo), float(hi)
 
 
-def _placements(s: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def placements(s: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """DeLong's placement values: V10 per positive, V01 per negative (ties one half), via ranks."""
     x, y = s[pos], s[~pos]
     m, n = x.size, y.size
@@ -80,16 +80,21 @@ class DeLong(NamedTuple):
 
 def delong_test(a, b, labels) -> DeLong:
     """DeLong's test of two correlated AUCs (module docstring); the summaries where both scores are defined."""
-    from scipy import stats     # imported where needed: scipy.stats takes a second to load
-
     a, b, y = (np.asarray(v, dtype=float) for v in (a, b, labels))
     ok = np.isfinite(a) & np.isfinite(b) & np.isin(y, (0.0, 1.0))
     a, b, pos = a[ok], b[ok], y[ok] == 1
-    m, n = int(pos.sum()), int((~pos).sum())
-    if m < 2 or n < 2:
+    if int(pos.sum()) < 2 or int((~pos).sum()) < 2:
         return DeLong(np.nan, np.nan, np.nan, np.nan, np.nan, np.nan)
-    va10, va01 = _placements(a, pos)
-    vb10, vb01 = _placements(b, pos)
+    return delong_of_placements(placements(a, pos), placements(b, pos))
+
+
+def delong_of_placements(pa: tuple[np.ndarray, np.ndarray], pb: tuple[np.ndarray, np.ndarray]) -> DeLong:
+    """:func:`delong_test` from both metrics' :func:`placements` on the same summaries (at least 2
+    of each label): many pairs of metrics scored on every summary share each metric's placements."""
+    from scipy import stats     # imported where needed: scipy.stats takes a second to load
+
+    (va10, va01), (vb10, vb01) = pa, pb
+    m, n = va10.size, va01.size
     auc_a, auc_b = float(va10.mean()), float(vb10.mean())
     s10 = np.cov(np.vstack([va10, vb10]))
     s01 = np.cov(np.vstack([va01, vb01]))

@@ -62,14 +62,43 @@ class PerSummary:
 
 # ----------------------------------------------------------------------------- resampled system scores
 
+# The rows and samples of every matrix product of :func:`resampled_means`: a product's rounding
+# follows its shape (the BLAS picks its kernel by size), so with one shape for every product a row's
+# sums are the same bits whichever rows (metrics) and samples are computed with it, as the job's
+# memo (metaeval.memo) needs when it computes a metric that joins alone.
+PRODUCT_ROWS, PRODUCT_SAMPLES = 128, 128
+
+
+def blocked_product(a: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a @ c.T (a: (R, T), c: (B, T)) as products of one shape (:data:`PRODUCT_ROWS` x T times
+    T x :data:`PRODUCT_SAMPLES`, the last block padded with zeros), so each entry depends on its own
+    row and sample alone."""
+    R, T = a.shape
+    B = c.shape[0]
+    out = np.empty((R, B))
+    left, right = np.zeros((PRODUCT_ROWS, T)), np.zeros((T, PRODUCT_SAMPLES))
+    for r0 in range(0, R, PRODUCT_ROWS):
+        r1 = min(R, r0 + PRODUCT_ROWS)
+        left[:r1 - r0] = a[r0:r1]
+        left[r1 - r0:] = 0.0
+        for b0 in range(0, B, PRODUCT_SAMPLES):
+            b1 = min(B, b0 + PRODUCT_SAMPLES)
+            right[:, :b1 - b0] = c[b0:b1].T
+            right[:, b1 - b0:] = 0.0
+            out[r0:r1, b0:b1] = (left @ right)[:r1 - r0, :b1 - b0]
+    return out
+
+
 def resampled_means(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Means of every row of x (R, T; NaN = no value) over the drawn topics of every sample
     (c: (B, T) counts): (R, B), NaN where no drawn topic has a value; for any finite values (a row
-    of extreme magnitude is summed scaled by a power of two: :func:`metaeval.stats.stable.binary_scale`)."""
+    of extreme magnitude is summed scaled by a power of two: :func:`metaeval.stats.stable.binary_scale`).
+    Each row's means are the same bits whatever other rows and samples are asked with it
+    (:func:`blocked_product`)."""
     valid = ~np.isnan(x)
     x, e = binary_scale(x, axis=1)         # extreme rows summed scaled by a power of two (exact)
-    sums = np.where(valid, x, 0.0) @ c.T
-    n = valid.astype(np.float64) @ c.T
+    sums = blocked_product(np.where(valid, x, 0.0), c)
+    n = blocked_product(valid.astype(np.float64), c)
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.where(n > 0, sums / np.where(n > 0, n, 1.0), np.nan)
     return np.ldexp(means, e) if e.any() else means

@@ -31,6 +31,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from .. import memo
 from .core import (corrcoef, counts, draws, paired_bootstrap_p, pearson, pearson_against, percentile_interval, ranks,
                    sorted_pair_counts)
 
@@ -230,14 +231,22 @@ def summary_level_samples(metrics: Mapping[str, np.ndarray], human: Mapping[str,
             warnings.simplefilter("ignore", RuntimeWarning)                # a metric undefined on every topic
             point = np.nanmean(np.where(defined, r, np.nan), axis=0) if n_top else nan
     else:
-        point = nan.copy()
-        for i, name in enumerate(names):
-            for j, c in enumerate(combinations):
-                ok = ~np.isnan(metrics[name]) & ~np.isnan(human[c])
-                cells = np.nonzero(ok)                                       # the summaries with both scores
-                point[i, j] = point_correlations(metrics[name][ok], human[c][ok])[0]
-                if not np.isnan(point[i, j]):
-                    boot[:, i, j] = pearson(metrics[name][cells], human[c][cells], w[:, cells[1]])
+        def compute(rows: list[int]) -> dict[str, np.ndarray]:
+            point, boot = np.full((len(rows), C), np.nan), np.full((samples, len(rows), C), np.nan)
+            for k, i in enumerate(rows):
+                for j, c in enumerate(combinations):
+                    ok = ~np.isnan(metrics[names[i]]) & ~np.isnan(human[c])
+                    cells = np.nonzero(ok)                                   # the summaries with both scores
+                    point[k, j] = point_correlations(metrics[names[i]][ok], human[c][ok])[0]
+                    if not np.isnan(point[k, j]):
+                        boot[:, k, j] = pearson(metrics[names[i]][cells], human[c][cells], w[:, cells[1]])
+            return {"point": point, "boot": boot}
+
+        # each metric's samples are its own (the draws are the seed's): the job's memo keeps them
+        keys = [memo.digest(name, metrics[name]) for name in names]
+        context = (tuple(combinations), [human[c] for c in combinations], samples, seed)
+        out = memo.rows("pooled_summary_level", context, keys, compute, {"boot": 1})
+        point, boot = out["point"], out["boot"]
     return point, boot
 
 

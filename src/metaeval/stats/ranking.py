@@ -12,6 +12,7 @@ preferred (factually correct) summary of a pair above the other one.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -58,11 +59,17 @@ class McNemar(NamedTuple):
 
 def mcnemar_exact(a_preferred, a_other, b_preferred, b_other) -> McNemar:
     """The exact McNemar test between two metrics' correctness on the same pairs (module docstring)."""
-    from scipy import stats     # imported where needed: scipy.stats takes a second to load
-
     oa, ob = outcomes(a_preferred, a_other), outcomes(b_preferred, b_other)
     ok = np.isfinite(oa) & np.isfinite(ob)
     ca, cb = oa[ok] > 0, ob[ok] > 0
     x, y = int((ca & ~cb).sum()), int((cb & ~ca).sum())
-    p = 1.0 if x + y == 0 else float(stats.binomtest(x, x + y, 0.5).pvalue)
-    return McNemar(int(ok.sum()), x, y, p)
+    return McNemar(int(ok.sum()), x, y, _two_sided_binomial(x, x + y))
+
+
+@lru_cache(maxsize=None)
+def _two_sided_binomial(k: int, n: int) -> float:
+    """scipy's exact two-sided binomial p of k successes in n trials at 1/2 (1 when n = 0); many
+    pairs of metrics share their discordant counts, so each count is tested once."""
+    from scipy import stats     # imported where needed: scipy.stats takes a second to load
+
+    return 1.0 if n == 0 else float(stats.binomtest(k, n, 0.5).pvalue)

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import core
+from .bootstrap import blocked_product
 from .core import counts, draws, percentile_interval
 from .levels import weighted_means
 from .stable import binary_scale
@@ -175,8 +176,9 @@ def _swapped_system_means(x, pairs, rows, cols):
     parts = []
     for v in (np.where(valid, x, 0.0), valid.astype(float)):      # sums, then counts
         total = v.sum(axis=-1)[None]                               # (1, M, S)
-        moved = (np.moveaxis(v @ cols.T.astype(float), -1, 0) if cols is not None
-                 else np.zeros((1, *total.shape[1:])))             # (B, M, S): sum over swapped columns
+        # (B, M, S): sum over swapped columns, a metric's the same bits whatever else is tested with it
+        moved = (np.moveaxis(blocked_product(v.reshape(-1, v.shape[-1]), cols.astype(float)).reshape(
+                     *v.shape[:-1], -1), -1, 0) if cols is not None else np.zeros((1, *total.shape[1:])))
         if rows is not None:
             moved = np.where(rows[:, None, :], total - moved, moved)
         sa, sb = moved[:, pairs[:, 0]], moved[:, pairs[:, 1]]
