@@ -12,6 +12,7 @@ import yaml
 
 from conftest import REPO, scenario_config, shared_dataset, snakemake
 from metaeval import tables
+from metaeval.memo import FOLDER as MEMO
 from metaeval.options import Options
 
 LIGHT = {"rouge": {"measures": ["R1", "R2", "RL"], "stemming": [1], "stopwords_removed": [0]},
@@ -414,7 +415,7 @@ def _result_files(workdir: Path) -> dict[str, bytes]:
     """Every file of a run's results but its logs, memos and texts out."""
     root = workdir / "results"
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and not {"logs", "memo", "to_score"} & set(p.relative_to(root).parts)}
+            if p.is_file() and not {"logs", MEMO, "to_score"} & set(p.relative_to(root).parts)}
 
 
 @pytest.mark.workflow

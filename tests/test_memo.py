@@ -67,13 +67,13 @@ def test_a_job_keeps_only_the_entries_it_used(tmp_path):
         memo.rows("squares", ("seed", 2), keys, _squares_and_samples(x, []))
     (entry,) = tmp_path.iterdir()
     assert entry.name.startswith("squares.")
-    assert sorted(p.name for p in entry.iterdir()) == ["keys.npy", "samples.npy", "sum.npy"]
+    assert sorted(p.name for p in entry.iterdir()) == ["keys.npy", "names.npy", "samples.npy", "sum.npy"]
 
 
-@pytest.mark.parametrize("damage", ["not an array", "a pickled object array"])
+@pytest.mark.parametrize("damage", ["not an array", "a pickled object array", "missing", "fewer rows"])
 def test_a_damaged_entry_is_computed_again_and_never_unpickled(tmp_path, damage):
-    """An entry whose file is not an array, or holds an object array (which only pickle can read), is
-    recomputed."""
+    """An entry whose file is not an array, holds an object array (which only pickle can read), is
+    missing or holds fewer rows than its keys is recomputed."""
     x = np.arange(4.0).reshape(2, 2)
     keys = [memo.digest("a"), memo.digest("b")]
     with memo.kept_in(tmp_path):
@@ -81,6 +81,10 @@ def test_a_damaged_entry_is_computed_again_and_never_unpickled(tmp_path, damage)
     (entry,) = tmp_path.iterdir()
     if damage == "not an array":
         (entry / "sum.npy").write_bytes(b"not an array")
+    elif damage == "missing":
+        (entry / "sum.npy").unlink()
+    elif damage == "fewer rows":
+        np.save(entry / "sum.npy", np.array([1.0]))
     else:
         np.save(entry / "sum.npy", np.array([{"a": 1}, None], dtype=object), allow_pickle=True)
     calls: list = []

@@ -19,6 +19,7 @@ import yaml
 
 from conftest import REPO, job_counts, scenario, scenario_config, snakemake
 from metaeval import registry
+from metaeval.memo import FOLDER as MEMO
 
 pytestmark = pytest.mark.workflow
 
@@ -34,10 +35,11 @@ def setup_dir(path: Path, extra: dict | None = None) -> Path:
 
 
 def tables(root: Path, dataset: str = "sim", final_only: bool = False) -> dict[str, str]:
-    """SHA-256 of every result file of a data set but logs, the import stage and the HTML report
-    (``final_only``: also without the per-shard caches, which differ in how topics are split)."""
+    """SHA-256 of every result file of a data set but logs, the jobs' memos (a cache of their rows,
+    not a result: metaeval.memo), the import stage and the HTML report (``final_only``: also without
+    the per-shard caches, which differ in how topics are split)."""
     base = root / "results" / dataset
-    skip = ("logs/", "simulate/") + (("scores/parts/", "scores/tokens/") if final_only else ())
+    skip = ("logs/", f"{MEMO}/", "simulate/") + (("scores/parts/", "scores/tokens/") if final_only else ())
     out = {}
     for p in sorted(base.rglob("*")):
         rel = p.relative_to(base).as_posix()

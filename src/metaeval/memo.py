@@ -13,7 +13,8 @@ identical to a fresh computation's, bit for bit), and keeps the current rows for
 The memo is off unless a job switches it on (:func:`kept_in`, by the door, with the folder the
 output contract names): a function called outside a job computes everything. It is a cache, not a
 result: deleting ``results/{dataset}/memo/`` changes no output, only the time a re-run takes. It is
-stored as ``.npy`` arrays read without pickle, and a file that cannot be read is recomputed.
+stored as ``.npy`` arrays read without pickle and as JSON, and an entry that cannot be read is
+recomputed.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from .logs import log
 FOLDER = "memo"
 # The folder of the running job's memo and the entries it used (None: no memo).
 _CURRENT: contextvars.ContextVar[tuple[Path, set[str]] | None] = contextvars.ContextVar("memo", default=None)
-_KEYS = "keys.npy"
+_KEYS, _NAMES = "keys.npy", "names.npy"
 
 
 def _update(h, part: object) -> None:
@@ -98,10 +99,13 @@ def _say(name: str, kept: int, total: int) -> None:
 
 
 def _read(entry: Path) -> tuple[dict[str, int], dict[str, np.ndarray]] | None:
+    """The kept rows' keys (key -> row) and arrays; None when any file the entry lists is missing or
+    is not a plain array."""
     try:
         keys = np.load(entry / _KEYS, allow_pickle=False)
-        arrays = {p.stem: np.load(p, allow_pickle=False) for p in entry.glob("*.npy") if p.name != _KEYS}
-    except (OSError, ValueError):
+        names = [str(n) for n in np.load(entry / _NAMES, allow_pickle=False)]
+        arrays = {n: np.load(entry / f"{n}.npy", allow_pickle=False) for n in names}
+    except (OSError, ValueError, EOFError):
         return None
     return {str(k): i for i, k in enumerate(keys)}, arrays
 
@@ -112,6 +116,7 @@ def _write(entry: Path, keys: Sequence[str], arrays: Mapping[str, np.ndarray]) -
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     np.save(tmp / _KEYS, np.asarray(list(keys), dtype="U64"), allow_pickle=False)
+    np.save(tmp / _NAMES, np.asarray(list(arrays), dtype=str), allow_pickle=False)
     for name, a in arrays.items():
         np.save(tmp / f"{name}.npy", a, allow_pickle=False)
     shutil.rmtree(entry, ignore_errors=True)
@@ -160,18 +165,13 @@ def _unique_rows(name: str, context: Sequence[object], keys: list[str],
         return _recompute(entry, keys, compute)
     at_missing = {i: j for j, i in enumerate(missing)}
     out: dict[str, np.ndarray] = {}
-    for n in names:
-        ax = axes.get(n, 0)
-        pieces = []
-        for i, k in enumerate(keys):
-            if i in at_missing:
-                pieces.append(np.take(fresh[n], [at_missing[i]], axis=ax))
-            else:
-                pieces.append(np.take(kept[n], [index[k]], axis=ax))
-        try:
-            out[n] = np.concatenate(pieces, axis=ax)
-        except ValueError:   # shapes of the kept rows differ from the computed ones
-            return _recompute(entry, keys, compute)
+    try:
+        for n in names:
+            ax = axes.get(n, 0)
+            out[n] = np.concatenate([np.take(fresh[n], [at_missing[i]], axis=ax) if i in at_missing
+                                     else np.take(kept[n], [index[k]], axis=ax) for i, k in enumerate(keys)], axis=ax)
+    except (ValueError, IndexError):   # the kept rows do not fit the computed ones (another shape, fewer rows)
+        return _recompute(entry, keys, compute)
     if missing or list(index) != keys:
         _write(entry, keys, out)
     return out
