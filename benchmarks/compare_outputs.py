@@ -5,7 +5,7 @@
 Checks out ``--before`` (default: the last commit before the "one shape" redesign) in a temporary
 git worktree, runs its main job and the current tree's on the same data set (each with its own
 config/config.yaml; ``summeval`` = ../shared/data/summeval), and compares every file under
-results/{dataset}/ but the logs. A file that differs must be one of the expected changes below, and
+results/{dataset}/ but the logs (and the jobs' memos). A file that differs must be one of the expected changes below, and
 each expected change is checked cell by cell (any other difference in such a file fails it):
 
 * agreement p-values (defect 1): each pair's Wilcoxon p is now scipy's for that pair alone; in
@@ -208,7 +208,7 @@ def compare(old: Path, new: Path) -> list[tuple[str, str]]:
     """(file, verdict) for every file that differs; verdict starts with 'UNEXPECTED' when unexplained."""
     files = sorted({p.relative_to(old).as_posix() for p in old.rglob("*") if p.is_file()} |
                    {p.relative_to(new).as_posix() for p in new.rglob("*") if p.is_file()})
-    files = [f for f in files if not f.startswith("logs/")]
+    files = [f for f in files if not f.startswith(("logs/", "memo/"))]   # the jobs' memos: a cache, not an output
     refs = sorted(set(tsv(new / "sweeps/references_scores.tsv").condition) - {"all"}) \
         if (new / "sweeps/references_scores.tsv").exists() else []
     mapping = {f"ref{k + 1}": name for k, name in enumerate(refs)}
@@ -330,7 +330,8 @@ def main() -> int:
                 t_old = run_main_job(before, tmp / f"old-{d}", d)
                 t_new = run_main_job(REPO, tmp / f"new-{d}", d)
                 old, new = tmp / f"old-{d}/results/{d}", tmp / f"new-{d}/results/{d}"
-                n = sum(1 for p in new.rglob("*") if p.is_file() and "/logs/" not in p.as_posix())
+                n = sum(1 for p in new.rglob("*")
+                        if p.is_file() and not {"logs", "memo"} & set(p.relative_to(new).parts))
                 diffs = compare(old, new)
                 print(f"{d}: {n} files; {n - len(diffs)} byte-identical; {len(diffs)} differ "
                       f"(main job {t_old:.0f} s before, {t_new:.0f} s after)")
