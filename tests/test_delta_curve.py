@@ -10,6 +10,7 @@ import pytest
 
 from conftest import snakemake
 from metaeval.stats import delta_curve as dc
+from metaeval.records import DeltaOptions, DeltaQuery
 from metaeval.stages import delta
 
 
@@ -86,7 +87,7 @@ def pairs_frame(rows):
 def test_stage_pools_the_data_sets_and_answers():
     rows = [("a", "M", "t", d, y) for d, y in ((1.0, 1), (1.0, 0), (2.0, 1))] + [("b", "M", "t", 2.0, 1.0)]
     rows += [("b", "N", "t", 0.5, 0.0)]
-    o = delta.DeltaOptions(("M",), (0.8, 0.9), 50, 3, 0.95)
+    o = DeltaOptions(("M",), (0.8, 0.9), 50, 3, 0.95)
     r = delta.compute(pairs_frame(rows), o)
     m = next(x for x in r.thresholds if x["variant"] == "M")
     assert m["datasets"] == "a,b" and m["n_pairs"] == 4 and m["n_agree"] == 3
@@ -95,7 +96,7 @@ def test_stage_pools_the_data_sets_and_answers():
     assert m["threshold_80"] == pytest.approx(math.log(4) / b, rel=1e-9) and np.isnan(m["threshold_90"])
     n = next(x for x in r.thresholds if x["variant"] == "N")
     assert n["slope"] == -np.inf and np.isnan(n["threshold_80"])
-    q = delta.DeltaQuery("M", 1.5, None, 50, 3, 0.95)
+    q = DeltaQuery("M", 1.5, None, 50, 3, 0.95)
     (ans,) = delta.answer(pairs_frame(rows), q)
     assert ans["agreement"] == pytest.approx(1 / (1 + math.exp(-1.5 * b)), abs=1e-12)
     assert ans["within_observed"] == "yes" and ans["lo"] <= ans["agreement"] <= ans["hi"]
@@ -108,9 +109,9 @@ def test_stage_pools_the_data_sets_and_answers():
 
 def test_query_errors_name_the_key():
     with pytest.raises(ValueError, match="delta.metric"):
-        delta.answer(pairs_frame([]), delta.DeltaQuery(None, None, None, 10, 1, 0.95))
+        delta.answer(pairs_frame([]), DeltaQuery(None, None, None, 10, 1, 0.95))
     with pytest.raises(ValueError, match="config key delta.metric: 'X'"):
-        delta.answer(pairs_frame([("a", "M", "t", 1.0, 1.0)]), delta.DeltaQuery("X", 0.1, None, 10, 1, 0.95))
+        delta.answer(pairs_frame([("a", "M", "t", 1.0, 1.0)]), DeltaQuery("X", 0.1, None, 10, 1, 0.95))
 
 
 @pytest.mark.workflow
@@ -141,7 +142,7 @@ def test_query_in_the_workflow(small_run):
 def test_no_pairs_gives_empty_tables_and_a_figure_that_says_so(tmp_path):
     from metaeval import outputs
 
-    o = delta.DeltaOptions(("M",), (0.8,), 10, 1, 0.95)
+    o = DeltaOptions(("M",), (0.8,), 10, 1, 0.95)
     r = delta.compute(pairs_frame([]), o)
     assert r.thresholds == [] and len(r.curves) == 0
     out = {k: str(tmp_path / v.split("/", 2)[2]) for k, v in outputs.files("delta", "all", variant=["M"]).items()}

@@ -121,6 +121,7 @@ def test_degenerate():
 
 
 def test_stage_orders_items_numerically_and_shares_spa_between_mean_and_median():
+    from metaeval.records import SoftPairwiseOptions
     from metaeval.stages import soft_pairwise as stage
     from metaeval.stages.analysis_inputs import AnalysisInputs
     from metaeval.stats.bootstrap import PerSummary
@@ -133,7 +134,7 @@ def test_stage_orders_items_numerically_and_shares_spa_between_mean_and_median()
     ps = PerSummary(systems, topics, {"R2_ST1_RS0_R": metric}, {}, {"coverage": human})
     sys_metric = np.stack([metric.mean(axis=1), np.median(metric, axis=1)], axis=1)
     inp = AnalysisInputs(systems, ["system"] * 6, variants, sys_metric, ["coverage"], human.mean(axis=1)[:, None], ps)
-    r = stage.compute(inp, stage.SoftPairwiseOptions(1000, 4, 20, 1, 0.95))
+    r = stage.compute(inp, SoftPairwiseOptions(1000, 4, 20, 1, 0.95))
     numeric = [3, 2, 1, 4, 5, 6, 7, 8, 9, 10, 0]                       # topics 0, 1, 2, ..., 10
     expected = sp.soft_pairwise_accuracy(human[:, numeric], metric[None][:, :, numeric])[0]
     string_order = [3, 2, 1, 0, 4, 5, 6, 7, 8, 9, 10]                   # 0, 1, 10, 2, 3, ...

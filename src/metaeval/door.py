@@ -24,6 +24,6 @@ def run_stage(smk: Any) -> None:
         options = smk.params.options
         loaded = module.load(dict(smk.input.items()), options)
         # the rows of metrics that an earlier run of this job computed are read from its memo
-        with memo.kept_in(getattr(smk.params, "memo", None)):
+        with memo.kept_in(smk.params.memo):
             result = module.compute(loaded, options)
         module.write(result, options, dict(smk.output.items()))

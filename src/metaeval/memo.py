@@ -37,7 +37,7 @@ from .logs import log
 FOLDER = "memo"
 # The folder of the running job's memo and the entries it used (None: no memo).
 _CURRENT: contextvars.ContextVar[tuple[Path, set[str]] | None] = contextvars.ContextVar("memo", default=None)
-_KEYS, _NAMES = "keys.npy", "names.npy"
+_KEYS, _NAMES, _ROWS = "keys.npy", "names.npy", "rows.json"
 
 
 def _update(h, part: object) -> None:
@@ -110,17 +110,37 @@ def _read(entry: Path) -> tuple[dict[str, int], dict[str, np.ndarray]] | None:
     return {str(k): i for i, k in enumerate(keys)}, arrays
 
 
-def _write(entry: Path, keys: Sequence[str], arrays: Mapping[str, np.ndarray]) -> None:
-    """The entry as a folder of .npy files, replaced whole (a crash leaves the old one or none)."""
+def _entry(name: str, context: Sequence[object]) -> Path | None:
+    """The running job's entry of a computation and context (marked used), or None without a memo."""
+    current = _CURRENT.get()
+    if current is None:
+        return None
+    folder, used = current
+    label = f"{name}.{digest(code_digest(), name, *context)[:32]}"
+    used.add(label)
+    return folder / label
+
+
+def _replace(entry: Path, fill: Callable[[Path], None]) -> None:
+    """The entry's folder written by ``fill`` beside it, then put in its place whole (a crash leaves
+    the old entry or none)."""
     tmp = entry.with_name(f"{entry.name}.tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    np.save(tmp / _KEYS, np.asarray(list(keys), dtype="U64"), allow_pickle=False)
-    np.save(tmp / _NAMES, np.asarray(list(arrays), dtype=str), allow_pickle=False)
-    for name, a in arrays.items():
-        np.save(tmp / f"{name}.npy", a, allow_pickle=False)
+    fill(tmp)
     shutil.rmtree(entry, ignore_errors=True)
     os.replace(tmp, entry)
+
+
+def _write(entry: Path, keys: Sequence[str], arrays: Mapping[str, np.ndarray]) -> None:
+    """The entry as a folder of .npy files: the keys, the arrays' names, each array."""
+    def fill(folder: Path) -> None:
+        np.save(folder / _KEYS, np.asarray(list(keys), dtype="U64"), allow_pickle=False)
+        np.save(folder / _NAMES, np.asarray(list(arrays), dtype=str), allow_pickle=False)
+        for name, a in arrays.items():
+            np.save(folder / f"{name}.npy", a, allow_pickle=False)
+
+    _replace(entry, fill)
 
 
 def rows(name: str, context: Sequence[object], keys: Sequence[str],
@@ -147,13 +167,9 @@ def _unique_rows(name: str, context: Sequence[object], keys: list[str],
                  compute: Callable[[list[int]], Mapping[str, np.ndarray]], axes: Mapping[str, int]
                  ) -> dict[str, np.ndarray]:
     """:func:`rows` of distinct keys."""
-    current = _CURRENT.get()
-    if current is None or not keys:
+    entry = _entry(name, context) if keys else None
+    if entry is None:
         return dict(compute(list(range(len(keys)))))
-    folder, used = current
-    label = f"{name}.{digest(code_digest(), name, *context)[:32]}"
-    used.add(label)
-    entry = folder / label
     stored = _read(entry) if entry.is_dir() else None
     index, kept = stored if stored is not None else ({}, {})
     missing = [i for i, k in enumerate(keys) if k not in index]
@@ -195,39 +211,25 @@ def records(name: str, context: Sequence[object], keys: Sequence[str],
     """Rows of numbers and strings, one per key, for a computation done row by row: ``compute(i)``
     is row i's tuple. A row read from the memo and a computed one are the same Python values (a
     float's repr is exact in JSON), so the tables written from them are the same bytes."""
-    current = _CURRENT.get()
-    if current is None:
-        done: dict[str, tuple] = {}
-        for i, k in enumerate(keys):   # rows with the same key are computed once
-            if k not in done:
-                done[k] = tuple(_plain(v) for v in compute(i))
-        return [done[k] for k in keys]
-    folder, used = current
-    label = f"{name}.{digest(code_digest(), name, *context)[:32]}"
-    used.add(label)
-    entry = folder / label
+    entry = _entry(name, context)
     kept: dict[str, tuple] = {}
     try:
-        if entry.is_dir():
-            stored = json.loads((entry / "rows.json").read_text(encoding="utf-8"))
+        if entry is not None and entry.is_dir():
+            stored = json.loads((entry / _ROWS).read_text(encoding="utf-8"))
             kept = {str(k): tuple(row) for k, row in zip(stored["keys"], stored["rows"])}
     except (OSError, ValueError, KeyError, TypeError):
         kept = {}
     unique = set(keys)
-    _say(name, len(unique & kept.keys()), len(unique))
-    fresh = dict(kept)
+    if entry is not None:
+        _say(name, len(unique & kept.keys()), len(unique))
+    found = dict(kept)
     for i, k in enumerate(keys):       # rows with the same key are computed once
-        if k not in fresh:
-            fresh[k] = tuple(_plain(v) for v in compute(i))
-    out = [fresh[k] for k in keys]
-    if any(k not in kept for k in keys) or len(kept) != len(unique):
-        tmp = entry.with_name(f"{entry.name}.tmp{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
+        if k not in found:
+            found[k] = tuple(_plain(v) for v in compute(i))
+    out = [found[k] for k in keys]
+    if entry is not None and (any(k not in kept for k in keys) or len(kept) != len(unique)):
         text = json.dumps({"keys": list(keys), "rows": [list(r) for r in out]}, allow_nan=True)
-        (tmp / "rows.json").write_text(text, encoding="utf-8")
-        shutil.rmtree(entry, ignore_errors=True)
-        os.replace(tmp, entry)
+        _replace(entry, lambda folder: (folder / _ROWS).write_text(text, encoding="utf-8"))
     return out
 
 

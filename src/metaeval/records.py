@@ -251,6 +251,34 @@ class FactualityOptions(NamedTuple):
     baselines: tuple[str, ...]      # per-summary ids of correlation.baselines and agreement.baseline (always intervals)
 
 
+class SoftPairwiseOptions(NamedTuple):
+    """The soft pairwise job (the ``soft_pairwise:`` section)."""
+    permutations: int
+    seed: int
+    bootstrap_samples: int
+    bootstrap_seed: int
+    confidence: float
+
+
+class DeltaOptions(NamedTuple):
+    """The curves job (the ``delta:`` section)."""
+    variants: tuple[str, ...]
+    accuracies: tuple[float, ...]
+    bootstrap_samples: int
+    seed: int
+    confidence: float
+
+
+class DeltaQuery(NamedTuple):
+    """The query job (the ``delta:`` section's question and the bootstrap settings)."""
+    metric: str | None
+    value: float | str | None   # text as snakemake's --config passes it (the schema checks it is a number)
+    target: str | None
+    bootstrap_samples: int
+    seed: int
+    confidence: float
+
+
 class AnnotatorsOptions(NamedTuple):
     """The annotators job (the ``annotators:`` section, with correlation.summarizers and
     correlation.baselines)."""

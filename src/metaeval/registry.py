@@ -268,7 +268,7 @@ STAGES: tuple[Stage, ...] = (
           "soft pairwise accuracy of every variant and target (Thompson et al. 2024, as mt-metrics-eval's pce.py); "
           "every pair of systems' metric delta and human agreement", rules_file="analysis",
           module="stages.soft_pairwise", sections=("soft_pairwise",),
-          record="metaeval.stages.soft_pairwise:SoftPairwiseOptions", enabled="soft_pairwise", final=True,
+          record="metaeval.records:SoftPairwiseOptions", enabled="soft_pairwise", final=True,
           reads=(ANALYSIS_INPUTS,), category="Soft pairwise accuracy", methods="metaeval.stages.soft_pairwise:methods",
           report=(ReportSection("Soft pairwise accuracy (Thompson et al. 2024)", (
               ReportItem("soft_pairwise", "spa_md"),
@@ -402,12 +402,12 @@ STAGES: tuple[Stage, ...] = (
                     "figure_{variant}_svg": "delta/figure_{variant}.svg"},
           "what a score difference means: human agreement against the metric's delta, pooled over the data sets, "
           "and the deltas needed for 80/90/95 % agreement", kind="across", rule="delta_curves", rules_file="delta",
-          module="stages.delta", sections=("delta",), record="metaeval.stages.delta:DeltaOptions",
+          module="stages.delta", sections=("delta",), record="metaeval.records:DeltaOptions",
           expand={"variant": "delta_figures"}, priority=1, weight=2),
     Stage("delta_query", {"answer": "delta.tsv"},
           "on request (`delta: {metric, value}`): the estimated human agreement with a metric's difference of that "
           "size, with its interval", kind="across", rule="delta_query", rules_file="delta", module="stages.delta",
-          sections=("delta",), record="metaeval.stages.delta:DeltaQuery"),
+          sections=("delta",), record="metaeval.records:DeltaQuery"),
     Stage("calibration_model", {"model": "calibration/model.tsv"}, "the model fitted for calibration",
           kind="calibration", rule="calibration_model", rules_file="calibration", module="stages.calibration",
           sections=("calibration",), priority=2),

@@ -19,12 +19,13 @@ load (every data set's pair_deltas.tsv) -> :func:`compute` -> :func:`write`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, NamedTuple, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from .. import figures, tables
+from ..records import DeltaOptions, DeltaQuery
 from ..stats import delta_curve as dc
 
 GRID = 21
@@ -34,23 +35,8 @@ ANSWER_COLUMNS = ("metric", "target", "value", "agreement", "lo", "hi", "n_pairs
                   "within_observed", "slope")
 
 
-class DeltaOptions(NamedTuple):
-    """The curves job (the ``delta:`` section)."""
-    variants: tuple[str, ...]
-    accuracies: tuple[float, ...]
-    bootstrap_samples: int
-    seed: int
-    confidence: float
 
 
-class DeltaQuery(NamedTuple):
-    """The query job (the ``delta:`` section's question and the bootstrap settings)."""
-    metric: str | None
-    value: float | str | None   # text as snakemake's --config passes it (the schema checks it is a number)
-    target: str | None
-    bootstrap_samples: int
-    seed: int
-    confidence: float
 
 
 @dataclass

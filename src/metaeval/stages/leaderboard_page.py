@@ -34,7 +34,6 @@ SHORT_NOTES = {UNDEFINED: "undefined", NOT_SHIPPED: "not shipped", NOT_AT_LEVEL:
                NO_TEXTS: "no texts", NOT_COMPUTED: "not computed"}
 
 
-
 STYLE = ("<style>.leaderboard{overflow-x:auto;max-height:none}.leaderboard table{font-size:.8em}"
          ".leaderboard td{white-space:nowrap}.leaderboard tbody th{position:sticky;left:0;background:#fff;z-index:1}"
          ".lb-best{font-weight:bold;background:#eaf6ea}.lb-worse{color:#777}.lb-absent{color:#999}"

@@ -19,12 +19,13 @@ load (:mod:`metaeval.stages.analysis_inputs`) -> :func:`compute` -> :class:`Soft
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, NamedTuple
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
 from .. import tables
+from ..records import SoftPairwiseOptions
 from ..stats import delta_curve
 from ..stats import soft_pairwise as sp
 from . import analysis_inputs
@@ -35,13 +36,6 @@ PAIR_COLUMNS = ("variant", "target", "system_a", "system_b", "metric_diff", "hum
 TOP = 25
 
 
-class SoftPairwiseOptions(NamedTuple):
-    """The soft pairwise job (the ``soft_pairwise:`` section)."""
-    permutations: int
-    seed: int
-    bootstrap_samples: int
-    bootstrap_seed: int
-    confidence: float
 
 
 @dataclass
