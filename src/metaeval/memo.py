@@ -193,6 +193,14 @@ def _unique_rows(name: str, context: Sequence[object], keys: list[str],
     return out
 
 
+def _recompute(entry: Path, keys: Sequence[str], compute: Callable[[list[int]], Mapping[str, np.ndarray]]
+               ) -> dict[str, np.ndarray]:
+    """Every row computed afresh and kept (the kept entry did not fit the computed rows)."""
+    out = dict(compute(list(range(len(keys)))))
+    _write(entry, keys, out)
+    return out
+
+
 def _plain(value: object) -> object:
     """A row's value as JSON keeps it: numpy scalars as Python's, NaN and infinities as floats."""
     if isinstance(value, (bool, np.bool_)):
@@ -230,11 +238,4 @@ def records(name: str, context: Sequence[object], keys: Sequence[str],
     if entry is not None and (any(k not in kept for k in keys) or len(kept) != len(unique)):
         text = json.dumps({"keys": list(keys), "rows": [list(r) for r in out]}, allow_nan=True)
         _replace(entry, lambda folder: (folder / _ROWS).write_text(text, encoding="utf-8"))
-    return out
-
-
-def _recompute(entry: Path, keys: Sequence[str], compute: Callable[[list[int]], Mapping[str, np.ndarray]]
-               ) -> dict[str, np.ndarray]:
-    out = dict(compute(list(range(len(keys)))))
-    _write(entry, keys, out)
     return out

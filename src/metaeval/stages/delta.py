@@ -35,10 +35,6 @@ ANSWER_COLUMNS = ("metric", "target", "value", "agreement", "lo", "hi", "n_pairs
                   "within_observed", "slope")
 
 
-
-
-
-
 @dataclass
 class Curves:
     thresholds: list[dict[str, object]]

@@ -89,14 +89,18 @@ def pearson_interval(x: np.ndarray, y: np.ndarray, samples: int, seed: int, conf
     return float(lo), float(hi)
 
 
+def _in_scope(x: np.ndarray, scope: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A metric's scores and the human scores on the summaries of ``scope`` where the metric is defined."""
+    ok = scope & np.isfinite(x)
+    return x[ok], h[ok]
+
+
 def scope_correlations(d: str, scope: np.ndarray, h: np.ndarray, inp: FactualityInputs, metrics: Sequence[str]
                        ) -> list[tuple]:
     """:func:`correlations` of every metric with dimension ``d`` (scores ``h``) over the summaries of
     ``scope`` where the metric is defined; each metric's are its own, so the job's memo keeps them."""
     def one(i: int) -> tuple:
-        x = inp.metrics[metrics[i]]
-        ok = scope & np.isfinite(x)
-        return correlations(x[ok], h[ok])
+        return correlations(*_in_scope(inp.metrics[metrics[i]], scope, h))
 
     return memo.records("correlations", ("correlations", d, scope, h), metric_keys(inp, metrics), one)
 
@@ -105,9 +109,8 @@ def scope_intervals(d: str, scope: np.ndarray, h: np.ndarray, inp: FactualityInp
                     o: FactualityOptions) -> list[tuple]:
     """:func:`pearson_interval` of every metric (as :func:`scope_correlations`), kept by the memo."""
     def one(i: int) -> tuple:
-        x = inp.metrics[metrics[i]]
-        ok = scope & np.isfinite(x)
-        return pearson_interval(x[ok], h[ok], o.bootstrap_samples, o.seed, o.confidence)
+        return pearson_interval(*_in_scope(inp.metrics[metrics[i]], scope, h), o.bootstrap_samples, o.seed,
+                                o.confidence)
 
     context = ("pearson_interval", d, scope, h, o.bootstrap_samples, o.seed, o.confidence)
     return memo.records("pearson_interval", context, metric_keys(inp, metrics), one)

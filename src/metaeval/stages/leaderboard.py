@@ -50,12 +50,12 @@ import pandas as pd
 from .. import tables
 from ..files import write_text
 from ..pages import page
-from .leaderboard_page import (DELTAS, NO_TEXTS, NOT_AT_LEVEL, NOT_COMPUTED, NOT_SHIPPED, UNDEFINED,
-                               html_section, markdown_table)
 from ..records import LeaderboardOptions
 from ..tables import NA
 from ..variants import MEASURE_PATTERN, Variant
 from .correlation import POOLED_LEVEL, SUMMARY_LEVEL
+from .leaderboard_page import (DELTAS, NO_TEXTS, NOT_AT_LEVEL, NOT_COMPUTED, NOT_SHIPPED, UNDEFINED, Leaderboard,
+                               html_section, markdown_table)
 
 STATISTIC = {"system": "r", "summary": "r", "pooled": "r", "auc": "AUC", "partial": "partial r",
              "ranking": "accuracy"}
@@ -244,7 +244,7 @@ def system_extras(d: DatasetFiles, target: str, to_variant: Mapping[str, str]) -
             for m, v in to_variant.items()}
 
 
-def deltas(thresholds: pd.DataFrame, board: "Leaderboard") -> dict[tuple[str, str], dict[str, float]]:
+def deltas(thresholds: pd.DataFrame, board: Leaderboard) -> dict[tuple[str, str], dict[str, float]]:
     """(metric, target) -> the metric differences humans agree with 80/90/95 % of the time
     (delta_thresholds.tsv, pooled over the data sets; its mean variant's, as the system-level cells)."""
     variant_of = {(str(r["metric"]), str(r["target"])): str(r["variant"]) for r in board.rows
@@ -306,21 +306,6 @@ def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column
 
 
 # ----------------------------------------------------------------------------- computing
-
-@dataclass
-class Leaderboard:
-    columns: list[tuple[str, str, str]]            # (dataset, target, level), in order
-    metrics: list[str]                             # the rows, focus first
-    rows: list[dict[str, object]]                  # LEADERBOARD_COLUMNS
-    tests: list[dict[str, object]]                 # TESTS_COLUMNS: each focus metric against every other
-    focus: list[str]
-    names: dict[str, str]                          # metric -> display name
-    kinds: dict[str, str]
-    options: LeaderboardOptions
-    notes: list[str] = field(default_factory=list)
-    # (metric, target) -> DELTAS, pooled over the data sets: set by the report across data sets
-    deltas: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
-
 
 def _rank(values: Mapping[str, float], metric: str) -> int:
     x = values[metric]

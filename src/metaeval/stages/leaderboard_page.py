@@ -1,20 +1,18 @@
-"""The leaderboard's pages (:mod:`metaeval.stages.leaderboard`): one HTML table with a header row
-per benchmark, target and level and a row per metric (the report across data sets opens with it),
-the same table in Markdown for a paper, and the focus metrics' deltas humans agree with. A board is
-any object with the :class:`metaeval.stages.leaderboard.Leaderboard` fields; this module imports no
-stage, so the stage's module can import it."""
+"""The leaderboard (:class:`Leaderboard`, computed by :mod:`metaeval.stages.leaderboard`) and its
+pages: one HTML table with a header row per benchmark, target and level and a row per metric (the
+report across data sets opens with it), the same table in Markdown for a paper, and the focus
+metrics' deltas humans agree with. This module imports no stage, so the stage's module can import it."""
 
 from __future__ import annotations
 
 import html
 import math
-from typing import Any, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
 
 from .. import tables
+from ..records import LeaderboardOptions
 from ..tables import NA
-
-# a metaeval.stages.leaderboard.Leaderboard (not imported here: that module imports this one)
-Board = Any
 
 LEVEL_NAME = {"system": "system", "summary": "summary (within topic)", "pooled": "summary (pooled)",
               "auc": "AUC (binary labels)", "partial": "partial r (system controlled)",
@@ -34,6 +32,23 @@ SHORT_NOTES = {UNDEFINED: "undefined", NOT_SHIPPED: "not shipped", NOT_AT_LEVEL:
                NO_TEXTS: "no texts", NOT_COMPUTED: "not computed"}
 
 
+@dataclass
+class Leaderboard:
+    """The leaderboard of every data set (its rows and tests: the columns named by
+    :mod:`metaeval.stages.leaderboard`'s LEADERBOARD_COLUMNS and TESTS_COLUMNS)."""
+    columns: list[tuple[str, str, str]]            # (dataset, target, level), in order
+    metrics: list[str]                             # the rows, focus first
+    rows: list[dict[str, object]]                  # LEADERBOARD_COLUMNS
+    tests: list[dict[str, object]]                 # TESTS_COLUMNS: each focus metric against every other
+    focus: list[str]
+    names: dict[str, str]                          # metric -> display name
+    kinds: dict[str, str]
+    options: LeaderboardOptions
+    notes: list[str] = field(default_factory=list)
+    # (metric, target) -> DELTAS, pooled over the data sets: set by the report across data sets
+    deltas: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
+
+
 STYLE = ("<style>.leaderboard{overflow-x:auto;max-height:none}.leaderboard table{font-size:.8em}"
          ".leaderboard td{white-space:nowrap}.leaderboard tbody th{position:sticky;left:0;background:#fff;z-index:1}"
          ".lb-best{font-weight:bold;background:#eaf6ea}.lb-worse{color:#777}.lb-absent{color:#999}"
@@ -41,7 +56,7 @@ STYLE = ("<style>.leaderboard{overflow-x:auto;max-height:none}.leaderboard table
          ".lb-kind{color:#888;font-weight:normal}</style>")
 
 
-def deltas_html(board: Board) -> str:
+def deltas_html(board: Leaderboard) -> str:
     """The focus metrics' differences humans agree with 80/90/95 % of the time, per target (pooled
     over the data sets; nothing without them)."""
     rows = [(m, t, d) for (m, t), d in sorted(board.deltas.items()) if m in board.focus]
@@ -58,7 +73,7 @@ def deltas_html(board: Board) -> str:
             f"<tbody>{body}</tbody></table>")
 
 
-def html_section(board: Board) -> str:
+def html_section(board: Leaderboard) -> str:
     """The leaderboard's HTML: the first ``options.targets_shown`` targets of each data set as one
     table, then every column in a second, collapsed table, then the focus metrics' deltas."""
     shown_targets: dict[str, list[str]] = {}
@@ -96,7 +111,7 @@ def _missing(x: object) -> bool:
     return x is None or x == NA or (isinstance(x, float) and math.isnan(x))
 
 
-def _by_cell(board: Board) -> dict[tuple[str, str, str, str], Mapping[str, object]]:
+def _by_cell(board: Leaderboard) -> dict[tuple[str, str, str, str], Mapping[str, object]]:
     return {(str(r["dataset"]), str(r["target"]), str(r["level"]), str(r["metric"])): r for r in board.rows}
 
 
@@ -110,7 +125,7 @@ CAPTION = ("The leaderboard: one column per benchmark, target and level; one row
            "set), not shipped (not in the data set's score files), undefined (constant scores), not computed.")
 
 
-def markdown_table(board: Board) -> tuple[str, list[str], list[list[str]]]:
+def markdown_table(board: Leaderboard) -> tuple[str, list[str], list[list[str]]]:
     cells = _by_cell(board)
     header = ["metric", *(f"{d} {t} {LEVEL_NAME[lv]}" for d, t, lv in board.columns)]
     body = []
@@ -122,7 +137,7 @@ def markdown_table(board: Board) -> tuple[str, list[str], list[list[str]]]:
     return caption, header, body
 
 
-def html_table(board: Board, cols: Sequence[tuple[str, str, str]], caption: bool = True) -> str:
+def html_table(board: Leaderboard, cols: Sequence[tuple[str, str, str]], caption: bool = True) -> str:
     """The leaderboard's ``cols`` as one HTML table: a header row per benchmark, target and level;
     one row per metric, the focus metrics first and marked; absent cells say why."""
     cells = _by_cell(board)

@@ -36,8 +36,6 @@ PAIR_COLUMNS = ("variant", "target", "system_a", "system_b", "metric_diff", "hum
 TOP = 25
 
 
-
-
 @dataclass
 class SoftPairwiseResult:
     rows: list[dict[str, object]]           # SPA_COLUMNS

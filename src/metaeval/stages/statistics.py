@@ -182,14 +182,14 @@ def compute(inp: AnalysisInputs, options: StatisticsOptions) -> StatisticsResult
     # a constant metric or human side divides by 0 on the way to its NA (named in the notes)
     with np.errstate(invalid="ignore", divide="ignore"):
         for comb in combos:
-            d = Combination(inp, tested, comb)
+            d = Combination.of(inp, tested, comb)
             samples = _levels(d, comb, ids, o, result.levels)
             _kendall(d, comb, ids, o, result.kendall)
             _accuracy(d, comb, ids, o, result.accuracy, notes)
             _winner(d, comb, ids, o, samples, result.winner)
         for name, comb in perm_combos.items():
             if o.permutation_samples > 0 and len(ids) > 1:
-                _permutation(Combination(inp, tested, comb), name, comb, ids, o, result)
+                _permutation(Combination.of(inp, tested, comb), name, comb, ids, o, result)
     notes.append(("settings", f"seed {o.seed}; {o.bootstrap_samples} bootstrap samples resampling {o.resample}; "
                               f"{o.permutation_samples} permutations ({o.permutation}) of the "
                               f"{result.permutation_statistic}; {o.null_samples} null samples; alpha = {o.alpha}"))

@@ -8,7 +8,7 @@ only those of a variant that joined.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 import numpy as np
@@ -58,25 +58,34 @@ class SystemScores:
         return f(m, weighted_means(np.asarray(z, dtype=float), top_w), sys_w)
 
 
+@dataclass(eq=False)
 class Combination:
-    """One combination's inputs to the statistics: the tested grids (K, S, T), the human grid
-    (S, T), the system scores (K, S), and the statistic of a level and coefficient."""
+    """One combination's inputs to the statistics: the tested variants' grids (K, S, T), the human
+    grid (S, T), the variants' system scores (K, S), and the statistic of a level and coefficient."""
 
-    def __init__(self, inp: AnalysisInputs, tested: Sequence[int], comb: str):
-        self.variants = tuple(inp.variants[v] for v in tested)
-        self.grids = np.stack([inp.per_summary.metrics[v.summary_metric] for v in self.variants]) \
-            if tested else np.zeros((0, len(inp.summarizers), len(inp.per_summary.topics)))
-        self.z = inp.per_summary.human[comb]
-        self.scores = inp.system_metric[:, list(tested)].T
-        self.ps = inp.per_summary
-        self.cache: dict = {}
-        self.parts: dict[tuple[int, ...], Combination] = {}
-        # what each variant's statistics depend on, for the memo: at the system level its id, scores
-        # and corpus statistics; at the others its per-summary grid alone (a mean and a median
-        # variant of one metric are one row there)
-        self.keys = [memo.digest(str(v), self.grids[k], self.scores[k], self.ps.corpus_stats.get(str(v)))
-                     for k, v in enumerate(self.variants)]
-        self.grid_keys = [memo.digest(self.grids[k]) for k in range(len(self.variants))]
+    variants: tuple[Variant, ...]
+    grids: np.ndarray
+    z: np.ndarray
+    scores: np.ndarray
+    ps: PerSummary
+    # what each variant's statistics depend on, for the memo: at the system level its id, scores
+    # and corpus statistics; at the others its per-summary grid alone (a mean and a median variant
+    # of one metric are one row there)
+    keys: list[str]
+    grid_keys: list[str]
+    cache: dict = field(default_factory=dict)     # SystemScores' resampled scores
+    parts: dict[tuple[int, ...], "Combination"] = field(default_factory=dict)     # take()'s
+
+    @classmethod
+    def of(cls, inp: AnalysisInputs, tested: Sequence[int], comb: str) -> "Combination":
+        """The ``tested`` variants of the analysis inputs with the human combination ``comb``."""
+        variants = tuple(inp.variants[v] for v in tested)
+        ps = inp.per_summary
+        grids = np.stack([ps.metrics[v.summary_metric] for v in variants]) \
+            if tested else np.zeros((0, len(inp.summarizers), len(ps.topics)))
+        scores = inp.system_metric[:, list(tested)].T
+        keys = [memo.digest(str(v), grids[k], scores[k], ps.corpus_stats.get(str(v))) for k, v in enumerate(variants)]
+        return cls(variants, grids, ps.human[comb], scores, ps, keys, [memo.digest(g) for g in grids])
 
     def take(self, rows: Sequence[int]) -> "Combination":
         """The same combination for the variants at ``rows`` alone (itself for all of them). The
@@ -86,13 +95,10 @@ class Combination:
         if rows == tuple(range(len(self.variants))):
             return self
         if rows not in self.parts:
-            part = object.__new__(Combination)
-            part.variants = tuple(self.variants[k] for k in rows)
-            part.grids, part.scores = self.grids[list(rows)], self.scores[list(rows)]
-            part.z, part.ps, part.cache, part.parts = self.z, self.ps, {}, {}
-            part.keys = [self.keys[k] for k in rows]
-            part.grid_keys = [self.grid_keys[k] for k in rows]
-            self.parts[rows] = part
+            self.parts[rows] = replace(self, variants=tuple(self.variants[k] for k in rows),
+                                       grids=self.grids[list(rows)], scores=self.scores[list(rows)],
+                                       keys=[self.keys[k] for k in rows],
+                                       grid_keys=[self.grid_keys[k] for k in rows], cache={}, parts={})
         return self.parts[rows]
 
     def permutation_grids(self, level: str, method: str) -> tuple[np.ndarray, np.ndarray]:
