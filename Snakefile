@@ -5,6 +5,7 @@
 # registry (metaeval.registry: its files, its job, its config section, when it applies, its report
 # sections); the rules files it names are included below, in the order of the pipeline:
 #   common.smk       the options, the registry's targets, and what each job reads
+#   fetch.smk        a catalog benchmark's release files, fetched at the pinned commit and verified (one job per benchmark)
 #   data.smk         import a release (one rule per release format), validate, summarise a data set
 #   scoring.smk      ROUGE exactly as ROUGE-1.5.5, BLEU, chrF, SERA, score files; ROUGE-1.5.5's intervals
 #   human.smk        human scores: coverage, linguistic quality and their combinations

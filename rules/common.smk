@@ -53,6 +53,18 @@ def release_inputs(fmt):
     return lambda wildcards: fmt.inputs(OPTIONS.dataset(wildcards.dataset))
 
 
+def release_texts(wildcards):
+    """The file of texts of a score-only release (FRANK's benchmark_data.json), for the texts-out job:
+    a catalog benchmark's fetch manifest (which says whether the file could be had), or the file
+    itself when it is beside the user's release; none otherwise."""
+    options = OPTIONS.to_score(wildcards.dataset)
+    if options.texts_file is None:
+        return {}
+    if options.release is not None:
+        return {"texts_manifest": OUT.file("fetch", "manifest", wildcards.dataset)}
+    return {"texts": options.texts_file} if Path(options.texts_file).is_file() else {}
+
+
 def data_files(*keys):
     """Named inputs: the validated canonical copy's files (all, or the given keys)."""
     files = OUT.files("data")

@@ -51,6 +51,8 @@ rule validate_dataset:
         code=code("validate_dataset"),
         human=lambda wc: OPTIONS.dataset(wc.dataset).get("human"),
         aggregation=lambda wc: OPTIONS.dataset(wc.dataset).get("aggregation"),
+        # what the entry says of the data set (a catalog benchmark's citation and licence), over the release's words
+        about=lambda wc: OPTIONS.about(wc.dataset),
         # what the check of the score files needs (partial coverage allowed?), not the metrics'
         # declarations (names, orientation, dimension): changing those re-runs the file metrics job, not this one
         file_metrics=lambda wc: OPTIONS.validation_score_check(wc.dataset),

@@ -11,7 +11,9 @@ rule to_score:
 
 rule to_score_dataset:
     input:
-        **data_files("dataset", "summaries", "judgments", "documents"),
+        # the canonical copy, and a score-only release's file of texts (FRANK's) or the fetch job's
+        # manifest that says whether it could be had
+        unpack(lambda wc: {**data_files("dataset", "summaries", "judgments", "documents"), **release_texts(wc)}),
     output:
         OUT.TO_SCORE,
     params:

@@ -49,6 +49,36 @@ def shared_dataset(name: str) -> Path:
     return path
 
 
+def release_entry(name: str) -> dict:
+    """A benchmark of the catalog as a data set entry of the user's own, its paths those of the copies
+    of its release files in ../shared/data/raw (tests/mirror.py): the importer on the release, without
+    a fetch. Skipped (failed in CI) where the copies are absent."""
+    from mirror import local_entry
+
+    return local_entry(name, shared_dataset("raw"))
+
+
+def copy_repository(dest: Path) -> Path:
+    """The repository's files as a fresh clone has them (no results, no environment), at ``dest``."""
+    ignore = shutil.ignore_patterns(".git", ".venv", "results", ".snakemake", "__pycache__", "*.egg-info",
+                                    ".pytest_cache", "resources")
+    shutil.copytree(REPO, dest, ignore=ignore)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def loopback_mirror(tmp_path_factory):
+    """The benchmarks' release files served from 127.0.0.1 (tests/mirror.py: the copies of
+    ../shared/data/raw laid out as a mirror): (its URL, its behaviour: requests counted, misbehaviour
+    on request). Skipped (failed in CI) where the copies are absent."""
+    import mirror
+
+    shared_dataset("raw")
+    root = mirror.build(tmp_path_factory.mktemp("mirror"))
+    with mirror.serve(root) as served:
+        yield served
+
+
 def tiny_records() -> list[dict]:
     """The tiny data set's summary records (.test/input/tiny/summaries.jsonl), to vary in a test."""
     return [json.loads(l) for l in (TINY / "summaries.jsonl").read_text(encoding="utf-8").splitlines()]

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from scipy import stats
 
-from conftest import REPO, shared_dataset, snakemake
+from conftest import release_entry, shared_dataset, snakemake
 from metaeval import tables
 from metaeval.stats import agreement_alpha as ka
 from metaeval.stats import ceiling as ce
@@ -466,16 +466,13 @@ def test_the_answer_sentence_reads_the_ceiling_table(tmp_path):
 
 @pytest.fixture(scope="module")
 def summeval_run(tmp_path_factory) -> Path:
-    """The workflow on SummEval from the release (the ``summeval`` entry of .test/config/benchmarks.yaml,
-    the light analysis settings of tests/test_benchmarks.py), up to the report."""
+    """The workflow on SummEval from the release (the catalog's ``summeval``, read from the copies of its
+    files; the light analysis settings of tests/test_benchmarks.py), up to the report."""
     from test_benchmarks import LIGHT
 
     shared_dataset("raw")
     workdir = tmp_path_factory.mktemp("summeval_annotators")
-    config = yaml.safe_load((REPO / ".test/config/benchmarks.yaml").read_text(encoding="utf-8"))
-    entry = config["datasets"]["summeval"]
-    entry["paths"] = [str(REPO / p) for p in entry["paths"]]
-    full = {**{k: v for k, v in config.items() if k != "datasets"}, "datasets": {"summeval": entry}, **LIGHT}
+    full = {"datasets": {"summeval": release_entry("summeval")}, **LIGHT}
     (workdir / "config").mkdir()
     (workdir / "config/config.yaml").write_text(yaml.safe_dump(full))
     snakemake(workdir, "--cores", "2", "results/summeval/report.html")

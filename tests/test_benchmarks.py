@@ -1,17 +1,26 @@
-"""The seven benchmarks as released (.test/config/benchmarks.yaml), end to end in one snakemake run
-from ../shared/data/raw: every data set's report opens with an answer, score-only FRANK runs without
-a text metric, SummEval keeps every annotation. The analyses are lightened (as tests/test_across.py
-does); the full configuration's figures are in docs/benchmarks.md."""
+"""README task 1 on the seven benchmarks of the catalog, as a new user runs it: in a copy of the
+repository with nothing beside it, the release files fetched from a loopback mirror of their
+repositories (tests/mirror.py, no internet) into the default cache, the README's commands as written
+(texts out, the docs' script scoring them, my.yaml, one command; the analyses lightened by one more
+config file, as tests/test_across.py does). Every data set's report opens with an answer, score-only
+FRANK runs without a text metric, SummEval keeps every annotation, and the leaderboard's cells of the
+user's metric equal scipy on the fetched data. The full configuration's figures are in
+docs/benchmarks.md."""
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import REPO, scenario_config, shared_dataset, snakemake
+from conftest import copy_repository, require_workflow_marker, snakemake
 from metaeval import tables
+from metaeval.data import catalog
 from metaeval.memo import FOLDER as MEMO
 from metaeval.options import Options
 
@@ -25,47 +34,92 @@ LIGHT = {"rouge": {"measures": ["R1", "R2", "RL"], "stemming": [1], "stopwords_r
 NAMES = ("frank", "newsroom", "qags_cnn", "qags_xsum", "rank19", "realsumm", "summeval")
 
 
+def run_readme_command(command: str, clone: Path, env: dict, *more_config: str) -> subprocess.CompletedProcess:
+    """A snakemake command of the README, as written, in the clone (``more_config``: files added to its
+    --configfile list)."""
+    from test_docs import config_files_of
+
+    require_workflow_marker("snakemake")
+    args = shlex.split(command)
+    assert args[0] in ("snakemake", ".venv/bin/snakemake"), command
+    if more_config:
+        last = args.index(config_files_of(command)[-1])
+        args[last + 1:last + 1] = list(more_config)
+    proc = subprocess.run([sys.executable, "-m", "snakemake", *args[1:]], cwd=clone, env=env, capture_output=True,
+                          text=True, timeout=1800)
+    assert proc.returncode == 0, f"{command}\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}"
+    return proc
+
+
+CONFIG_FILES = ("config/config.yaml", ".test/config/benchmarks.yaml", "my.yaml", "light.yaml")
+
+
+def run_config(clone: Path) -> dict:
+    """The configuration of the run of task 1: the clone's config files merged as snakemake merges them."""
+    from conftest import merge
+
+    config: dict = {}
+    for name in CONFIG_FILES:
+        config = merge(config, yaml.safe_load((clone / name).read_text(encoding="utf-8")))
+    # the score file as snakemake finds it, from the clone
+    return {**config, "metric_scores": [str(clone / f) for f in config["metric_scores"]]}
+
+
+def mirror_env(url: str, cache: Path | None = None) -> dict:
+    """The environment of a run fetching from the loopback mirror (into ``cache``; None: the default cache)."""
+    env = {**os.environ, "METAEVAL_MIRROR": url, "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"}
+    env.pop("METAEVAL_CACHE", None)
+    return {**env, "METAEVAL_CACHE": str(cache)} if cache else env
+
+
 @pytest.fixture(scope="module")
-def seven(tmp_path_factory) -> Path:
-    shared_dataset("raw")
-    workdir = tmp_path_factory.mktemp("benchmarks")
-    config = scenario_config("benchmarks.yaml")
-    for entry in config["datasets"].values():
-        if "path" in entry:
-            entry["path"] = str(REPO / entry["path"])
-        if "paths" in entry:
-            entry["paths"] = [str(REPO / p) for p in entry["paths"]]
-    (workdir / "config").mkdir()
-    (workdir / "config/config.yaml").write_text(yaml.safe_dump({**config, **LIGHT}))
-    # the loop of a metric developer: texts out, a metric computed from them as the user's own code
-    # would, one score file for every data set, one run
-    snakemake(workdir, "--cores", "2", "to_score")
-    write_length_ratio(workdir / "results/to_score", workdir / "my_scores.tsv")
-    (workdir / "my.yaml").write_text(yaml.safe_dump({"metric_scores": [str(workdir / "my_scores.tsv")],
-                                                     "leaderboard": {"focus": ["length_ratio"]}}))
-    snakemake(workdir, "--cores", "2", "--configfile", str(workdir / "my.yaml"))
-    return workdir
+def seven(tmp_path_factory, loopback_mirror) -> Path:
+    from test_docs import readme_commands, readme_config_files
+    from test_to_score import docs_block
+
+    url, served = loopback_mirror
+    clone = copy_repository(tmp_path_factory.mktemp("fresh") / "metaeval")
+    env = mirror_env(url)                               # the default cache: resources/benchmarks/ in the clone
+    commands = [c for c in readme_commands() if ".test/config/benchmarks.yaml" in c]
+    (texts_out,) = [c for c in commands if " to_score" in c]
+    (one_command,) = [c for c in commands if "my.yaml" in c]
+    run_readme_command(texts_out, clone, env)
+    (clone / "score_texts.py").write_text(docs_block("python", "# score_texts.py"), encoding="utf-8")
+    subprocess.run([sys.executable, "score_texts.py"], cwd=clone, check=True, timeout=300)
+    (clone / "my.yaml").write_text(readme_config_files()["my.yaml"], encoding="utf-8")
+    (clone / "light.yaml").write_text(yaml.safe_dump(LIGHT), encoding="utf-8")
+    run_readme_command(one_command, clone, env, "light.yaml")
+    return clone
 
 
-def length_ratio(record: dict) -> float | None:
-    """The test's metric: the summary's length in words over its references' mean length."""
-    if record["summary"] is None:              # a data set without texts (FRANK): its note says so
-        return None
-    refs = [len(r.split()) for r in record["references"]]
-    return len(record["summary"].split()) / (sum(refs) / len(refs)) if refs and sum(refs) else None
+@pytest.mark.workflow
+def test_the_benchmarks_are_fetched_once_verified_into_the_default_cache(seven, loopback_mirror):
+    """Each release file of the seven was requested once (texts out fetched them; the full run found
+    them in the cache), and the cache and each fetch job's copies hold exactly the catalog's files."""
+    _, served = loopback_mirror
+    benchmarks = [catalog.benchmarks()[n] for n in NAMES]
+    for b in benchmarks:
+        r = b.release
+        for f in r.files:
+            assert served.requests.get(f"{r.repository}/{r.commit}/{f.path}", 0) >= 1, f.path
+            if f.optional:          # FRANK's texts are not in the mirror: absent, and said so
+                assert not (seven / "results" / b.name / "release" / f.path).exists()
+                continue
+            from metaeval.data.fetch import digests
 
-
-def write_length_ratio(texts: Path, path: Path) -> None:
-    import json
-
-    rows = ["dataset\ttopic\tsummarizer\tmetric\tscore"]
-    for f in sorted(texts.glob("*.jsonl")):
-        for line in f.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            value = length_ratio(record)
-            if value is not None:
-                rows.append(f"{record['dataset']}\t{record['topic']}\t{record['summarizer']}\tlength_ratio\t{value!r}")
-    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+            for copy in (seven / "resources/benchmarks" / r.repository / r.commit / f.path,
+                         seven / "results" / b.name / "release" / f.path):
+                assert digests(copy) == (f.bytes, f.sha256, f.git_blob), copy
+        log = (seven / "results" / b.name / "logs/fetch.log").read_text()
+        assert "verified" in log
+    frank = (seven / "results/frank/logs/fetch.log").read_text()
+    assert "data/benchmark_data.json: optional, could not be had: HTTP 404: not found" in frank
+    note = (seven / "results/to_score/frank.jsonl").read_text().splitlines()[0]
+    assert "The release's data/benchmark_data.json could not be had: HTTP 404: not found" in note
+    # the report cites the benchmark and names its licence, from the catalog
+    report = (seven / "results/frank/report.html").read_text()
+    assert catalog.benchmarks()["frank"].citation.replace("&", "&amp;") in report
+    assert "MIT (artidoro/frank)" in report and "github.com/artidoro/frank at commit 80a88fb" in report
 
 
 @pytest.mark.workflow
@@ -125,22 +179,52 @@ def test_summeval_keeps_every_annotator(seven):
     assert summary["annotators_by_group"] == "crowd:5,expert:3" and summary["systems"] == "12"
 
 
-def _release_means() -> dict[tuple[str, str], dict[str, float]]:
-    """Every summary's expert and crowd means per dimension, read from the release files with json alone."""
+def _release_records(run: Path) -> list[dict]:
+    """SummEval's release records as fetched (the fetch job's copies), read with json alone."""
     import json
 
+    folder = run / "results/summeval/release/model_output_annotations"
+    return [json.loads(line) for path in sorted(folder.glob("*.jsonl"))
+            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _release_means(run: Path) -> dict[tuple[str, str], dict[str, float]]:
+    """Every summary's expert and crowd means per dimension, from the fetched release files."""
     out = {}
-    for path in sorted(shared_dataset("raw/summeval-official").glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                rec = json.loads(line)
-                row = {}
-                for d in ("coherence", "consistency", "fluency", "relevance"):
-                    experts = [a[d] for a in rec["expert_annotations"]]
-                    crowd = [a[d] for a in rec["turker_annotations"]]
-                    row[d], row[f"turker_{d}"] = sum(experts) / len(experts), sum(crowd) / len(crowd)
-                out[(rec["id"], rec["model_id"])] = row
+    for rec in _release_records(run):
+        row = {}
+        for d in ("coherence", "consistency", "fluency", "relevance"):
+            experts = [a[d] for a in rec["expert_annotations"]]
+            crowd = [a[d] for a in rec["turker_annotations"]]
+            row[d], row[f"turker_{d}"] = sum(experts) / len(experts), sum(crowd) / len(crowd)
+        out[(rec["id"], rec["model_id"])] = row
     return out
+
+
+@pytest.mark.workflow
+def test_the_users_metric_on_summeval_equals_scipy_on_the_fetched_release(seven):
+    """The leaderboard's system-level cells of length_ratio on SummEval's four expert dimensions, against
+    scipy on the fetched release alone: the docs' length ratio of each summary from the release's own
+    texts (words of `decoded` per mean word count of its `references`), averaged per system, and the
+    experts' means per system."""
+    import numpy as np
+    from scipy import stats
+
+    records = _release_records(seven)
+    assert len(records) == 1200
+    systems = sorted({r["model_id"] for r in records})
+    ratio = {s: [] for s in systems}
+    for r in records:
+        words = sum(len(ref.split()) for ref in r["references"]) / len(r["references"])
+        ratio[r["model_id"]].append(len(r["decoded"].split()) / max(words, 1.0))
+    means = _release_means(seven)
+    board = tables.read_tsv(seven / "results/all/leaderboard.tsv", numeric=("value",))
+    cells = board[(board["dataset"] == "summeval") & (board["metric"] == "length_ratio") & (board["level"] == "system")]
+    for d in ("coherence", "consistency", "fluency", "relevance"):
+        human = [np.mean([v[d] for (_, s), v in means.items() if s == sys]) for sys in systems]
+        expected = stats.pearsonr([np.mean(ratio[s]) for s in systems], human)[0]
+        (value,) = cells.loc[cells["target"] == d, "value"]
+        assert value == pytest.approx(expected, abs=1e-12), d
 
 
 @pytest.mark.workflow
@@ -159,7 +243,7 @@ def test_summeval_answers_per_dimension_equal_scipy(seven):
     targets = tables.read_tsv(res / "human/targets.tsv")
     assert list(targets["target"]) == ["arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality", *dims]
     assert list(targets.loc[targets["factual"] == "yes", "target"]) == ["consistency", "turker_consistency"]
-    means = _release_means()
+    means = _release_means(seven)
     systems = sorted({s for _, s in means})
     # a system's score: the mean of its summaries' means, summed exactly (math.fsum), so that systems
     # whose means are equal tie as they do in exact arithmetic (Spearman and Kendall see ties)
@@ -344,7 +428,7 @@ def test_the_users_wins_and_losses_against_two_released_metrics_by_hand(seven):
         assert (row["p_better"], row["p_worse"]) == pytest.approx((better, worse), abs=1e-9)
         verdicts[("system", other)] = "win" if better < 0.05 else "loss" if worse < 0.05 else "tie"
     # summary level: within-topic r per topic, then the topic draws of correlation.seed
-    options = Options.from_config(yaml.safe_load((seven / "config/config.yaml").read_text())).correlate
+    options = Options.from_config(run_config(seven)).correlate
     order = sorted(set(human["topic"]))                # the analyses' topics: summary_human's, sorted
     by_topic = dict(list(f.groupby("topic")))
 
@@ -419,7 +503,7 @@ def _result_files(workdir: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.workflow
-def test_a_metric_added_to_the_score_file_re_runs_to_a_fresh_runs_bytes(seven, tmp_path):
+def test_a_metric_added_to_the_score_file_re_runs_to_a_fresh_runs_bytes(seven, tmp_path, loopback_mirror):
     """A second metric joins the score file of the benchmarks already run: the re-run reads the other
     metrics' rows from the jobs' memos (their logs say so) and writes the same bytes as a fresh run of
     both metrics."""
@@ -433,9 +517,11 @@ def test_a_metric_added_to_the_score_file_re_runs_to_a_fresh_runs_bytes(seven, t
     shutil.copytree(seven, rerun, symlinks=True)           # copy2: the files keep their times
     (fresh / "config").mkdir(parents=True)
     shutil.copy(seven / "config/config.yaml", fresh / "config/config.yaml")
+    env = mirror_env(loopback_mirror[0], seven / "resources/benchmarks")
     for workdir in (rerun, fresh):
         (workdir / "my.yaml").write_text(yaml.safe_dump(mine))
-        snakemake(workdir, "--cores", "2", "--configfile", str(workdir / "my.yaml"))
+        snakemake(workdir, "--cores", "2", "--configfile", str(seven / ".test/config/benchmarks.yaml"),
+                  str(seven / "light.yaml"), str(workdir / "my.yaml"), env=env)
     log = (rerun / "results/summeval/logs/statistics.log").read_text(encoding="utf-8")
     # word_count_A and word_count_M join the 15 tested variants of the first run
     assert "memo resampled: 15 of 17 rows read from the last run, 2 computed" in log, log

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, require_workflow_marker, shared_dataset
+from conftest import REPO, copy_repository, require_workflow_marker, shared_dataset
 
 README = REPO / "README.md"
 CONFIG_README = REPO / "config" / "README.md"
@@ -76,6 +75,24 @@ def test_readme_opens_with_the_two_commands_and_is_short():
     assert lines.index(MAIN_COMMAND) < 10 and lines.index(TEST_COMMAND) < 15
     found = [l for l in lines if re.match(CI_PATTERN, l)]
     assert found[0] == TEST_COMMAND
+
+
+def test_no_command_or_config_of_the_docs_names_a_path_only_the_projects_machines_have():
+    """A user's clone has nothing beside it: no command, config or code the README or the docs show
+    (a fenced block, or an inline command or config) names ../shared or the copies in it."""
+    found = []
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        blocks = [body for _, body in FENCE.findall(text)]
+        inline = [c for c in re.findall(r"`([^`\n]+)`", FENCE.sub("", text))
+                  if re.search(r"snakemake|--config|\bpaths?:|format:", c)]
+        found += [f"{doc.relative_to(REPO)}: {piece[:80]!r}" for piece in blocks + inline if "shared/data" in piece
+                  or "../shared" in piece]
+    # nor does a config file of the repository that the README's commands name
+    named = {f for c in readme_commands() for f in config_files_of(c) if (REPO / f).is_file()}
+    assert ".test/config/benchmarks.yaml" in named
+    found += [f for f in sorted(named) if "shared/data" in (REPO / f).read_text(encoding="utf-8")]
+    assert not found, "\n".join(found)
 
 
 def test_every_guide_is_linked_from_the_readme():
@@ -243,13 +260,6 @@ def test_readme_shows_the_commands_of_the_four_tasks():
     assert any(c.endswith(" archive") for c in commands)
     for name in readme_config_files():
         assert any(name in config_files_of(c) for c in commands), name
-
-
-def copy_repository(dest: Path) -> Path:
-    ignore = shutil.ignore_patterns(".git", ".venv", "results", ".snakemake", "__pycache__", "*.egg-info",
-                                    ".pytest_cache")
-    shutil.copytree(REPO, dest, ignore=ignore)
-    return dest
 
 
 @pytest.mark.workflow

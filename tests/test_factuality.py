@@ -16,7 +16,7 @@ import pytest
 import yaml
 from scipy import stats
 
-from conftest import REPO, scenario_config, shared_dataset, snakemake
+from conftest import release_entry, shared_dataset, snakemake
 from metaeval import outputs, tables
 from metaeval.data.datasets import DatasetError, read_dataset
 from metaeval.options import ConfigError, Options, default_options, schema_defaults
@@ -399,8 +399,7 @@ LIGHT = {"rouge": {"measures": ["R1", "R2", "RL"], "stemming": [1], "stopwords_r
 def releases(tmp_path_factory) -> Path:
     shared_dataset("raw")
     workdir = tmp_path_factory.mktemp("factuality")
-    entries = scenario_config("benchmarks.yaml")["datasets"]
-    config = {"datasets": {n: {**entries[n], "path": str(REPO / entries[n]["path"])} for n in NAMES}, **LIGHT}
+    config = {"datasets": {n: release_entry(n) for n in NAMES}, **LIGHT}
     (workdir / "config").mkdir()
     (workdir / "config/config.yaml").write_text(yaml.safe_dump(config))
     targets = [f"results/{n}/factuality/answer.tsv" for n in NAMES] + ["results/rank19/report.html",

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import scipy.stats
 
-from conftest import REPO, scenario_config, shared_dataset, snakemake
+from conftest import release_entry, shared_dataset, snakemake
 from metaeval import tables
 from metaeval.data.contract import DatasetError
 from metaeval.data.realsumm import METRICS, import_realsumm_pkl
@@ -172,15 +172,15 @@ def system_means(raw: dict) -> tuple[list[str], dict[str, list[float]]]:
 
 @pytest.fixture(scope="module")
 def workflow(tmp_path_factory) -> Path:
-    """The workflow on the release as .test/config/benchmarks.yaml's ``realsumm`` entry names it, up to
+    """The workflow on the release as the catalog's ``realsumm`` declares it, up to
     the correlations (lightened: the authors' scores need no more ROUGE than the required baseline)."""
     shared_dataset("raw/realsumm")
     workdir = tmp_path_factory.mktemp("realsumm_pkl")
     import yaml
 
-    entry = scenario_config("benchmarks.yaml")["datasets"]["realsumm"]
+    entry = release_entry("realsumm")
     assert entry["format"] == "realsumm_pkl"
-    config = {"datasets": {"realsumm": {**entry, "paths": [str(REPO / p) for p in entry["paths"]]}},
+    config = {"datasets": {"realsumm": entry},
               "rouge": {"measures": ["R1", "R2"], "stemming": [1], "stopwords_removed": [0]}, "sera": {"enabled": False},
               "chrf": {"metrics": ["CHRF"]},
               "correlation": {"bootstrap_samples": 200, "baselines": ["R2_ST1_RS0_M_R"]}}

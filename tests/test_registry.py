@@ -18,6 +18,7 @@ import yaml
 
 from conftest import REPO, job_counts, scenario, snakemake
 from metaeval import outputs, registry
+from metaeval.files import between_markers
 from metaeval.options import SCORE_KEYS, SECTIONS, Options, load_schema
 from metaeval.provenance import import_closure
 
@@ -60,9 +61,11 @@ def test_the_resolved_config_holds_the_sections_the_stages_read():
     # the top-level score files and metric declarations serve every data set
     assert set(resolved) == {"datasets", *SCORE_KEYS, *SECTIONS} and set(SCORE_KEYS) == {"metric_scores", "metrics"}
     # every section of the schema but the data sets, the top-level score files and declarations
-    # (resolved apart), the resources and the runs across or beside the data sets (the schema's
-    # sections, not the registry's: a new stage's section is in both)
-    assert set(SECTIONS) == set(load_schema()["properties"]) - {"datasets", *SCORE_KEYS, "scale", "across",
+    # (resolved apart), the catalog's benchmarks (each a data set entry) and where their files come
+    # from, the resources and the runs across or beside the data sets (the schema's sections, not the
+    # registry's: a new stage's section is in both)
+    assert set(SECTIONS) == set(load_schema()["properties"]) - {"datasets", *SCORE_KEYS, "benchmarks",
+                                                                "benchmarks_mirror", "scale", "across",
                                                                 "leaderboard", "delta", "calibration"}
 
 
@@ -83,9 +86,7 @@ def test_final_targets_follow_each_stages_switch_and_needs():
 # --------------------------------------------------------------------------- what names stages agrees with it
 
 def test_docs_stage_table_is_the_registrys():
-    text = LAYOUT.read_text(encoding="utf-8")
-    table = text.split("<!-- registry:stages -->\n")[1].split("\n<!-- /registry:stages -->")[0]
-    assert table == registry.markdown_table()
+    assert between_markers(LAYOUT, "registry:stages") == registry.markdown_table()
 
 
 def test_snakefile_floor_plan_names_the_registrys_rules_files():

@@ -365,8 +365,9 @@ def test_the_worked_declarations_of_the_docs_are_valid_entries():
         for name, entry in block["datasets"].items():
             assert validated({"datasets": {name: entry}})["datasets"][name]["format"] == "table"
     entry = blocks[0]["datasets"]["summeval_declared"]
-    data = shared_dataset("raw/summeval-official").parents[1]     # ../shared/data, where it is here
-    entry["path"] = entry["path"].replace("../shared/data", str(data))
+    # the docs' clone of LLM_summeval: here, the copies of its files in ../shared/data/raw
+    copies = shared_dataset("raw/summeval-official")
+    entry["path"] = entry["path"].replace("LLM_summeval/model_output_annotations", str(copies))
     ds, _ = imported(entry, "summeval_declared")
     assert len(ds.judgments) == 1200 and len(ds.dimensions) == 8
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, TINY, TINY_YAML, job_counts, scenario, snakemake, tiny_records, write_tiny
+from conftest import (REPO, TINY, TINY_YAML, job_counts, scenario, shared_dataset, snakemake, tiny_records,
+                      write_tiny)
 from metaeval import tables
 from metaeval.data.datasets import read_dataset
 from metaeval.data.formats import FORMATS
@@ -35,6 +36,14 @@ def tiny_data(folder: Path) -> dict[str, str]:
             if (folder / f).exists()}
 
 
+TINY_OPTIONS = ToScoreOptions("tiny", "", None, None)
+
+
+def loaded(folder: Path) -> to_score.Loaded:
+    """A canonical folder as the texts-out job loads it, without a file of texts."""
+    return to_score.Loaded(read_dataset(tiny_data(folder)), None, "")
+
+
 def texts(record: dict) -> str:
     """A summary's text as the records give it: its sentences, one a line."""
     return "\n".join(record["sentences"]) if "sentences" in record else record["text"]
@@ -47,7 +56,7 @@ def test_records_of_the_tiny_data_set_by_hand(tmp_path):
     docs = [{"topic": "T1", "documents": ["Le chat était assis sur le tapis ."]},
             {"topic": "T2", "documents": ["Dogs bark .", "Night falls ."]}]
     (folder / "documents.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
-    result = to_score.compute(read_dataset(tiny_data(folder)), ToScoreOptions("tiny", ""))
+    result = to_score.compute(loaded(folder), TINY_OPTIONS)
     by_key = {(r["topic"], r["summarizer"]): r for r in tiny_records()}
     a, b = texts(by_key[("T1", "A")]), texts(by_key[("T1", "B")])
     assert a == "The cat sat on the mat .\nIt purred ." and b == "A cat was sitting on a mat .\nIt was happy ."
@@ -66,25 +75,25 @@ def test_records_of_the_tiny_data_set_by_hand(tmp_path):
     to_score.write(result, str(out))
     first = out.read_bytes()
     assert "était".encode() in first and first.endswith(b"\n") and first.count(b"\n") == 5
-    to_score.write(to_score.compute(read_dataset(tiny_data(folder)), ToScoreOptions("tiny", "")), str(out))
+    to_score.write(to_score.compute(loaded(folder), TINY_OPTIONS), str(out))
     assert out.read_bytes() == first
 
 
 def test_a_topic_without_documents_says_so(tmp_path):
     folder = write_tiny(tmp_path / "t")
     (folder / "documents.jsonl").write_text(json.dumps({"topic": "T1", "documents": ["only T1"]}) + "\n")
-    result = to_score.compute(read_dataset(tiny_data(folder)), ToScoreOptions("tiny", ""))
+    result = to_score.compute(loaded(folder), TINY_OPTIONS)
     assert [(r["topic"], r["source"], r["note"]) for r in result.records][2:] == [
         ("T1", "only T1", None), ("T2", None, "topic 'T2' has no document in documents.jsonl (source is null)."),
         ("T2", None, "topic 'T2' has no document in documents.jsonl (source is null).")]
 
 
 def test_a_release_without_sources_names_where_they_are():
-    options = ToScoreOptions("realsumm", FORMATS["realsumm_pkl"].texts_from)
-    result = to_score.compute(read_dataset(tiny_data(TINY)), options)
+    options = ToScoreOptions("realsumm", FORMATS["realsumm_pkl"].texts_from, None, None)
+    result = to_score.compute(loaded(TINY), options)
     (note,) = result.notes
     assert note.startswith("data set 'realsumm' has no source documents (source is null). REALSumm's own release")
-    assert "../shared/data/realsumm" in note and "documents.jsonl" in note
+    assert "SUM/REALSumm/data.pkl" in note and "bartscore_pkl" in note
     assert {r["note"] for r in result.records} == {note} and {r["source"] for r in result.records} == {None}
     assert all(r["summary"] is not None for r in result.records)
 
@@ -92,14 +101,107 @@ def test_a_release_without_sources_names_where_they_are():
 def test_a_score_only_data_set_has_records_without_texts(tmp_path):
     records = [{k: v for k, v in r.items() if k not in ("sentences", "text")} for r in tiny_records()]
     folder = write_tiny(tmp_path / "t", records=records, yaml_text=TINY_YAML + "texts: false\n")
-    options = ToScoreOptions("frank", FORMATS["frank"].texts_from)
-    result = to_score.compute(read_dataset(tiny_data(folder)), options)
+    options = ToScoreOptions("frank", FORMATS["frank"].texts_from, None, None)
+    result = to_score.compute(loaded(folder), options)
     (note,) = result.notes
     assert note.startswith("data set 'frank' has no texts (a score-only data set: no summary, reference or source "
-                           "text). FRANK's shipped files") and "benchmark_data.json" in note
+                           "text). FRANK's scores") and "benchmark_data.json" in note
     assert [(r["topic"], r["summarizer"], r["summary"], r["references"], r["source"]) for r in result.records] == [
         ("T1", "1", None, None, None), ("T1", "2", None, None, None), ("T1", "B", None, None, None),
         ("T2", "1", None, None, None), ("T2", "2", None, None, None)]
+
+
+# ----------------------------------------------------------------------------- a score-only release's file of texts
+
+def benchmark_data(records: list[dict], path: Path) -> Path:
+    path.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def frank_like(tmp_path: Path) -> Path:
+    """The tiny data set made score-only (as FRANK's is)."""
+    records = [{k: v for k, v in r.items() if k not in ("sentences", "text")} for r in tiny_records()]
+    return write_tiny(tmp_path / "t", records=records, yaml_text=TINY_YAML + "texts: false\n")
+
+
+def test_a_score_only_release_gives_its_texts_from_its_file_of_texts(tmp_path):
+    """FRANK's benchmark_data.json keyed by (hash, model_name) = (topic, summarizer): each judged summary
+    gets its summary, its one reference and its article; one the file lacks says so."""
+    folder = frank_like(tmp_path)
+    texts = [{"hash": t, "model_name": m, "summary": f"sum {t}{m}", "reference": f"ref {t}", "article": f"art {t}"}
+             for t, m in (("T1", "1"), ("T1", "2"), ("T1", "B"), ("T2", "1"))]
+    texts.append({**texts[0]})                                  # given twice, alike: kept once
+    texts.append({"hash": "T9", "model_name": "reference", "summary": "", "reference": "", "article": ""})
+    path = benchmark_data(texts, tmp_path / "benchmark_data.json")
+    options = ToScoreOptions("frank", FORMATS["frank"].texts_from, str(path), None)
+    result = to_score.compute(to_score.load({**tiny_data(folder), "texts": str(path)}, options), options)
+    assert [tuple(r.values()) for r in result.records] == [
+        ("frank", "T1", "1", "sum T11", ["ref T1"], "art T1", None),
+        ("frank", "T1", "2", "sum T12", ["ref T1"], "art T1", None),
+        ("frank", "T1", "B", "sum T1B", ["ref T1"], "art T1", None),
+        ("frank", "T2", "1", "sum T21", ["ref T2"], "art T2", None),
+        ("frank", "T2", "2", None, None, None,
+         "benchmark_data.json has no record of this summary (topic 'T2', summarizer '2'): no text.")]
+    assert result.notes == [
+        "data set 'frank': the texts of 4 of 5 judged summaries from the release's benchmark_data.json (summary, "
+        "its reference summary, the article).",
+        "1 judged summaries have no record in benchmark_data.json: their texts are null (their note says so)."]
+
+
+@pytest.mark.parametrize("record,problem", [
+    ({"hash": "T1", "summary": "s", "reference": "r", "article": "a"}, "record 0, field 'model_name': missing"),
+    ({"hash": "T1", "model_name": "1", "summary": 3, "reference": "r", "article": "a"},
+     "record 0 (T1, 1), field 'summary': missing or not a string"),
+    ({"hash": "T1", "model_name": "1", "summary": "s", "reference": "r"}, "record 0 (T1, 1), field 'article'"),
+])
+def test_a_bad_file_of_texts_names_the_record_and_the_field(tmp_path, record, problem):
+    from metaeval.data.contract import DatasetError
+    from metaeval.data.frank import read_texts
+
+    path = benchmark_data([record], tmp_path / "benchmark_data.json")
+    with pytest.raises(DatasetError, match=re.escape(f"{path}: {problem}")):
+        read_texts(path)
+    # the texts-out job goes on without the file (the data set can do without it), and says why
+    folder = frank_like(tmp_path)
+    options = ToScoreOptions("frank", FORMATS["frank"].texts_from, str(path), None)
+    result = to_score.compute(to_score.load({**tiny_data(folder), "texts": str(path)}, options), options)
+    assert f"The release's benchmark_data.json could not be read ({path}: {problem}" in result.notes[0]
+    assert {r["summary"] for r in result.records} == {None}
+    other = {"hash": "T1", "model_name": "1", "summary": "s", "reference": "r", "article": "a"}
+    path = benchmark_data([other, {**other, "summary": "t"}], tmp_path / "twice.json")
+    with pytest.raises(DatasetError, match=re.escape("record 1 (T1, 1): a second record of this article and model "
+                                                     "with other texts than record 0's")):
+        read_texts(path)
+
+
+def test_a_catalog_benchmarks_file_of_texts_is_read_as_its_fetch_manifest_says(tmp_path):
+    """Absent: the note says why and how to fetch it again; verified: read once its SHA-256 is the
+    manifest's; changed since: an error naming the file and both digests."""
+    import hashlib
+
+    from metaeval.data.contract import DatasetError
+
+    folder = frank_like(tmp_path)
+    release = tmp_path / "results/frank/release"
+    (release / "data").mkdir(parents=True)
+    path = benchmark_data([{"hash": "T1", "model_name": "1", "summary": "s", "reference": "r", "article": "a"}],
+                          release / "data/benchmark_data.json")
+    options = ToScoreOptions("frank", FORMATS["frank"].texts_from, str(path), str(release))
+    manifest = release / "MANIFEST.tsv"
+    header = "path\tstatus\tbytes\tsha256\tgit_blob\turl\tnote\n"
+    manifest.write_text(header + "data/benchmark_data.json\tabsent\t\t\tb46\thttps://x\tcould not be had: HTTP 404\n")
+    result = to_score.compute(to_score.load({**tiny_data(folder), "texts_manifest": str(manifest)}, options), options)
+    (note,) = result.notes
+    assert note.startswith("data set 'frank' has no texts (a score-only data set: no summary, reference or source "
+                           "text). The release's data/benchmark_data.json could not be had: HTTP 404; with a network "
+                           "(or a mirror that has it) `snakemake --cores 2 --forcerun fetch_frank to_score` fetches it.")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    manifest.write_text(header + f"data/benchmark_data.json\tverified\t9\t{digest}\tb46\thttps://x\t\n")
+    result = to_score.compute(to_score.load({**tiny_data(folder), "texts_manifest": str(manifest)}, options), options)
+    assert result.records[0]["summary"] == "s" and result.records[1]["note"].startswith("benchmark_data.json has no")
+    path.write_text("[]")
+    with pytest.raises(DatasetError, match=f"its sha256 is {hashlib.sha256(b'[]').hexdigest()}, not the {digest}"):
+        to_score.load({**tiny_data(folder), "texts_manifest": str(manifest)}, options)
 
 
 # ----------------------------------------------------------------------------- the loop, in the workflow
@@ -192,3 +294,30 @@ def test_the_docs_script_scores_the_texts_and_each_data_set_takes_its_rows(texts
     config = yaml.safe_load((texts_run / "my_scores.yaml").read_text())
     assert config == {"metric_scores": ["my_scores.tsv"], "metrics": {"length_ratio": {"name": "Length ratio"}},
                       "leaderboard": {"focus": ["length_ratio"]}}
+
+
+@pytest.mark.workflow
+def test_a_frank_folder_of_yours_with_its_file_of_texts_gives_them_out(tmp_path):
+    """FRANK as a user's own release (format frank, a folder), its benchmark_data.json beside the
+    score files: the texts-out job reads it (a text per judged summary, written here from the
+    release's own keys), while the data set stays score-only for the analyses."""
+    raw = shared_dataset("raw") / "frank"
+    folder = tmp_path / "frank"
+    folder.mkdir()
+    for name in ("human_annotations.json", "baseline_factuality_metrics_outputs.json"):
+        (folder / name).write_bytes((raw / name).read_bytes())
+    keys = [(r["hash"], r["model_name"]) for r in json.loads((raw / "human_annotations.json").read_text())]
+    benchmark_data([{"hash": h, "model_name": m, "summary": f"{m} on {h}", "reference": f"ref {h}",
+                     "article": f"article {h}"} for h, m in keys], folder / "benchmark_data.json")
+    work = tmp_path / "work"
+    (work / "config").mkdir(parents=True)
+    (work / "config/config.yaml").write_text(yaml.safe_dump({"datasets": {"frank": {"format": "frank",
+                                                                                    "path": str(folder)}}}))
+    snakemake(work, "--cores", "2", "to_score")
+    records = [json.loads(l) for l in (work / "results/to_score/frank.jsonl").read_text().splitlines()]
+    assert len(records) == len(keys) == 2246
+    assert all((r["summary"], r["references"], r["source"], r["note"]) ==
+               (f"{r['summarizer']} on {r['topic']}", [f"ref {r['topic']}"], f"article {r['topic']}", None)
+               for r in records)
+    summary = dict(tables.read_tsv(work / "results/frank/data/summary.tsv").itertuples(index=False, name=None))
+    assert summary["texts"].startswith("no")

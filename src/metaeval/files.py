@@ -43,3 +43,18 @@ def write_text(path: Path | str, text: str) -> None:
 def write_bytes(path: Path | str, data: bytes) -> None:
     with atomic_path(path) as tmp:
         tmp.write_bytes(data)
+
+
+def write_between_markers(path: Path | str, marker: str, text: str) -> None:
+    """Put ``text`` between the ``<!-- marker -->`` and ``<!-- /marker -->`` lines of a Markdown file (a
+    table the docs show and the code derives: the stage registry's, the benchmark catalog's)."""
+    whole = Path(path).read_text(encoding="utf-8")
+    head, rest = whole.split(f"<!-- {marker} -->\n", 1)
+    _, tail = rest.split(f"<!-- /{marker} -->", 1)
+    write_text(path, f"{head}<!-- {marker} -->\n{text}\n<!-- /{marker} -->{tail}")
+
+
+def between_markers(path: Path | str, marker: str) -> str:
+    """What stands between the ``<!-- marker -->`` lines of a Markdown file (see :func:`write_between_markers`)."""
+    text = Path(path).read_text(encoding="utf-8").split(f"<!-- {marker} -->\n")[1].split(f"<!-- /{marker} -->")[0]
+    return text.removesuffix("\n")

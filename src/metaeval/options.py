@@ -23,8 +23,9 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from .data import catalog
 from .data.contract import DatasetError
-from .data.formats import FORMATS, SCORES, simulation_params
+from .data.formats import ABOUT, FORMATS, SCORES, simulation_params
 from .data.safe_yaml import load as read_yaml
 from .data.targets import check_declared_targets
 from .derived import derived_fields
@@ -94,6 +95,8 @@ def datasets_named_by_user(documents: Sequence[Any], overrides: Mapping[str, Any
     for document in [*documents, dict(overrides)]:
         if isinstance(document, Mapping) and isinstance(document.get("datasets"), Mapping):
             named = (named or set()) | set(document["datasets"])
+        if isinstance(document, Mapping) and document.get("benchmarks"):  # the catalog's: data sets too
+            named = (named or set()) | catalog.named(document["benchmarks"])
     return named
 
 
@@ -150,6 +153,15 @@ def validated(config: Mapping[str, Any], schema: Mapping[str, Any] | None = None
     return out
 
 
+def with_benchmarks(config: Mapping[str, Any]) -> dict[str, Any]:
+    """``config`` with the catalog's benchmarks it names among its data sets (:func:`catalog.with_benchmarks`)."""
+    try:
+        datasets, names = catalog.with_benchmarks(config.get("datasets"), config.get("benchmarks"), RESULTS)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    return {**config, "datasets": datasets, "benchmarks": names}
+
+
 def schema_defaults(schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Every section but ``datasets`` with its defaults (what an empty section means)."""
     return {k: v for k, v in validated({"datasets": {"x": {"format": "simulated"}}}, schema).items() if k != "datasets"}
@@ -166,6 +178,7 @@ def default_options() -> Options:
 
 def check(config: Mapping[str, Any]) -> None:
     """Checks a schema cannot express; ``config`` has its defaults (:func:`validated`)."""
+    fetched = set(config["benchmarks"])
     for name, entry in config["datasets"].items():
         key = f"datasets.{name}"
         if not re.fullmatch(DATASET_NAME, name):
@@ -175,12 +188,14 @@ def check(config: Mapping[str, Any]) -> None:
             held = {"all": "the cross-data-set results", "archive": "the archives", "to_score": "the texts to score"}
             raise ConfigError(f"config key {key}: {name!r} is reserved (results/{name}/ holds {held[name]}); "
                               "rename the data set")
-        # the format's own paths (metaeval.data.formats), then the score files any entry may name
+        # the format's own paths (metaeval.data.formats), then the score files any entry may name; a
+        # catalog benchmark's release files are its fetch job's (the catalog's own checks: catalog.read)
         fmt = FORMATS[entry["format"]]
-        paths = fmt.paths(entry) + [(f"metric_scores[{i}]", p) for i, p in enumerate(entry.get("metric_scores", []))]
+        paths = [] if name in fetched else fmt.paths(entry)
+        paths += [(f"metric_scores[{i}]", p) for i, p in enumerate(entry.get("metric_scores", []))]
         for k, p in paths:
             _check_input_path(f"{key}.{k}", p, score_file=k.startswith("metric_scores"))
-        problem = fmt.problem(key, entry)
+        problem = None if name in fetched else fmt.problem(key, entry)
         if problem:
             raise ConfigError(problem)
         if fmt.declared:
@@ -431,6 +446,8 @@ class Options:
         self.config = config
         r, b, s, h, c = (config[k] for k in ("rouge", "bleu", "scale", "human_scores", "correlation"))
         self.datasets: dict[str, dict[str, Any]] = {k: dict(v) for k, v in sorted(config["datasets"].items())}
+        # the data sets that are benchmarks of the catalog, whose release files a fetch job brings
+        self.benchmarks: dict[str, catalog.Benchmark] = {n: catalog.benchmarks()[n] for n in config["benchmarks"]}
         # stemmer_exceptions reaches only the records of jobs that stem, so that changing it re-runs
         # exactly those (and what reads their outputs)
         exceptions = exception_order(r["stemmer_exceptions"])
@@ -481,7 +498,7 @@ class Options:
     @classmethod
     def from_config(cls, config: Mapping[str, Any], schema: Mapping[str, Any] | None = None) -> Options:
         """Validate (defaults filled in), check, and build."""
-        full = validated(config, schema)
+        full = validated(with_benchmarks(config), schema)
         check(full)
         return cls(full)
 
@@ -545,8 +562,17 @@ class Options:
                                   shared_decl)
 
     def to_score(self, name: str) -> ToScoreOptions:
-        """The texts-out job of a data set: its name and where its release's missing texts could come from."""
-        return ToScoreOptions(name, FORMATS[self.datasets[name]["format"]].texts_from)
+        """The texts-out job of a data set: its name, where its release's missing texts could come from,
+        and the release file with its texts (FRANK's) with, for a catalog benchmark, its fetched folder."""
+        fmt = FORMATS[self.datasets[name]["format"]]
+        release = catalog.release_folder(name, RESULTS) if name in self.benchmarks else None
+        return ToScoreOptions(name, fmt.texts_from, fmt.texts_file(self.datasets[name]), release)
+
+    def about(self, name: str) -> tuple[tuple[str, str], ...]:
+        """What the entry says of the data set (description, source, licence, citation; a catalog
+        benchmark's are the catalog's), over what its release says: the report's data-set section."""
+        e = self.datasets[name]
+        return tuple((k, e[k]) for k in ABOUT if e.get(k))
 
     def validation_score_check(self, name: str) -> FileMetricsOptions:
         """What the validation job's check of the data set's own score files needs (partial coverage

@@ -346,11 +346,16 @@ class SimulationParams(NamedTuple):
 
 
 class ToScoreOptions(NamedTuple):
-    """The texts-out job of one data set (:mod:`metaeval.stages.to_score`): its name, and where its
-    release's missing texts could come from (its format's ``texts_from``; "" for none)."""
+    """The texts-out job of one data set (:mod:`metaeval.stages.to_score`): its name, where its
+    release's missing texts could come from (its format's ``texts_from``; "" for none), the release
+    file holding the texts of a score-only release (its format's ``texts_file``: FRANK's
+    benchmark_data.json; None for none) and, for a benchmark of the catalog, the folder of its
+    fetched release (whose manifest says whether that file could be had; None otherwise)."""
 
     dataset: str
     texts_from: str
+    texts_file: str | None
+    release: str | None
 
 
 Declaration = tuple[str, "str | None", "bool | None", "str | None", "str | None"]

@@ -33,8 +33,10 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple
 
+from .data.catalog import RELEASE
 from .data.contract import FILES as DATA_FILES
 from .data.formats import IMPORTED
+from .files import write_between_markers
 
 # The input bundle of the analysis jobs (rules/common.smk ``analysis_inputs``: the metric scores of
 # every family and the human scores), as a ``reads`` entry.
@@ -78,7 +80,7 @@ class Stage:
     name: str
     files: Mapping[str, str]
     summary: str
-    kind: str = "analysis"            # import | data | scoring | analysis | report | across | calibration | archive | to_score
+    kind: str = "analysis"            # fetch | import | data | scoring | analysis | report | across | calibration | archive | to_score
     rule: str | None = None
     rules_file: str | None = None     # rules/<rules_file>.smk; "analysis" for the rules made from ``reads``
     module: str | None = None         # the library module (metaeval.<module>)
@@ -120,7 +122,7 @@ class Stage:
 
 # The jobs after a stage of each kind, one after another: an import, the validation, a scoring job
 # and the gathering of scores, an analysis, the report, the verdict across data sets or the archive.
-KIND_PRIORITY = {"import": 8, "data": 7, "scoring": 5, "analysis": 2, "report": 1}
+KIND_PRIORITY = {"fetch": 9, "import": 8, "data": 7, "scoring": 5, "analysis": 2, "report": 1}
 
 
 def _in(folder: str, names: Mapping[str, str]) -> dict[str, str]:
@@ -153,6 +155,11 @@ def _imports() -> tuple[Stage, ...]:
 # The stages, in the order of the pipeline; the report's sections appear in this order.
 STAGES: tuple[Stage, ...] = (
     # ------------------------------------------------------------------ data
+    # a benchmark of the catalog (metaeval.data.catalog): one job per benchmark, fetch_<name>, whose
+    # other outputs are the copies of its release files beside the manifest (the catalog lists them)
+    Stage("fetch", {"manifest": f"{RELEASE}/MANIFEST.tsv"}, "a catalog benchmark's release files, fetched at the "
+          "pinned commit (or from a mirror), verified, cached; one job per benchmark, `fetch_<name>`", kind="fetch",
+          rule="fetch_<name>", rules_file="fetch", module="data.fetch"),
     *_imports(),
     Stage("data", _in("data", dict(DATA_FILES)), "the validated, normalised canonical copy", kind="data",
           rule="validate_dataset", rules_file="data", module="data.datasets", context=("dataset",)),
@@ -526,12 +533,7 @@ def markdown_table() -> str:
 def write_stage_table(path: str) -> None:
     """Put :func:`markdown_table` between the ``registry:stages`` markers of a Markdown file
     (docs/layout.md: ``python -m metaeval.registry --write docs/layout.md``)."""
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    head, rest = text.split("<!-- registry:stages -->\n", 1)
-    _, tail = rest.split("\n<!-- /registry:stages -->", 1)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(f"{head}<!-- registry:stages -->\n{markdown_table()}\n<!-- /registry:stages -->{tail}")
+    write_between_markers(path, "registry:stages", markdown_table())
 
 
 if __name__ == "__main__":

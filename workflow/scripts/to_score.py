@@ -8,7 +8,8 @@ from metaeval.logs import job_log
 from metaeval.stages import to_score
 
 with job_log(snakemake.log[0], f"to_score {snakemake.wildcards.dataset}") as log:
-    result = to_score.compute(to_score.load(dict(snakemake.input.items())), snakemake.params.options)
+    options = snakemake.params.options
+    result = to_score.compute(to_score.load(dict(snakemake.input.items()), options), options)
     for note in result.notes:
         log.warning("%s", note)
     to_score.write(result, snakemake.output[0])

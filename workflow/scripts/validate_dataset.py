@@ -15,6 +15,7 @@ from metaeval.logs import job_log
 with job_log(snakemake.log[0], "validate_dataset") as log:
     files = {k: v for k, v in snakemake.input.items() if k in FILES}
     ds = read_dataset(files, human_override=snakemake.params.human, aggregation_override=snakemake.params.aggregation)
+    ds.meta.update(snakemake.params.about)
     for message in ds.warnings:
         log.warning("%s", message)
     score_files = list(snakemake.input.score_files)

@@ -40,6 +40,9 @@ Entry = Mapping[str, Any]      # a data set's validated config entry (defaults f
 FRANK_HUMAN = "human_annotations.json"
 FRANK_BASELINES = "baseline_factuality_metrics_outputs.json"
 FRANK_FILES = (FRANK_HUMAN, FRANK_BASELINES)   # what a frank data set's folder needs
+# the release's summaries, references and articles: not read by the import (the data set stays
+# score-only whether or not the file is there), given to a metric of yours by the texts-out job
+FRANK_TEXTS = "benchmark_data.json"
 FRANK_SPLITS = ("valid", "test")
 SUMMARY_FILE = re.compile(r"^(?P<topic>[^.]+)\.M\.(?P<length>[^.]+)\.(?P<x>[^.]+)\.(?P<summarizer>[A-Za-z0-9]+)$")
 
@@ -71,6 +74,9 @@ def _importer(module: str):
 
 # The key, among an import stage's files, of the score file its importer writes (metric_scores.tsv).
 SCORES = "metric_scores"
+# What any data set entry may say of the data set, over its release's own words (dataset.yaml's keys):
+# the report's data-set section (a catalog benchmark's source, licence and citation are the catalog's)
+ABOUT = ("description", "source", "license", "citation")
 
 
 def _none(entry: Entry) -> None:
@@ -120,6 +126,11 @@ class ReleaseFormat:
     # where the texts its release lacks (summaries, references, sources) could come from, for the
     # texts-out job (metaeval.stages.to_score); "" when it lacks none or no other copy is known
     texts_from: str = ""
+    # the release file holding the texts of a score-only release (FRANK's benchmark_data.json), which
+    # the texts-out job gives out when it is there; None: no such file
+    texts_file: Callable[[Entry], str | None] = _none
+    # the key of an entry that names its release files: "path" (one file or folder) or "paths" (a list)
+    files_key: str = "path"
 
     def files(self) -> dict[str, str]:
         """The import stage's files by key (:data:`FILES` and, if it writes one, the score file)."""
@@ -311,7 +322,7 @@ FORMATS: dict[str, ReleaseFormat] = {f.name: f for f in (
     ReleaseFormat(name="summeval_jsonl", schema="summeval_jsonl", module="metaeval.data.importers",
                   stage="import_summeval", script="import_summeval",
                   paths=lambda e: [(f"paths[{i}]", p) for i, p in enumerate(e["paths"])],
-                  inputs=lambda e: {"paths": list(e["paths"])}),
+                  inputs=lambda e: {"paths": list(e["paths"])}, files_key="paths"),
     ReleaseFormat(name="bartscore_pkl", schema="bartscore_pkl", module="metaeval.data.bartscore",
                   stage="import_bartscore", script="import_bartscore", paths=_path,
                   inputs=lambda e: {"pickle": e["path"]}, problem=_bartscore_problem,
@@ -319,21 +330,25 @@ FORMATS: dict[str, ReleaseFormat] = {f.name: f for f in (
     ReleaseFormat(name="frank", schema="frank", module="metaeval.data.frank", stage="import_frank",
                   script="import_frank", paths=_path, inputs=_frank_inputs, problem=_frank_problem,
                   has_texts=lambda e: False, writes_scores=True, splits=FRANK_SPLITS, title="FRANK's release",
-                  texts_from="FRANK's shipped files (human_annotations.json, baseline_factuality_metrics_outputs.json) "
-                             "hold scores only: the summaries, their reference summaries and the articles are in "
-                             "benchmark_data.json of the same release (github.com/artidoro/frank, folder data/; not "
-                             "shipped here), one record per article hash (the topic) and model_name (the summarizer).",
+                  texts_from="FRANK's scores (human_annotations.json, baseline_factuality_metrics_outputs.json) come "
+                             "without texts: the summaries, their reference summaries and the articles are in "
+                             "benchmark_data.json of the same release (github.com/artidoro/frank, folder data/), one "
+                             "record per article hash (the topic) and model_name (the summarizer). The catalog's "
+                             "frank (benchmarks: [frank]) fetches it when it can be had; a frank folder of yours "
+                             "gives it when the file is beside human_annotations.json.",
+                  texts_file=lambda e: str(Path(e["path"]) / FRANK_TEXTS),
                   # the release has no score of some metrics for a few summaries (null)
                   partial_coverage=True),
     ReleaseFormat(name="realsumm_pkl", schema="realsumm_pkl", module="metaeval.data.realsumm",
                   stage="import_realsumm", script="import_realsumm",
                   paths=lambda e: [(f"paths[{i}]", p) for i, p in enumerate(e["paths"])],
                   inputs=lambda e: {"pickles": list(e["paths"])}, problem=_realsumm_problem, writes_scores=True,
+                  files_key="paths",
                   title="REALSumm's release",
-                  texts_from="REALSumm's own release (scores_dicts/abs.pkl, ext.pkl) has no source articles; the "
-                             "canonical copy ../shared/data/realsumm (converted from BARTScore's REALSumm/data.pkl) "
-                             "has them in its documents.jsonl, for the same 100 topics (doc ids): a data set of format canonical with that path, or of format bartscore_pkl "
-                             "with BARTScore's REALSumm/data.pkl, gives texts with sources."),
+                  texts_from="REALSumm's own release (scores_dicts/abs.pkl, ext.pkl) has no source articles; "
+                             "BARTScore's copy of REALSumm (github.com/neulab/BARTScore, SUM/REALSumm/data.pkl) has "
+                             "them for the same 100 topics (doc ids): a data set of format bartscore_pkl with that "
+                             "file gives texts with sources."),
     ReleaseFormat(name="duc_tac", schema="duc_tac", module="metaeval.data.importers", stage="import_duc_tac",
                   script="import_duc_tac", paths=_duc_tac_paths, inputs=_duc_tac_inputs, problem=_duc_tac_problem,
                   options=duc_tac_options),

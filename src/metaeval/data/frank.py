@@ -10,17 +10,23 @@ score file. The only module that knows the release's layout:
   the paper compared (numbers, or numbers as strings; ``null`` where the release has no score, which
   leaves that summary without a score of that metric: the frank format allows partial coverage).
 
-The release has no summary texts (they are in a larger file of the authors), so the data set is
-score-only (``texts: false``): topic = hash, summarizer = model name, ``split`` and ``subset``
-(= ``dataset``) kept on every summary; the dimensions are the release's fields, all proportions; the
-baseline metrics become score-file rows under ids made of the release's names (spaces -> ``_``).
+The two files have no summary texts, so the data set is score-only (``texts: false``): topic = hash,
+summarizer = model name, ``split`` and ``subset`` (= ``dataset``) kept on every summary; the
+dimensions are the release's fields, all proportions; the baseline metrics become score-file rows
+under ids made of the release's names (spaces -> ``_``).
+
+* ``benchmark_data.json`` (the release's larger file, "the data on which new evaluation metrics have
+  to be executed"): a list of records, one per (``hash``, ``model_name``), with the ``summary``, its
+  ``reference`` summary and the ``article``. The import does not read it (the data set is score-only
+  whether or not it is there); :func:`read_texts` gives it to the texts-out job, so that a metric of
+  the user's is scored on FRANK's texts.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..metrics.families import metric_id_problem
 from .contract import (NUMBER_EXPECTED, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name, check_texts,
@@ -199,6 +205,40 @@ def import_frank(folder: Path | str, name: str = "frank"
     ds = Dataset(name=name, meta=meta, dimensions=dims, human=comps, summaries=summaries, judgments=judgments,
                  has_texts=False)
     return ds, rows, declarations
+
+
+TEXT_FIELDS = ("summary", "reference", "article")
+
+
+class Texts(NamedTuple):
+    summary: str
+    reference: str
+    article: str
+
+
+def read_texts(path: Path | str) -> dict[tuple[str, str], Texts]:
+    """The texts of benchmark_data.json by (article hash, model name). Every record must have the two
+    names and the three texts as strings; a summary given twice must have the same texts. Errors name
+    the file, the record (index, hash, model) and the field."""
+    path = Path(path)
+    out: dict[tuple[str, str], Texts] = {}
+    first: dict[tuple[str, str], int] = {}
+    for i, rec in enumerate(_records(path)):
+        for k in ("hash", "model_name"):
+            if not isinstance(rec.get(k), str) or not rec[k]:
+                raise fail(path, f"record {i}", k, "missing or not a non-empty string; expected FRANK's "
+                           f"benchmark_data.json records (hash, model_name, {', '.join(TEXT_FIELDS)})")
+        for k in TEXT_FIELDS:
+            if not isinstance(rec.get(k), str):
+                raise fail(path, _at(i, rec), k, "missing or not a string; expected the record's text")
+        key = (rec["hash"], rec["model_name"])
+        texts = Texts(*(rec[k] for k in TEXT_FIELDS))
+        if key in out and out[key] != texts:
+            raise DatasetError(f"{path}: record {i} ({key[0]}, {key[1]}): a second record of this article and model "
+                               f"with other texts than record {first[key]}'s")
+        first.setdefault(key, i)
+        out[key] = texts
+    return out
 
 
 def _description(field: str) -> str:

@@ -27,6 +27,7 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
+from ..data.catalog import RELEASE
 from ..data.contract import FILES, METRIC_SCORES
 from ..data.shared_scores import own_rows
 from ..files import atomic_path
@@ -96,9 +97,10 @@ def write_archive(dataset: str, results_dir: str | Path, resolved_config: Mappin
     rerun_config = {"datasets": {dataset: entry}, **rerun_config, **({"metric_scores": []} if shared else {})}
     members: dict[str, bytes] = {}
     # hidden files are temporary names of interrupted writes (metaeval.files), the memo a cache of
-    # the jobs' rows for their next run (metaeval.memo): never archived
+    # the jobs' rows for their next run (metaeval.memo), a catalog benchmark's fetched release the
+    # authors' files (under their licences; the canonical copy in data/ is what a rerun reads): never archived
     for path in sorted(p for p in results_dir.rglob("*") if p.is_file() and not p.name.startswith(".")
-                       and p.relative_to(results_dir).parts[0] != MEMO):
+                       and p.relative_to(results_dir).parts[0] not in (MEMO, RELEASE)):
         members[f"{root}/archived_results/{dataset}/{path.relative_to(results_dir).as_posix()}"] = path.read_bytes()
     sums = []
     for path, name in [*((results_dir / "data" / n, n) for n in FILES.values()), *scores]:
