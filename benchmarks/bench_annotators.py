@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/bench_annotators.py [--workdir /tmp/bench_annotators] [--samples 1000]
 
 Runs the workflow on the SummEval release (../shared/data/raw/summeval-official, the ``summeval``
-entry of .test/config/benchmarks.yaml; the light analysis settings of tests/test_benchmarks.py) up
+benchmark of the catalog, read from the copies of its files; the light analysis settings of tests/test_benchmarks.py) up
 to the annotators job's inputs with ``--cores 2`` (skipped when the work folder already has them),
 then times the stage itself - load, compute, write to a temporary folder - with the config's
 defaults and --samples bootstrap samples, and prints the seconds of each part (one process, as the
@@ -26,12 +26,10 @@ sys.path.insert(0, str(REPO / "tests"))
 
 
 def prepare(workdir: Path) -> dict:
+    from mirror import RAW, local_entry
     from test_benchmarks import LIGHT
 
-    config = yaml.safe_load((REPO / ".test/config/benchmarks.yaml").read_text(encoding="utf-8"))
-    entry = config["datasets"]["summeval"]
-    entry["paths"] = [str((REPO / p).resolve()) for p in entry["paths"]]
-    full = {**{k: v for k, v in config.items() if k != "datasets"}, "datasets": {"summeval": entry}, **LIGHT}
+    full = {"datasets": {"summeval": local_entry("summeval", RAW)}, **LIGHT}
     (workdir / "config").mkdir(parents=True, exist_ok=True)
     (workdir / "config/config.yaml").write_text(yaml.safe_dump(full), encoding="utf-8")
     return full

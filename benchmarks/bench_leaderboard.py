@@ -6,8 +6,9 @@ full run with a score file <= the old run without one).
     .venv/bin/python benchmarks/bench_leaderboard.py [--before-commit 1264e24] [--before skip]
 
 Every run is cold (a fresh working directory, a fork server of its own), ``--cores 2``, as a user
-runs it: the tree's own config/config.yaml, with .test/config/benchmarks.yaml (its paths made
-absolute) and the score file's config as ``--configfile`` (so the old tree runs its embedded
+runs it: the tree's own config/config.yaml, with .test/config/benchmarks.yaml (the catalog's
+benchmarks, fetched from a loopback mirror of ../shared/data/raw into an empty cache; in the old tree
+its paths made absolute) and the score file's config as ``--configfile`` (so the old tree runs its embedded
 simulated data set too, as it did for every user; the new one leaves it out). The metrics are computed from
 ``results/to_score/{dataset}.jsonl`` as a user's code would: the summary's length in words over the
 mean length of its references (``length_ratio``) and the share of the summary's word types found in
@@ -29,24 +30,28 @@ import yaml
 
 from bench_pipeline import checkout
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+import mirror  # noqa: E402 (tests/mirror.py: the release files served from 127.0.0.1)
+
 REPO = Path(__file__).resolve().parents[1]
 BEFORE = "1264e24"            # the last commit before the leaderboard
 RAW = REPO.parent / "shared" / "data" / "raw"
 
 
 def setup(code: Path, workdir: Path) -> Path:
-    """``workdir`` with ``code``'s config/config.yaml, and the benchmarks' config file beside it."""
+    """``workdir`` with ``code``'s config/config.yaml, and ``code``'s benchmarks' config file beside it."""
     (workdir / "config").mkdir(parents=True)
     shutil.copy(code / "config/config.yaml", workdir / "config/config.yaml")
     bench = workdir / "benchmarks.yaml"
-    bench.write_text(yaml.safe_dump(benchmarks_config()))
+    bench.write_text(yaml.safe_dump(benchmarks_config(code)))
     return bench
 
 
-def benchmarks_config() -> dict:
-    """.test/config/benchmarks.yaml with its paths absolute (the runs are in other folders)."""
-    cfg = yaml.safe_load((REPO / ".test/config/benchmarks.yaml").read_text())
-    for entry in cfg["datasets"].values():
+def benchmarks_config(code: Path) -> dict:
+    """``code``'s .test/config/benchmarks.yaml: the catalog's names (fetched), or, in a tree before the
+    catalog, its entries with their paths made absolute (the runs are in other folders)."""
+    cfg = yaml.safe_load((code / ".test/config/benchmarks.yaml").read_text())
+    for entry in cfg.get("datasets", {}).values():
         if "path" in entry:
             entry["path"] = str((REPO / entry["path"]).resolve())
         if "paths" in entry:
@@ -54,10 +59,10 @@ def benchmarks_config() -> dict:
     return cfg
 
 
-def snakemake(code: Path, workdir: Path, *args: str) -> float:
+def snakemake(code: Path, workdir: Path, *args: str, env: dict | None = None) -> float:
     """One cold run of ``code``'s workflow in ``workdir``: its wall time."""
     servers = tempfile.mkdtemp(prefix="fs")
-    env = {**os.environ, "PYTHONPATH": str(code / "src"), "METAEVAL_FORKSERVER_DIR": servers}
+    env = {**(env or os.environ), "PYTHONPATH": str(code / "src"), "METAEVAL_FORKSERVER_DIR": servers}
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "snakemake", "-s", str(code / "Snakefile"), "-d", str(workdir), "--cores",
                     "2", *args, "--quiet"], env=env, check=True, capture_output=True)
@@ -110,22 +115,26 @@ def main() -> int:
         print(f"skipped: {RAW} is missing")
         return 0
     figures: dict[str, float] = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, mirror.serve(mirror.build(Path(tmp) / "mirror")) as (url, _):
         tmp = Path(tmp)
+        # the catalog's files from a loopback mirror of their repositories into an empty cache
+        env = {**os.environ, "METAEVAL_MIRROR": url, "METAEVAL_CACHE": str(tmp / "cache"), "NO_PROXY": "127.0.0.1"}
         work = tmp / "after"
         bench = setup(REPO, work)
-        figures["texts out (to_score)"] = snakemake(REPO, work, "to_score", "--configfile", str(bench))
+        figures["texts out (to_score), the fetch included"] = snakemake(REPO, work, "to_score", "--configfile",
+                                                                        str(bench), env=env)
         scores = work / "my_scores.tsv"
         n = write_scores(work / "results/to_score", scores, ["length_ratio"])
         print(f"score file: {n} rows of length_ratio", flush=True)
         mine = work / "my.yaml"
         mine.write_text(yaml.safe_dump({"metric_scores": [str(scores)],
                                         "leaderboard": {"focus": ["length_ratio", "source_overlap"]}}))
-        figures["full run with the score file"] = snakemake(REPO, work, "--configfile", str(bench), str(mine))
+        figures["full run with the score file"] = snakemake(REPO, work, "--configfile", str(bench), str(mine), env=env)
         print(f"full run: {figures['full run with the score file']:.1f} s", flush=True)
         n = write_scores(work / "results/to_score", scores, ["length_ratio", "source_overlap"])
         print(f"score file: {n} rows with source_overlap added", flush=True)
-        figures["re-run after adding a metric"] = snakemake(REPO, work, "--configfile", str(bench), str(mine))
+        figures["re-run after adding a metric"] = snakemake(REPO, work, "--configfile", str(bench), str(mine),
+                                                            env=env)
         if args.before == "run":
             with checkout(args.before_commit, tmp / "before") as code:
                 old = tmp / "before-run"
