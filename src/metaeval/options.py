@@ -28,6 +28,7 @@ from .data.formats import FORMATS, SCORES, simulation_params
 from .data.safe_yaml import load as read_yaml
 from .data.targets import check_declared_targets
 from .derived import derived_fields
+from .files import read_text
 from .metrics.tokenize import exception_order
 from . import registry
 from .outputs import RESULTS, file as output_file
@@ -77,7 +78,7 @@ def check_config_files(paths: Sequence[Path | str]) -> dict[str, Any]:
         if not path.is_file():
             continue
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path)
         except UnicodeDecodeError as e:
             raise ConfigError(f"config file {path}: not valid UTF-8 ({e.reason} at byte {e.start})") from None
         documents[str(given)] = read_yaml(text, path, error, aliases=True)[0]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..files import read_bytes
 from ..stats.aggregation import Aggregation
 from .pyramid import TopicPyramid
 
@@ -212,16 +213,16 @@ class Dataset:
 
 def read_text(path: Path | str) -> str:
     """A data set file's text. Not UTF-8 is an error naming the file, the line and the column of
-    the first bad byte; a leading byte-order mark (as Excel writes) is dropped."""
-    data = Path(path).read_bytes()
+    the first bad byte; a leading byte-order mark (as Excel writes) is dropped
+    (:func:`metaeval.files.read_bytes`, the one reader of text files)."""
+    data = read_bytes(path)
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         raise fail(path, line, None, f"not valid UTF-8 (byte 0x{data[e.start]:02x} at column {column}); "
                    "expected UTF-8 text") from None
-    return text.removeprefix("\ufeff")
 
 
 def parse_number(path: Path | str, line: int | str | None, field_name: str | None, value: Any,
