@@ -312,8 +312,10 @@ def load_json(text: str, path: Path | str, line: int | None, expected: str, **ho
 
 
 # Characters a name may not contain: the tables are tab-separated lines (and Python's splitlines
-# also breaks at U+2028/U+2029, U+0085, \x1c-\x1e), so such a name could not round-trip.
-_BAD_NAME_CHARS = {c for c in map(chr, range(32))} | {"\x7f", "\x85", "\u2028", "\u2029"}
+# also breaks at U+2028/U+2029, U+0085, \x1c-\x1e), so such a name could not round-trip; and the
+# other C0 and C1 controls (U+0000-U+001F, U+007F-U+009F: U+009B starts a terminal's escape
+# sequence), which would reach the logs and the JSON outputs as they are.
+_BAD_NAME_CHARS = {chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))} | {"\u2028", "\u2029"}
 
 
 def check_name(path: Path | str, line: int | str | None, field_name: str, name: str) -> None:
