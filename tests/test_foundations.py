@@ -92,6 +92,22 @@ def test_markdown_cells_with_pipes_and_backslashes_keep_their_columns(tmp_path):
     assert tables.read_markdown(path) == ("C.", ["name", "v|w"], rows)
 
 
+def test_markdown_escapes_what_it_would_render(tmp_path):
+    """Names reach the Markdown tables as they are: an HTML tag, emphasis, a link, code, an entity,
+    strike-through and math are written with backslashes (as by hand below), so that Markdown shows
+    the text; ids with inner underscores are left as they are; reading undoes the escapes."""
+    path = tmp_path / "t.md"
+    names = ["<img src=x onerror=alert(1)>", "**bold**", "[x](http://e)", "_a_", "R2_ST1_RS0_R", "a&lt;b",
+             "`code`", "~~s~~", "$x$", "0.512* #1", "[0.40, 0.42]"]
+    tables.write_markdown(path, "Agreement (<b>judge</b>), p < 0.05.", ["name"], [[n] for n in names])
+    assert path.read_text() == (
+        "Agreement (\\<b>judge\\</b>), p \\< 0.05.\n\n| name |\n|---|\n"
+        "| \\<img src=x onerror=alert(1)> |\n| \\*\\*bold\\*\\* |\n| [x\\](http://e) |\n| \\_a\\_ |\n"
+        "| R2_ST1_RS0_R |\n| a\\&lt;b |\n| \\`code\\` |\n| \\~\\~s\\~\\~ |\n| \\$x\\$ |\n| 0.512\\* #1 |\n"
+        "| [0.40, 0.42] |\n")
+    assert tables.read_markdown(path) == ("Agreement (<b>judge</b>), p < 0.05.", ["name"], [[n] for n in names])
+
+
 def test_a_write_removes_temporary_files_that_killed_jobs_left(tmp_path):
     from metaeval.files import write_text
 
