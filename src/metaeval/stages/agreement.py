@@ -164,7 +164,8 @@ def _accuracy_figure(rows: list[dict], baseline: str, comb: str | None, png: str
         hi = np.array([r["accuracy_hi"] for r in sel], dtype=float)
         colors = ["tab:green" if r["vs_baseline"] == "better" else "tab:red" if r["vs_baseline"] == "worse" else "tab:blue"
                   for r in sel]
-        ax.errorbar(x, acc, yerr=[acc - lo, hi - acc], fmt="none", ecolor="grey", elinewidth=0.8)
+        ax.errorbar(x, acc, yerr=figures.error_bars(acc, lo, hi, f"accuracy figure ({comb})"), fmt="none",
+                    ecolor="grey", elinewidth=0.8)
         ax.scatter(x, acc, c=colors, s=10, zorder=3)
         base = next((r for r in sel if r["metric"] == baseline), None)
         if base:
