@@ -4,6 +4,7 @@ the commit before the leaderboard without a score file (the budgets: re-run <= 0
 full run with a score file <= the old run without one).
 
     .venv/bin/python benchmarks/bench_leaderboard.py [--before-commit 1264e24] [--before skip]
+    .venv/bin/python benchmarks/bench_leaderboard.py --against main [--rounds 3]
 
 Every run is cold (a fresh working directory, a fork server of its own), ``--cores 2``, as a user
 runs it: the tree's own config/config.yaml, with .test/config/benchmarks.yaml (its paths made
@@ -12,6 +13,12 @@ simulated data set too, as it did for every user; the new one leaves it out). Th
 ``results/to_score/{dataset}.jsonl`` as a user's code would: the summary's length in words over the
 mean length of its references (``length_ratio``) and the share of the summary's word types found in
 its source (``source_overlap``; NA where a data set has no source).
+
+``--against REV`` compares the loop of this tree with the loop of another revision instead, in one
+sitting: ``--rounds`` rounds, each running both trees' loops (texts out, full run, re-run) one
+after the other, alternating which goes first; it prints each step's median for each tree and
+their ratio, and what the jobs' memos hold after this tree's re-run (entries, bytes, and the time
+to read and digest them all, as the memo does when it verifies them).
 """
 from __future__ import annotations
 
@@ -101,31 +108,86 @@ def write_scores(texts: Path, path: Path, metrics: list[str]) -> int:
     return len(rows) - 1
 
 
+def loop(code: Path, work: Path) -> dict[str, float]:
+    """The loop of ``code``'s workflow in a fresh ``work`` folder: texts out, the full run with a score
+    file of one metric, the re-run after a second joins; each step's wall time."""
+    bench = setup(code, work)
+    times = {"texts out (to_score)": snakemake(code, work, "to_score", "--configfile", str(bench))}
+    scores = work / "my_scores.tsv"
+    n = write_scores(work / "results/to_score", scores, ["length_ratio"])
+    print(f"score file: {n} rows of length_ratio", flush=True)
+    mine = work / "my.yaml"
+    mine.write_text(yaml.safe_dump({"metric_scores": [str(scores)],
+                                    "leaderboard": {"focus": ["length_ratio", "source_overlap"]}}))
+    times["full run with the score file"] = snakemake(code, work, "--configfile", str(bench), str(mine))
+    print(f"full run: {times['full run with the score file']:.1f} s", flush=True)
+    n = write_scores(work / "results/to_score", scores, ["length_ratio", "source_overlap"])
+    print(f"score file: {n} rows with source_overlap added", flush=True)
+    times["re-run after adding a metric"] = snakemake(code, work, "--configfile", str(bench), str(mine))
+    return times
+
+
+def memo_contents(results: Path) -> tuple[int, int, float]:
+    """(entries, bytes, seconds to read every file of every entry and take its SHA-256) of the jobs'
+    memos under ``results``."""
+    import hashlib
+
+    entries = [e for e in results.glob("*/memo/*/*") if e.is_dir()]
+    size, t = 0, time.perf_counter()
+    for entry in entries:
+        h = hashlib.sha256()
+        for f in sorted(entry.iterdir()):
+            data = f.read_bytes()
+            size += len(data)
+            h.update(data)
+    return len(entries), size, time.perf_counter() - t
+
+
+def compare(against: str, rounds: int) -> int:
+    """This tree's loop against ``against``'s, ``rounds`` times each, alternating (module docstring)."""
+    import statistics
+
+    runs: dict[str, list[dict[str, float]]] = {"this tree": [], against: []}
+    memo = None
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        with checkout(against, tmp / "other") as other:
+            trees = {"this tree": REPO, against: other}
+            for r in range(rounds):
+                order = list(trees) if r % 2 == 0 else list(trees)[::-1]
+                for name in order:
+                    work = tmp / f"run-{r}-{'this' if trees[name] == REPO else 'other'}"
+                    runs[name].append(loop(trees[name], work))
+                    print(f"round {r + 1}, {name}: " + ", ".join(f"{k} {v:.1f} s" for k, v in runs[name][-1].items()),
+                          flush=True)
+                    if trees[name] == REPO:
+                        memo = memo_contents(work / "results")
+                    shutil.rmtree(work, ignore_errors=True)
+    for step in runs["this tree"][0]:
+        mine = statistics.median(x[step] for x in runs["this tree"])
+        theirs = statistics.median(x[step] for x in runs[against])
+        print(f"{step}: median {mine:.1f} s (this tree) vs {theirs:.1f} s ({against}): {mine / theirs:.3f}")
+    if memo:
+        print(f"memos after this tree's re-run: {memo[0]} entries, {memo[1] / 1e6:.1f} MB, read and digested in "
+              f"{memo[2]:.3f} s")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--before-commit", default=BEFORE)
     ap.add_argument("--before", default="run", choices=["run", "skip"])
+    ap.add_argument("--against", help="compare this tree's loop with this revision's, in one sitting")
+    ap.add_argument("--rounds", type=int, default=3, help="with --against: the loops run of each tree")
     args = ap.parse_args()
     if not RAW.exists():
         print(f"skipped: {RAW} is missing")
         return 0
-    figures: dict[str, float] = {}
+    if args.against:
+        return compare(args.against, args.rounds)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        work = tmp / "after"
-        bench = setup(REPO, work)
-        figures["texts out (to_score)"] = snakemake(REPO, work, "to_score", "--configfile", str(bench))
-        scores = work / "my_scores.tsv"
-        n = write_scores(work / "results/to_score", scores, ["length_ratio"])
-        print(f"score file: {n} rows of length_ratio", flush=True)
-        mine = work / "my.yaml"
-        mine.write_text(yaml.safe_dump({"metric_scores": [str(scores)],
-                                        "leaderboard": {"focus": ["length_ratio", "source_overlap"]}}))
-        figures["full run with the score file"] = snakemake(REPO, work, "--configfile", str(bench), str(mine))
-        print(f"full run: {figures['full run with the score file']:.1f} s", flush=True)
-        n = write_scores(work / "results/to_score", scores, ["length_ratio", "source_overlap"])
-        print(f"score file: {n} rows with source_overlap added", flush=True)
-        figures["re-run after adding a metric"] = snakemake(REPO, work, "--configfile", str(bench), str(mine))
+        figures = loop(REPO, tmp / "after")
         if args.before == "run":
             with checkout(args.before_commit, tmp / "before") as code:
                 old = tmp / "before-run"
