@@ -379,3 +379,31 @@ def test_code_version_changes_with_an_imported_module_only(tmp_path):
     assert run() == before                                  # the agreement stage does not import it
     (copy / "metaeval/stats/verdicts.py").write_text((copy / "metaeval/stats/verdicts.py").read_text() + "\n# x\n")
     assert run() != before
+
+
+JOB = """
+import sys
+from metaeval.logs import job_log
+from metaeval.data.contract import DatasetError, fail
+from metaeval.options import ConfigError
+errors = {"data": fail("scores.tsv", 5, "score", "'nan' is not a number; expected a finite decimal number"),
+          "config": ConfigError("config key delta.metric: 'X' has no pair of systems"), "bug": KeyError("surprise")}
+with job_log(sys.argv[2], "file metrics d"):
+    raise errors[sys.argv[1]]
+"""
+
+
+@pytest.mark.parametrize("error, message", [
+    ("data", "scores.tsv, line 5, field 'score': 'nan' is not a number; expected a finite decimal number"),
+    ("config", "config key delta.metric: 'X' has no pair of systems")])
+def test_a_jobs_own_check_ends_it_with_its_message_and_no_traceback(tmp_path, error, message):
+    """The contract's, the config's and the stages' own checks (CheckError) say all there is to
+    say: the job logs the error line and exits with status 1; a bug keeps its traceback."""
+    log = tmp_path / "job.log"
+    proc = subprocess.run([sys.executable, "-c", JOB, error, str(log)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert f"ERROR file metrics d failed: {message}" in proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert log.read_text().splitlines()[-1].endswith(f"ERROR file metrics d failed: {message}")
+    bug = subprocess.run([sys.executable, "-c", JOB, "bug", str(log)], capture_output=True, text=True, timeout=120)
+    assert bug.returncode == 1 and "Traceback" in bug.stderr and "KeyError: 'surprise'" in bug.stderr

@@ -29,6 +29,7 @@ from .data.safe_yaml import load as read_yaml
 from .data.targets import check_declared_targets
 from .derived import derived_fields
 from .files import read_text
+from .logs import CheckError
 from .metrics.tokenize import exception_order
 from . import registry
 from .outputs import RESULTS, file as output_file
@@ -57,7 +58,7 @@ SCORE_KEYS = ("metric_scores", "metrics")
 ANNOTATOR_SELECTORS = ("top", "baselines", "bleu", "chrf", "metrics", "all")
 
 
-class ConfigError(ValueError):
+class ConfigError(CheckError):
     """A configuration value is wrong; the message names the key."""
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..files import read_bytes
+from ..logs import CheckError
 from ..stats.aggregation import Aggregation
 from .pyramid import TopicPyramid
 
@@ -50,7 +51,7 @@ NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 NUMBER_EXPECTED = "a number: ASCII digits with an optional sign, decimal point and exponent (e.g. 3, -0.25, 1e-3)"
 
 
-class DatasetError(ValueError):
+class DatasetError(CheckError):
     """A data set file breaks the contract; the message says where and what was expected. A lone
     surrogate in it (from the data, or a file name the file system could not decode) is written as
     its escape, so that the message itself can always be logged."""
