@@ -62,6 +62,22 @@ def test_score_file_errors_name_the_line_and_field(tiny, text, message):
     assert str(e.value).startswith(f"{path}, ") and message in str(e.value), str(e.value)
 
 
+def test_the_metric_ids_docs_dataset_format_refuses_are_refused_and_the_others_accepted():
+    """docs/DATASET_FORMAT.md's metric bullet names what is refused (the ids the workflow computes,
+    names beginning like a ROUGE id, the start of an id) and what is a metric of its own; the code
+    agrees with each example (it accepted R2, which the doc said was refused)."""
+    from conftest import REPO
+    from metaeval.metrics.families import metric_id_problem
+
+    doc = (REPO / "docs/DATASET_FORMAT.md").read_text(encoding="utf-8")
+    bullet = " ".join(doc.split("\n- `metric`: the metric's id", 1)[1].split("\n- `score`", 1)[0].split())
+    refused = re.findall(r"`([^`]+)`", bullet.split("Refused:", 1)[1].split("Other names", 1)[0])
+    accepted = re.findall(r"`([^`]+)`", re.search(r"Other names are metrics of their own \(([^)]*)\)", bullet)[1])
+    assert "R2" in refused and "rouge2" in accepted and len(refused) >= 12 and len(accepted) >= 4
+    assert [m for m in refused if m != "..." and not metric_id_problem(m)] == []
+    assert [m for m in accepted if metric_id_problem(m)] == []
+
+
 def test_wrong_header_and_empty_file(tiny):
     (tiny / "s.tsv").write_text("topic\tsummarizer\tscore\n")
     with pytest.raises(DatasetError, match=r"s.tsv, line 1: header is \['topic', 'summarizer', 'score'\]; expected"):
