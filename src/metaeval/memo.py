@@ -16,9 +16,11 @@ result: deleting ``results/{dataset}/memo/`` changes no output, only the time a 
 is never the only source of a result it cannot verify:
 
 * an entry is a folder of ``.npy`` arrays read without pickle (or of JSON rows) and the SHA-256 of
-  its name and contents written beside them (``sha256``); an entry whose digest, files, shapes,
-  dtypes or value types are not what the memo wrote (an edited number, a shortened row, a file put
-  in its place, a link) is absent: its rows are computed again, and the entry is written anew;
+  its name and contents written beside them (``sha256``, with the names of the files it covers);
+  nothing of an entry is parsed before its digest is checked, and an entry whose digest, files,
+  shapes, dtypes or value types are not what the memo wrote (an edited number, a shortened row, a
+  file put in its place, a link) is absent: its rows are computed again, and the entry is written
+  anew;
 * a row is written only when it was computed, now or by the run that wrote a verified entry;
 * the memo never follows a link out of its own folder: a job's folder (or the ``memo`` folder) that
   is a symbolic link, or not a folder, switches the memo off for the job (a note in its log; nothing
@@ -53,8 +55,9 @@ _CURRENT: contextvars.ContextVar[tuple[Path, set[str]] | None] = contextvars.Con
 _KEYS, _NAMES, _ROWS, _DIGEST = "keys.npy", "names.npy", "rows.json", "sha256"
 # The name of an entry (a computation's name, the digest of its context), or of one being written.
 _ENTRY = re.compile(r"[A-Za-z_]+\.[0-9a-f]{32}(\.tmp[0-9]+)?")
-# The name of an entry's array (its file is <name>.npy in the entry's folder).
-_ARRAY_NAME = re.compile(r"[A-Za-z0-9_]+")
+# The name of a file of an entry (an array's is <name>.npy), and the most its digest's file holds.
+_FILE_NAME = re.compile(r"[A-Za-z0-9_]+\.(?:npy|json)")
+_LISTING_BYTES = 1 << 16
 # What an entry's array may hold: booleans and numbers (not text, objects or complex numbers).
 _ARRAY_KINDS = "biuf"
 # What a JSON row's values may be (what :func:`_plain` writes).
@@ -157,30 +160,32 @@ def _sealed(label: str, files: Sequence[tuple[str, bytes]]) -> str:
     return h.hexdigest()
 
 
-def _file(entry: Path, name: str) -> bytes:
-    """A file of an entry, read without following a link (a link or other non-file: OSError)."""
+def _file(entry: Path, name: str, limit: int = -1) -> bytes:
+    """A file of an entry (at most ``limit`` bytes and one more), read without following a link (a
+    link or other non-file: OSError)."""
     fd = os.open(entry / name, os.O_RDONLY | os.O_NOFOLLOW)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(f"{entry / name} is not a file")
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            return fh.read()
+            return fh.read(limit + 1 if limit >= 0 else -1)
     finally:
         os.close(fd)
 
 
-def _verified(entry: Path, names: Sequence[str], more: Callable[[dict[str, bytes]], Sequence[str]] = lambda _: ()
-              ) -> dict[str, bytes] | None:
-    """The files of an entry (``names``, then those ``more`` names from them), if the entry is a
-    folder (not a link) whose ``sha256`` is the digest of its name and these files; else None."""
+def _verified(entry: Path) -> dict[str, bytes] | None:
+    """The files of an entry, by name, if the entry is a folder (not a link) whose ``sha256`` (the
+    digest, then the names of the files it covers, a line each) is the digest of its name and those
+    files; else None. Nothing of an entry is parsed before it verifies."""
     try:
         if entry.is_symlink() or not entry.is_dir():
             return None
+        listing = _file(entry, _DIGEST, _LISTING_BYTES).decode("ascii").split("\n")
+        sealed, names = listing[0], listing[1:]
+        if len(names) != len(set(names)) or not all(_FILE_NAME.fullmatch(n) for n in names):
+            return None
         files = {n: _file(entry, n) for n in names}
-        for n in more(files):
-            files[n] = _file(entry, n)
-        sealed = _file(entry, _DIGEST).decode("ascii")
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, UnicodeDecodeError):
         return None
     return files if sealed == _sealed(entry.name, list(files.items())) else None
 
@@ -192,29 +197,27 @@ def _array(data: bytes) -> np.ndarray:
 def _read(entry: Path, axes: Mapping[str, int]) -> tuple[dict[str, int], dict[str, np.ndarray]] | None:
     """The kept rows' keys (key -> row) and arrays; None when the entry does not verify
     (:func:`_verified`), or its keys, names or arrays are not what the memo writes: distinct text
-    keys, distinct names of files, arrays of numbers with one slice per key along their axis."""
-    def arrays(files: dict[str, bytes]) -> list[str]:
-        names = _array(files[_NAMES])
-        # names of the entry's own files only (read before the digest is checked: no path, no link)
-        if names.dtype.kind != "U" or names.ndim != 1 or not all(_ARRAY_NAME.fullmatch(n) for n in names.tolist()):
-            raise ValueError("names")
-        return [f"{n}.npy" for n in names.tolist()]
-
-    try:
-        files = _verified(entry, (_KEYS, _NAMES), arrays)
-        if files is None:
-            return None
-        keys, names = _array(files[_KEYS]), _array(files[_NAMES]).tolist()
-        found = {n: _array(files[f"{n}.npy"]) for n in names}
-    except (OSError, ValueError, EOFError):
+    keys, the names of its other files, arrays of numbers with one slice per key along their axis."""
+    files = _verified(entry)
+    if files is None or _KEYS not in files or _NAMES not in files:
         return None
-    if keys.dtype.kind != "U" or keys.ndim != 1 or len(set(keys.tolist())) != len(keys) or len(set(names)) != len(names):
+    try:
+        keys, names = _array(files[_KEYS]), _array(files[_NAMES])
+        if keys.dtype.kind != "U" or keys.ndim != 1 or names.dtype.kind != "U" or names.ndim != 1:
+            return None
+        keys, names = keys.tolist(), names.tolist()
+        if sorted(f"{n}.npy" for n in names) != sorted(set(files) - {_KEYS, _NAMES}):
+            return None
+        found = {n: _array(files[f"{n}.npy"]) for n in names}
+    except (ValueError, EOFError):
+        return None
+    if len(set(keys)) != len(keys):
         return None
     for n, a in found.items():
         ax = axes.get(n, 0)
         if a.dtype.kind not in _ARRAY_KINDS or a.ndim <= ax or a.shape[ax] != len(keys):
             return None
-    return {str(k): i for i, k in enumerate(keys.tolist())}, found
+    return {str(k): i for i, k in enumerate(keys)}, found
 
 
 def _entry(name: str, context: Sequence[object]) -> Path | None:
@@ -237,7 +240,7 @@ def _replace(entry: Path, files: Sequence[tuple[str, bytes]]) -> None:
     tmp.mkdir(parents=True)
     for name, data in files:
         (tmp / name).write_bytes(data)
-    (tmp / _DIGEST).write_text(_sealed(entry.name, files), encoding="ascii")
+    (tmp / _DIGEST).write_text("\n".join([_sealed(entry.name, files), *(name for name, _ in files)]), encoding="ascii")
     _remove(entry)
     os.replace(tmp, entry)
 
@@ -334,8 +337,8 @@ def _plain(value: object) -> object:
 def _read_records(entry: Path) -> dict[str, tuple] | None:
     """The kept rows by key; None when the entry does not verify (:func:`_verified`) or is not what
     the memo writes: distinct text keys, as many rows, each a list of numbers, text or null."""
-    files = _verified(entry, (_ROWS,))
-    if files is None:
+    files = _verified(entry)
+    if files is None or set(files) != {_ROWS}:
         return None
     try:
         stored = json.loads(files[_ROWS].decode("utf-8"))
