@@ -388,13 +388,19 @@ def test_a_damaged_or_edited_row_is_computed_again_and_never_written_back(tmp_pa
     assert _records(tmp_path, keys, calls) == [_row(0), _row(1), _row(2)] and calls == []   # repaired: read
 
 
+def _squares_entry(folder, x):
+    """The keys of the rows of ``x`` and the memo's entry of their squares, computed in ``folder``."""
+    keys = [memo.digest(r) for r in x]
+    with memo.kept_in(folder):
+        memo.rows("squares", (), keys, _squares_and_samples(x, []))
+    (entry,) = folder.iterdir()
+    return keys, entry
+
+
 def test_an_edited_array_of_the_same_shape_is_computed_again(tmp_path):
     """A .npy with other values, same shape and dtype: the digest beside it no longer matches."""
     x = np.arange(6.0).reshape(3, 2)
-    keys = [memo.digest(r) for r in x]
-    with memo.kept_in(tmp_path):
-        memo.rows("squares", (), keys, _squares_and_samples(x, []))
-    (entry,) = tmp_path.iterdir()
+    keys, entry = _squares_entry(tmp_path, x)
     np.save(entry / "sum.npy", np.array([7.0, 7.0, 7.0]))
     calls: list = []
     with memo.kept_in(tmp_path):
@@ -454,10 +460,7 @@ def test_a_job_folder_replaced_by_a_file_or_a_link_switches_the_memo_off(tmp_pat
 def test_an_array_name_is_never_a_path(tmp_path):
     """names.npy lists the entry's arrays; a name that is a path out of the entry is not read."""
     x = np.arange(4.0).reshape(2, 2)
-    keys = [memo.digest(r) for r in x]
-    with memo.kept_in(tmp_path):
-        memo.rows("squares", (), keys, _squares_and_samples(x, []))
-    (entry,) = tmp_path.iterdir()
+    keys, entry = _squares_entry(tmp_path, x)
     outside = tmp_path.parent / f"{tmp_path.name}-secret.npy"
     np.save(outside, np.array([5.0, 5.0]))
     np.save(entry / "names.npy", np.array(["sum", f"../../{outside.stem}"]))
