@@ -4,15 +4,22 @@ the commit before the leaderboard without a score file (the budgets: re-run <= 0
 full run with a score file <= the old run without one).
 
     .venv/bin/python benchmarks/bench_leaderboard.py [--before-commit 1264e24] [--before skip]
+    .venv/bin/python benchmarks/bench_leaderboard.py --against main [--rounds 3]
 
 Every run is cold (a fresh working directory, a fork server of its own), ``--cores 2``, as a user
 runs it: the tree's own config/config.yaml, with .test/config/benchmarks.yaml (the catalog's
-benchmarks, fetched from a loopback mirror of ../shared/data/raw into an empty cache; in the old tree
-its paths made absolute) and the score file's config as ``--configfile`` (so the old tree runs its embedded
+benchmarks, fetched from a loopback mirror of ../shared/data/raw into an empty cache; in a tree
+before the catalog its paths made absolute) and the score file's config as ``--configfile`` (so the old tree runs its embedded
 simulated data set too, as it did for every user; the new one leaves it out). The metrics are computed from
 ``results/to_score/{dataset}.jsonl`` as a user's code would: the summary's length in words over the
 mean length of its references (``length_ratio``) and the share of the summary's word types found in
 its source (``source_overlap``; NA where a data set has no source).
+
+``--against REV`` compares the loop of this tree with the loop of another revision instead, in one
+sitting: ``--rounds`` rounds, each running both trees' loops (texts out, full run, re-run) one
+after the other, alternating which goes first; it prints each step's median for each tree and
+their ratio, and what the jobs' memos hold after this tree's re-run (entries, bytes, and the time
+to read and digest them all, as the memo does when it verifies them).
 """
 from __future__ import annotations
 
@@ -106,35 +113,92 @@ def write_scores(texts: Path, path: Path, metrics: list[str]) -> int:
     return len(rows) - 1
 
 
+def loop(code: Path, work: Path, env: dict) -> dict[str, float]:
+    """The loop of ``code``'s workflow in a fresh ``work`` folder (``env``: the mirror and an empty cache
+    of its own): texts out (the fetch included), the full run with a score file of one metric, the
+    re-run after a second joins; each step's wall time."""
+    bench = setup(code, work)
+    times = {"texts out (to_score)": snakemake(code, work, "to_score", "--configfile", str(bench), env=env)}
+    scores = work / "my_scores.tsv"
+    n = write_scores(work / "results/to_score", scores, ["length_ratio"])
+    print(f"score file: {n} rows of length_ratio", flush=True)
+    mine = work / "my.yaml"
+    mine.write_text(yaml.safe_dump({"metric_scores": [str(scores)],
+                                    "leaderboard": {"focus": ["length_ratio", "source_overlap"]}}))
+    times["full run with the score file"] = snakemake(code, work, "--configfile", str(bench), str(mine), env=env)
+    print(f"full run: {times['full run with the score file']:.1f} s", flush=True)
+    n = write_scores(work / "results/to_score", scores, ["length_ratio", "source_overlap"])
+    print(f"score file: {n} rows with source_overlap added", flush=True)
+    times["re-run after adding a metric"] = snakemake(code, work, "--configfile", str(bench), str(mine), env=env)
+    return times
+
+
+def memo_contents(results: Path) -> tuple[int, int, float]:
+    """(entries, bytes, seconds to read every file of every entry and take its SHA-256) of the jobs'
+    memos under ``results``."""
+    import hashlib
+
+    entries = [e for e in results.glob("*/memo/*/*") if e.is_dir()]
+    size, t = 0, time.perf_counter()
+    for entry in entries:
+        h = hashlib.sha256()
+        for f in sorted(entry.iterdir()):
+            data = f.read_bytes()
+            size += len(data)
+            h.update(data)
+    return len(entries), size, time.perf_counter() - t
+
+
+def mirror_env(url: str, cache: Path) -> dict:
+    """The environment of runs fetching the catalog's files from the loopback mirror into ``cache``."""
+    return {**os.environ, "METAEVAL_MIRROR": url, "METAEVAL_CACHE": str(cache), "NO_PROXY": "127.0.0.1"}
+
+
+def compare(against: str, rounds: int) -> int:
+    """This tree's loop against ``against``'s, ``rounds`` times each, alternating (module docstring)."""
+    import statistics
+
+    runs: dict[str, list[dict[str, float]]] = {"this tree": [], against: []}
+    memo = None
+    with tempfile.TemporaryDirectory() as tmp, mirror.serve(mirror.build(Path(tmp) / "mirror")) as (url, _):
+        tmp = Path(tmp)
+        with checkout(against, tmp / "other") as other:
+            trees = {"this tree": REPO, against: other}
+            for r in range(rounds):
+                order = list(trees) if r % 2 == 0 else list(trees)[::-1]
+                for name in order:
+                    work = tmp / f"run-{r}-{'this' if trees[name] == REPO else 'other'}"
+                    runs[name].append(loop(trees[name], work, mirror_env(url, work / "cache")))
+                    print(f"round {r + 1}, {name}: " + ", ".join(f"{k} {v:.1f} s" for k, v in runs[name][-1].items()),
+                          flush=True)
+                    if trees[name] == REPO:
+                        memo = memo_contents(work / "results")
+                    shutil.rmtree(work, ignore_errors=True)
+    for step in runs["this tree"][0]:
+        mine = statistics.median(x[step] for x in runs["this tree"])
+        theirs = statistics.median(x[step] for x in runs[against])
+        print(f"{step}: median {mine:.1f} s (this tree) vs {theirs:.1f} s ({against}): {mine / theirs:.3f}")
+    if memo:
+        print(f"memos after this tree's re-run: {memo[0]} entries, {memo[1] / 1e6:.1f} MB, read and digested in "
+              f"{memo[2]:.3f} s")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--before-commit", default=BEFORE)
     ap.add_argument("--before", default="run", choices=["run", "skip"])
+    ap.add_argument("--against", help="compare this tree's loop with this revision's, in one sitting")
+    ap.add_argument("--rounds", type=int, default=3, help="with --against: the loops run of each tree")
     args = ap.parse_args()
     if not RAW.exists():
         print(f"skipped: {RAW} is missing")
         return 0
-    figures: dict[str, float] = {}
+    if args.against:
+        return compare(args.against, args.rounds)
     with tempfile.TemporaryDirectory() as tmp, mirror.serve(mirror.build(Path(tmp) / "mirror")) as (url, _):
         tmp = Path(tmp)
-        # the catalog's files from a loopback mirror of their repositories into an empty cache
-        env = {**os.environ, "METAEVAL_MIRROR": url, "METAEVAL_CACHE": str(tmp / "cache"), "NO_PROXY": "127.0.0.1"}
-        work = tmp / "after"
-        bench = setup(REPO, work)
-        figures["texts out (to_score), the fetch included"] = snakemake(REPO, work, "to_score", "--configfile",
-                                                                        str(bench), env=env)
-        scores = work / "my_scores.tsv"
-        n = write_scores(work / "results/to_score", scores, ["length_ratio"])
-        print(f"score file: {n} rows of length_ratio", flush=True)
-        mine = work / "my.yaml"
-        mine.write_text(yaml.safe_dump({"metric_scores": [str(scores)],
-                                        "leaderboard": {"focus": ["length_ratio", "source_overlap"]}}))
-        figures["full run with the score file"] = snakemake(REPO, work, "--configfile", str(bench), str(mine), env=env)
-        print(f"full run: {figures['full run with the score file']:.1f} s", flush=True)
-        n = write_scores(work / "results/to_score", scores, ["length_ratio", "source_overlap"])
-        print(f"score file: {n} rows with source_overlap added", flush=True)
-        figures["re-run after adding a metric"] = snakemake(REPO, work, "--configfile", str(bench), str(mine),
-                                                            env=env)
+        figures = loop(REPO, tmp / "after", mirror_env(url, tmp / "cache"))
         if args.before == "run":
             with checkout(args.before_commit, tmp / "before") as code:
                 old = tmp / "before-run"

@@ -638,6 +638,194 @@ def verify_scores(folder: Path, result) -> None:
         _same(got[tuple(cells[:3])], cells[3].strip(), f"metric_scores.tsv {tuple(cells[:3])}")
 
 
+# ---------------------------------------------------------------------------- the top-level score file
+
+# A file for two data sets (the tiny one, whose folder is beside it, and another): a metric named
+# like the tiny data set's dimension ``relevance`` (an LLM judge's name) and one of its own.
+SHARED_SCORES = "dataset\ttopic\tsummarizer\tmetric\tscore\n" + "other\tX9\tsys\tJ\t7\n" + "".join(
+    f"tiny\t{t}\t{s}\t{m}\t{v}\n" for m, vals in (("relevance", ("0.5", "1e-3", "-2", "3", "0")),
+                                                   ("J", ("1e300", "-1e300", "12", "7.", "+.5")))
+    for (t, s), v in zip((("T1", "1"), ("T1", "2"), ("T2", "1"), ("T2", "2"), ("T1", "B")), vals)) + "other\tX9\tsys2\tK\t8\n"
+
+
+def shared_scores_base() -> dict[str, bytes]:
+    files = {f"tiny/{name}": data for name, data in canonical_base().items() if name != "metric_scores.tsv"}
+    files["all.tsv"] = _u(SHARED_SCORES)
+    return files
+
+
+def shared_scores_mutations(base: dict[str, bytes]) -> st.SearchStrategy[dict[str, bytes]]:
+    """The file mutated as a TSV, then now and then saved with a byte-order mark and CRLF line ends."""
+    def saved(args: tuple[str, bool, bool]) -> str:
+        text, bom, crlf = args
+        return ("\ufeff" if bom else "") + (text.replace("\n", "\r\n") if crlf else text)
+    return st.tuples(mutated_tsv(SHARED_SCORES), st.booleans(), st.booleans()).map(saved).flatmap(text_bytes).map(
+        lambda data: {**base, "all.tsv": data})
+
+
+def call_shared_scores(folder: Path):
+    """The tiny data set's file metrics job with the file in the top-level metric_scores."""
+    from metaeval.data import metric_scores
+    from metaeval.options import FileMetricsOptions
+
+    ds = load_folder(folder / "tiny")
+    options = FileMetricsOptions((), False, "datasets.tiny.metric_scores", "tiny", ("other", "tiny"),
+                                 (str(folder / "all.tsv"),), ())
+    return metric_scores.check([str(folder / "all.tsv")], ds, str(folder / "tiny/dataset.yaml"), options)
+
+
+def verify_shared_scores(folder: Path, result) -> None:
+    """The tiny data set's scores are the file's rows that name it (read here: without a byte-order
+    mark, each line without its CR); its archived rows are the header and those lines, and they
+    read alone (the archive's rerun) as the same scores."""
+    from metaeval.data import metric_scores
+    from metaeval.data.shared_scores import own_rows
+
+    data = (folder / "all.tsv").read_bytes()
+    data = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    lines = data.split(b"\n")
+    mine = [line for line in lines[1:] if line.split(b"\t", 1)[0] == b"tiny"]
+    got = {(r.topic, r.summarizer, r.metric): r.score for r in result.rows}
+    if len(got) != len(mine):
+        raise Finding(f"{len(got)} scores read for 'tiny'; the file has {len(mine)} rows naming it")
+    for line in mine:
+        cells = line.decode().rstrip("\r").split("\t")
+        _same(got[tuple(cells[1:4])], cells[4].strip(), f"all.tsv {tuple(cells[:4])}")
+    own = own_rows((folder / "all.tsv").read_bytes(), "tiny")
+    if own != b"".join(line + b"\n" for line in [lines[0], *mine]):
+        raise Finding("the archived rows of 'tiny' are not the header and the lines naming it")
+    archived = folder / "archived.tsv"
+    archived.write_bytes(own)
+    again = metric_scores.read_score_file(str(archived), {s.key for s in load_folder(folder / "tiny").summaries},
+                                          metric_scores.Scope("tiny"))
+    if sorted((r.topic, r.summarizer, r.metric, r.score) for r in again) != \
+            sorted((r.topic, r.summarizer, r.metric, r.score) for r in result.rows):
+        raise Finding("the archived rows of 'tiny' read alone as other scores")
+
+
+# ---------------------------------------------------------------------------- the jobs' memos
+
+# A file whose bytes start so is made a symbolic link to the rest (the harness writes files only).
+LINK = b"\0fuzz-link:"
+MEMO_X = [[0.5, 1.0, -2.0], [3.0, 0.25, 1e150], [-0.0, 7.0, 1e-300], [2.0, 2.0, 2.0]]
+
+
+def memo_calls(folder: Path | None) -> tuple[dict, list, list]:
+    """A vectorised computation (two arrays, one along axis 1) and a row-by-row one (numbers, text,
+    null, a boolean) of four metrics, with ``folder`` as the job's memo: their results and the rows
+    each computed."""
+    import numpy as np
+
+    from metaeval import memo
+
+    x = np.array(MEMO_X)
+    calls: list = []
+
+    def compute(rows):
+        calls.append(("rows", list(rows)))
+        part = x[rows]
+        return {"sum": (part ** 2).sum(axis=1), "samples": np.stack([part[:, 0] * k for k in range(3)])}
+
+    def record(i):
+        calls.append(("records", i))
+        return (float(x[i].sum()), i, f"m{i}", None, bool(i % 2))
+
+    keys = [memo.digest(f"m{i}", row) for i, row in enumerate(x)]
+    with memo.kept_in(folder):
+        out = memo.rows("squares", ("ctx",), keys, compute, {"samples": 1})
+        rows = memo.records("rows", ("ctx",), keys, record)
+    return out, rows, calls
+
+
+def memo_base() -> dict[str, bytes]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        memo_calls(Path(tmp) / "memo")
+        files = {p.relative_to(tmp).as_posix(): p.read_bytes() for p in sorted(Path(tmp).rglob("*")) if p.is_file()}
+    files["mine/keep.txt"] = b"the user's own file"
+    return files
+
+
+MEMO_OPS = ["bytes", "bytes", "values", "remove", "entry_as_file", "link", "link", "dir_for_file"]
+
+
+@st.composite
+def _memo_mutation(draw, base: dict[str, bytes]) -> dict[str, bytes]:
+    """One or two of: a file's bytes mutated (rows.json as text; the others byte by byte), an array
+    given other values of its shape and dtype (with or without its digest), a file removed, an
+    entry replaced by a file, a file or an entry by a link (to the user's folder, or dangling), a
+    file by a folder."""
+    import io
+
+    import numpy as np
+
+    files = dict(base)
+    for _ in range(draw(st.integers(1, 2))):
+        names = sorted(n for n in files if n.startswith("memo/") and not files[n].startswith(LINK))
+        if not names:
+            break
+        name = draw(st.sampled_from(names))
+        entry = "/".join(name.split("/")[:2])
+        op = draw(st.sampled_from(MEMO_OPS))
+        if op == "bytes" and name.endswith(".json"):
+            files[name] = draw(mutated_text(files[name].decode(errors="replace"), JSON_SNIPPETS).flatmap(text_bytes))
+        elif op == "bytes":
+            data, i = files[name], draw(st.integers(0, len(files[name])))
+            files[name] = draw(st.sampled_from([data[:i], data[:i] + draw(st.binary(min_size=1, max_size=8)) + data[i:],
+                                                data[:i] + bytes([(data[i:i + 1] or b"\0")[0] ^ 0xFF]) + data[i + 1:]]))
+        elif op == "values" and name.endswith(".npy") and not name.endswith(("keys.npy", "names.npy")):
+            try:
+                a = np.load(io.BytesIO(files[name]), allow_pickle=False)
+            except Exception:       # its bytes mutated already (numpy raises ValueError, TokenError, ...)
+                continue
+            other = np.array(draw(st.lists(numbers.filter(lambda v: isinstance(v, float)), min_size=a.size,
+                                           max_size=a.size)) or [0.0] * a.size, dtype=a.dtype).reshape(a.shape)
+            out = io.BytesIO()
+            np.save(out, other, allow_pickle=False)
+            files[name] = out.getvalue()
+        elif op == "remove":
+            del files[name]
+        elif op in ("entry_as_file", "link") and draw(st.booleans()):
+            for n in [n for n in files if n.startswith(entry + "/")]:
+                del files[n]
+            files[entry] = LINK + draw(st.sampled_from([b"../mine", b"../nowhere"])) if op == "link" else b"not an entry"
+        elif op == "link":
+            files[name] = LINK + draw(st.sampled_from([b"../../mine/keep.txt", b"../../nowhere", b"../../mine"]))
+        elif op == "dir_for_file":
+            files[f"{name}/inside"] = files.pop(name)
+    return files
+
+
+def memo_mutations(base: dict[str, bytes]) -> st.SearchStrategy[dict[str, bytes]]:
+    return _memo_mutation(base)
+
+
+def call_memo(folder: Path):
+    """The two computations with the (mutated) memo; the files marked as links made links first."""
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.is_symlink() and path.read_bytes().startswith(LINK):
+            target = path.read_bytes()[len(LINK):].decode()
+            path.unlink()
+            path.symlink_to(target)
+    return memo_calls(folder / "memo")
+
+
+def verify_memo(folder: Path, result) -> None:
+    """Whatever the memo held, the results are a fresh computation's, bit for bit; the user's file
+    beside it is untouched; and the memo is repaired: the next run computes nothing."""
+    out, rows, _ = result
+    fresh_out, fresh_rows, _ = memo_calls(None)
+    if {k: v.tobytes() for k, v in out.items()} != {k: v.tobytes() for k, v in fresh_out.items()} or \
+            repr(rows) != repr(fresh_rows):
+        raise Finding(f"the memo's results differ from a fresh computation's: {rows!r} / {fresh_rows!r}")
+    if (folder / "mine/keep.txt").read_bytes() != b"the user's own file":
+        raise Finding("the user's file beside the memo changed")
+    again, again_rows, calls = memo_calls(folder / "memo")
+    if calls or repr(again_rows) != repr(fresh_rows):
+        raise Finding(f"the memo was not repaired: the next run computed {calls}")
+
+
 def _yaml_value(data: bytes) -> Any:
     import yaml
 
@@ -1136,6 +1324,8 @@ READERS: dict[str, Reader] = {r.name: r for r in (
            load_folder, _and_copy(verify_pyramids)),
     Reader("metric_scores_tsv", canonical_base, _one_file("metric_scores.tsv", lambda b: mutated_tsv(b.decode())),
            call_scores, verify_scores),
+    Reader("shared_scores_tsv", shared_scores_base, shared_scores_mutations, call_shared_scores, verify_shared_scores),
+    Reader("memo_entries", memo_base, memo_mutations, call_memo, verify_memo, errors=()),
     Reader("summeval_jsonl", summeval_base,
            _one_file("M_outputs_annotations.jsonl", lambda b: mutated_jsonl(_records(b))), call_summeval, _and_copy(verify_summeval)),
     Reader("bartscore_pkl", bartscore_base, bartscore_mutations, call_bartscore, _and_copy(verify_bartscore)),
@@ -1321,7 +1511,7 @@ def main(reader_name: str, examples: int, out: Path) -> None:
             entry["count"] += 1
             if entry["input"] is None:
                 saved = out / f"finding-{len(findings)}"
-                shutil.copytree(work, saved)
+                shutil.copytree(work, saved, symlinks=True)     # an input's links (the memo's) as links
                 entry["input"] = str(saved)
 
     test = settings(max_examples=examples, derandomize="METAEVAL_FUZZ_SEED" not in os.environ, database=None,

@@ -142,12 +142,48 @@ def test_agreement_tables_pair_types():
     assert rows[("good", "system-system")]["pairs"] == 3 and rows[("good", "human-system")]["pairs"] == 3
     # the 6 pairs' verdicts, recomputed with scipy, and the accuracy counted by hand
     ii, jj, _ = res.pairs
-    for name, grid in (("arithmetic", human), ("good", metric), ("noise", noise)):
+    for found, grid in ((res.human["arithmetic"], human), (res.metrics["good"], metric), (res.metrics["noise"], noise)):
         p = [stats.wilcoxon(grid[i] - grid[j]).pvalue for i, j in zip(ii, jj)]
-        np.testing.assert_array_equal(res.verdicts[name].p, p)
+        np.testing.assert_array_equal(found.p, p)
     for name in ("good", "noise"):
-        same = np.sum(res.verdicts[name].verdict == res.verdicts["arithmetic"].verdict)
+        same = np.sum(res.metrics[name].verdict == res.human["arithmetic"].verdict)
         assert rows[(name, "all")]["correct"] == same and rows[(name, "all")]["accuracy"] == same / 6
+
+
+def test_a_metric_named_like_a_human_target_leaves_the_targets_verdicts_alone(tmp_path):
+    """An LLM judge's scores named ``grammaticality`` beside the human target ``grammaticality``
+    (the probe: R2's human_significant against that target fell from 5 to 1, and the judge agreed
+    with itself at 1.0). The targets' verdicts are scipy's on the human scores, whatever a metric is
+    called; the agreement table is the same as with the judge named otherwise; verdicts.tsv keeps
+    the human target's rows and the judge's, told apart by scorer_kind."""
+    from metaeval.stages.agreement import AGREEMENT_COLUMNS, write
+
+    rng = np.random.default_rng(5)
+    quality = np.linspace(0, 1.5, 6)[:, None]
+    human = {"grammaticality": quality + rng.normal(0, 0.5, (6, 15)), "arithmetic": quality + rng.normal(0, 0.3, (6, 15))}
+    metrics = {"R2_ST1_RS0_R": quality + rng.normal(0, 0.4, (6, 15)), "judge": rng.normal(0, 1, (6, 15))}
+    args = (["s0", "s1", "s2", "s3", "s4", "s5"], ["system"] * 6, ["grammaticality", "arithmetic"], 0.05, 5,
+            "R2_ST1_RS0_R")
+    other = agreement_tables(human, metrics, *args)
+    named = agreement_tables(human, {"R2_ST1_RS0_R": metrics["R2_ST1_RS0_R"], "grammaticality": metrics["judge"]}, *args)
+    ii, jj, _ = named.pairs
+    p = np.array([stats.wilcoxon(human["grammaticality"][i] - human["grammaticality"][j]).pvalue for i, j in zip(ii, jj)])
+    r2 = next(r for r in named.rows if (r["metric"], r["combination"], r["pair_type"]) ==
+              ("R2_ST1_RS0_R", "grammaticality", "all"))
+    assert r2["human_significant"] == np.sum(p < 0.05) == 10
+    renamed = [{**r, "metric": "grammaticality" if r["metric"] == "judge" else r["metric"]} for r in other.rows]
+    assert repr([[r[c] for c in AGREEMENT_COLUMNS] for r in named.rows]) == \
+        repr([[r[c] for c in AGREEMENT_COLUMNS] for r in renamed])
+    np.testing.assert_array_equal(named.human["grammaticality"].p, p)
+    out = {k: str(tmp_path / k) for k in ("verdicts", "agreement", "table2_md", "table3_md", "accuracy_png",
+                                          "accuracy_svg", "differences_png", "differences_svg")}
+    write(named, None, out)
+    from metaeval import tables
+
+    verdicts = tables.read_tsv(out["verdicts"], numeric=("p",))
+    first = verdicts[(verdicts.a == "s0") & (verdicts.b == "s1") & (verdicts.scorer == "grammaticality")]
+    assert first.scorer_kind.tolist() == ["human", "metric"]
+    assert first.p.tolist() == [p[0], stats.wilcoxon(metrics["judge"][0] - metrics["judge"][1]).pvalue]
 
 
 def test_per_summary_metric_of_a_variant():

@@ -238,7 +238,11 @@ def test_a_byte_order_mark_is_accepted(tmp_path):
 
 
 @pytest.mark.parametrize("name,code", [("a\rb", "U+000D (CARRIAGE RETURN)"), ("a\u2029b", "U+2029 (PARAGRAPH SEPARATOR)"),
-                                       ("a\x85b", "U+0085 (CONTROL CHARACTER)"), ("a\tb", "U+0009 (TAB)")])
+                                       ("a\x85b", "U+0085 (CONTROL CHARACTER)"), ("a\tb", "U+0009 (TAB)"),
+                                       # C1 controls: U+009B is a terminal's escape sequence introducer
+                                       ("a\x9b31mb", "U+009B (CONTROL CHARACTER)"),
+                                       ("a\x80b", "U+0080 (CONTROL CHARACTER)"),
+                                       ("a\x9fb", "U+009F (CONTROL CHARACTER)")])
 def test_names_that_cannot_round_trip_are_refused(tmp_path, name, code):
     records = tiny_records()
     records[2]["summarizer"] = name

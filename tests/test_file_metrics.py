@@ -62,6 +62,22 @@ def test_score_file_errors_name_the_line_and_field(tiny, text, message):
     assert str(e.value).startswith(f"{path}, ") and message in str(e.value), str(e.value)
 
 
+def test_the_metric_ids_docs_dataset_format_refuses_are_refused_and_the_others_accepted():
+    """docs/DATASET_FORMAT.md's metric bullet names what is refused (the ids the workflow computes,
+    names beginning like a ROUGE id, the start of an id) and what is a metric of its own; the code
+    agrees with each example (it accepted R2, which the doc said was refused)."""
+    from conftest import REPO
+    from metaeval.metrics.families import metric_id_problem
+
+    doc = (REPO / "docs/DATASET_FORMAT.md").read_text(encoding="utf-8")
+    bullet = " ".join(doc.split("\n- `metric`: the metric's id", 1)[1].split("\n- `score`", 1)[0].split())
+    refused = re.findall(r"`([^`]+)`", bullet.split("Refused:", 1)[1].split("Other names", 1)[0])
+    accepted = re.findall(r"`([^`]+)`", re.search(r"Other names are metrics of their own \(([^)]*)\)", bullet)[1])
+    assert "R2" in refused and "rouge2" in accepted and len(refused) >= 12 and len(accepted) >= 4
+    assert [m for m in refused if m != "..." and not metric_id_problem(m)] == []
+    assert [m for m in accepted if metric_id_problem(m)] == []
+
+
 def test_wrong_header_and_empty_file(tiny):
     (tiny / "s.tsv").write_text("topic\tsummarizer\tscore\n")
     with pytest.raises(DatasetError, match=r"s.tsv, line 1: header is \['topic', 'summarizer', 'score'\]; expected"):
@@ -306,3 +322,52 @@ def test_the_archive_holds_the_score_file_and_reruns_with_it(realsumm_run, tmp_p
     for name in ("metrics.tsv", "scores.tsv", "signature.txt"):
         archived = root / "archived_results/realsumm/scores/file_metrics" / name
         assert (root / "results/realsumm/scores/file_metrics" / name).read_bytes() == archived.read_bytes()
+
+
+# ----------------------------------------------------------------------------- a metric's name is only a name
+
+def _run_with_judge(workdir: Path, name: str) -> Path:
+    """The small scenario's simulated data set with a top-level score file of one metric, ``name``
+    (seeded scores of every summary), run whole."""
+    from conftest import scenario, simulation
+    from metaeval.data.simulate import simulate
+
+    cfg = scenario(workdir)
+    sim = cfg["datasets"]["sim"]
+    ds = simulate(simulation(**{k: v for k, v in sim.items() if k != "format"}), "sim")
+    rng = __import__("numpy").random.default_rng(12)
+    rows = [f"sim\t{s.topic}\t{s.summarizer}\t{name}\t{float(x)!r}\n" for s, x in zip(ds.summaries, rng.random(len(ds.summaries)))]
+    (workdir / "judge.tsv").write_text("dataset\ttopic\tsummarizer\tmetric\tscore\n" + "".join(rows))
+    cfg = {**cfg, "datasets": {"sim": sim}, "metric_scores": ["judge.tsv"]}
+    (workdir / "config/config.yaml").write_text(yaml.safe_dump(cfg))
+    snakemake(workdir, "--cores", "2")
+    return workdir / "results/sim"
+
+
+# the files that hold the score file's checksum (of its bytes, the metric's name among them)
+CHECKSUMMED = {"scores/file_metrics/signature.txt", "scores/scoring_signature.txt"}
+
+
+@pytest.mark.workflow
+def test_no_output_depends_on_what_a_metric_is_called(tmp_path):
+    """A metric named like a human target (an LLM judge's ``grammaticality``, a dimension of the
+    simulated data set) and the same scores named ``grammaticalitz`` (which sorts in the same place):
+    every table of the run is the same, name for name. The agreement stage merged the two name
+    spaces: the metric replaced the human target's verdicts, and verdicts.tsv lost its rows."""
+    clash = _run_with_judge(tmp_path / "clash", "grammaticality")
+    other = _run_with_judge(tmp_path / "other", "grammaticalitz")
+    compared = 0
+    for path in sorted(clash.rglob("*")):
+        rel = path.relative_to(clash).as_posix()
+        if path.suffix not in (".tsv", ".md", ".json", ".jsonl", ".yaml", ".txt") or rel in CHECKSUMMED \
+                or rel.split("/")[0] in ("logs", "memo"):
+            continue
+        theirs = (other / rel).read_text(encoding="utf-8").replace("grammaticalitz", "grammaticality")
+        assert path.read_text(encoding="utf-8") == theirs, rel
+        compared += 1
+    assert compared > 80
+    verdicts = tables.read_tsv(clash / "agreement/verdicts.tsv")
+    named = verdicts[verdicts.scorer == "grammaticality"]
+    assert sorted(set(named.scorer_kind)) == ["human", "metric"]
+    pairs = (verdicts.scorer == "arithmetic").sum()             # every pair of judged summarizers, once
+    assert (named.scorer_kind == "human").sum() == (named.scorer_kind == "metric").sum() == pairs > 0

@@ -92,6 +92,22 @@ def test_markdown_cells_with_pipes_and_backslashes_keep_their_columns(tmp_path):
     assert tables.read_markdown(path) == ("C.", ["name", "v|w"], rows)
 
 
+def test_markdown_escapes_what_it_would_render(tmp_path):
+    """Names reach the Markdown tables as they are: an HTML tag, emphasis, a link, code, an entity,
+    strike-through and math are written with backslashes (as by hand below), so that Markdown shows
+    the text; ids with inner underscores are left as they are; reading undoes the escapes."""
+    path = tmp_path / "t.md"
+    names = ["<img src=x onerror=alert(1)>", "**bold**", "[x](http://e)", "_a_", "R2_ST1_RS0_R", "a&lt;b",
+             "`code`", "~~s~~", "$x$", "0.512* #1", "[0.40, 0.42]"]
+    tables.write_markdown(path, "Agreement (<b>judge</b>), p < 0.05.", ["name"], [[n] for n in names])
+    assert path.read_text() == (
+        "Agreement (\\<b>judge\\</b>), p \\< 0.05.\n\n| name |\n|---|\n"
+        "| \\<img src=x onerror=alert(1)> |\n| \\*\\*bold\\*\\* |\n| [x\\](http://e) |\n| \\_a\\_ |\n"
+        "| R2_ST1_RS0_R |\n| a\\&lt;b |\n| \\`code\\` |\n| \\~\\~s\\~\\~ |\n| \\$x\\$ |\n| 0.512\\* #1 |\n"
+        "| [0.40, 0.42] |\n")
+    assert tables.read_markdown(path) == ("Agreement (<b>judge</b>), p < 0.05.", ["name"], [[n] for n in names])
+
+
 def test_a_write_removes_temporary_files_that_killed_jobs_left(tmp_path):
     from metaeval.files import write_text
 
@@ -363,3 +379,31 @@ def test_code_version_changes_with_an_imported_module_only(tmp_path):
     assert run() == before                                  # the agreement stage does not import it
     (copy / "metaeval/stats/verdicts.py").write_text((copy / "metaeval/stats/verdicts.py").read_text() + "\n# x\n")
     assert run() != before
+
+
+JOB = """
+import sys
+from metaeval.logs import job_log
+from metaeval.data.contract import DatasetError, fail
+from metaeval.options import ConfigError
+errors = {"data": fail("scores.tsv", 5, "score", "'nan' is not a number; expected a finite decimal number"),
+          "config": ConfigError("config key delta.metric: 'X' has no pair of systems"), "bug": KeyError("surprise")}
+with job_log(sys.argv[2], "file metrics d"):
+    raise errors[sys.argv[1]]
+"""
+
+
+@pytest.mark.parametrize("error, message", [
+    ("data", "scores.tsv, line 5, field 'score': 'nan' is not a number; expected a finite decimal number"),
+    ("config", "config key delta.metric: 'X' has no pair of systems")])
+def test_a_jobs_own_check_ends_it_with_its_message_and_no_traceback(tmp_path, error, message):
+    """The contract's, the config's and the stages' own checks (CheckError) say all there is to
+    say: the job logs the error line and exits with status 1; a bug keeps its traceback."""
+    log = tmp_path / "job.log"
+    proc = subprocess.run([sys.executable, "-c", JOB, error, str(log)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert f"ERROR file metrics d failed: {message}" in proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert log.read_text().splitlines()[-1].endswith(f"ERROR file metrics d failed: {message}")
+    bug = subprocess.run([sys.executable, "-c", JOB, "bug", str(log)], capture_output=True, text=True, timeout=120)
+    assert bug.returncode == 1 and "Traceback" in bug.stderr and "KeyError: 'surprise'" in bug.stderr

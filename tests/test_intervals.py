@@ -62,3 +62,38 @@ def test_intervals_equal_rouge_155(tmp_path):
                 avg, lo, hi = printed[(m, prf)]
                 assert (round(iv.resampled_mean, 5), round(iv.lower, 5), round(iv.upper, 5)) == \
                        pytest.approx((avg, lo, hi), abs=1.01e-5), (m, prf, stem, stop)
+
+
+def test_a_score_equal_on_every_topic_draws_its_interval_and_says_so(tmp_path, caplog):
+    """A system whose ROUGE score is 1/3 on every one of 10 topics: its bootstrap bounds are means of
+    equal numbers summed in draw order, 0.33333333333333337, a rounding error above the mean
+    0.3333333333333333; matplotlib refused the negative bar and the job failed. The tables keep both
+    values as computed; the figure draws a zero-length bar and the log says so."""
+    from metaeval import tables
+    from metaeval.records import IntervalOptions
+    from metaeval.stages import intervals
+
+    per = {(s, "R1", 0, 0): [(f"t{k}", {"P": 1 / 3, "R": 1 / 3, "F": 1 / 3}) for k in range(10)] for s in ("a", "b")}
+    options = IntervalOptions(1000, 0.95, 0, ("R1_ST0_RS0_A_F",))
+    rows = intervals.compute(per, options)
+    out = {k: str(tmp_path / f) for k, f in (("table", "t.tsv"), ("markdown", "t.md"), ("figure_png", "f.png"),
+                                             ("figure_svg", "f.svg"))}
+    with caplog.at_level("INFO", logger="metaeval"):
+        intervals.write(rows, options, out)
+    table = tables.read_tsv(out["table"], numeric=("score", "lower", "upper"))
+    f = table[table.variant == "R1_ST0_RS0_A_F"]
+    assert f.score.tolist() == [1 / 3, 1 / 3] and f.lower.tolist() == [0.33333333333333337] * 2
+    assert "intervals figure, R1_ST0_RS0_A_F: 2 of 4 error bars drawn with zero length: the value lies outside " \
+           "its interval by at most 5.55e-17" in caplog.text
+    assert (tmp_path / "f.png").stat().st_size > 0
+
+
+def test_error_bars_are_clamped_at_zero_length():
+    """By hand: a value a rounding error below its interval gets a zero-length lower bar; an
+    ordinary interval its two distances; NaN no bar."""
+    from metaeval import figures
+
+    bars = figures.error_bars([1 / 3, 0.5, np.nan], [0.33333333333333337, 0.25, np.nan], [0.33333333333333337, 0.75, 1],
+                              "test figure")
+    assert bars[:, :2].tolist() == [[0.0, 0.25], [0.33333333333333337 - 1 / 3, 0.25]]
+    assert np.isnan(bars[:, 2]).all()

@@ -4,6 +4,7 @@ damaged entry is recomputed, and a job keeps only what it used."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -67,7 +68,7 @@ def test_a_job_keeps_only_the_entries_it_used(tmp_path):
         memo.rows("squares", ("seed", 2), keys, _squares_and_samples(x, []))
     (entry,) = tmp_path.iterdir()
     assert entry.name.startswith("squares.")
-    assert sorted(p.name for p in entry.iterdir()) == ["keys.npy", "names.npy", "samples.npy", "sum.npy"]
+    assert sorted(p.name for p in entry.iterdir()) == ["keys.npy", "names.npy", "samples.npy", "sha256", "sum.npy"]
 
 
 @pytest.mark.parametrize("damage", ["not an array", "a pickled object array", "missing", "fewer rows"])
@@ -293,4 +294,202 @@ def test_agreement_with_a_joining_metric_is_a_fresh_runs(tmp_path):
     fresh = agreement_tables(human, metrics, *args)
     assert len(fresh.rows) == 4 * 3       # four metrics x (all, system-system, system-human)
     assert repr(kept.rows) == repr(fresh.rows)
-    assert repr(kept.verdicts) == repr(fresh.verdicts)
+    assert repr((kept.human, kept.metrics)) == repr((fresh.human, fresh.metrics))
+
+
+# ----------------------------------------------------------------------------- a memo that lies or breaks
+
+def _row(i):
+    return (float(i) + 0.5, i, f"m{i}")
+
+
+def _records(folder, keys, calls=None):
+    def compute(i):
+        if calls is not None:
+            calls.append(i)
+        return _row(i)
+    with memo.kept_in(folder):
+        return memo.records("rows", (), keys, compute)
+
+
+def test_a_memo_folder_that_links_outside_is_never_followed(tmp_path, caplog):
+    """A job's memo folder (or the memo folder above it) that is a symbolic link to a folder of the
+    user's: nothing there is read, written or removed; every row is computed, and the log says why."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("years of work")
+    (mine / "rows.0123456789abcdef0123456789abcdef").mkdir()           # even a name like an entry's
+    results = tmp_path / "results/d/memo"
+    results.mkdir(parents=True)
+    (results / "job").symlink_to(mine)
+    keys = [memo.digest(i) for i in range(3)]
+    calls: list = []
+    with caplog.at_level("WARNING", logger="metaeval"):
+        assert _records(results / "job", keys, calls) == [_row(0), _row(1), _row(2)]
+    assert calls == [0, 1, 2]
+    assert sorted(p.name for p in mine.iterdir()) == ["rows.0123456789abcdef0123456789abcdef", "thesis.tex"]
+    assert f"memo off: {results / 'job'} is a symbolic link" in caplog.text
+    (results / "job").unlink()
+    results.rmdir()
+    results.symlink_to(mine)                                            # the memo folder itself a link
+    calls.clear()
+    _records(results / "job", keys, calls)
+    assert calls == [0, 1, 2] and sorted(p.name for p in mine.iterdir()) == \
+        ["rows.0123456789abcdef0123456789abcdef", "thesis.tex"]
+
+
+def test_the_clean_up_removes_only_the_memos_entries_and_never_follows_a_link(tmp_path):
+    keys = [memo.digest(i) for i in range(2)]
+    _records(tmp_path, keys)
+    mine = tmp_path.parent / f"{tmp_path.name}-mine"
+    mine.mkdir()
+    (mine / "data.csv").write_text("1,2")
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "other.0123456789abcdef0123456789abcdef").symlink_to(mine)     # a link named like an entry
+    with memo.kept_in(tmp_path):
+        memo.records("others", (), keys, _row)
+    assert (mine / "data.csv").read_text() == "1,2"
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("others.")) == ["notes.txt"]
+
+
+def _rows_entry(folder):
+    (entry,) = [p for p in folder.iterdir() if p.name.startswith("rows.")]
+    return entry
+
+
+@pytest.mark.parametrize("damage", ["a shortened row", "a string for a number", "an edited number",
+                                    "rows that are not a list", "the digest removed"])
+def test_a_damaged_or_edited_row_is_computed_again_and_never_written_back(tmp_path, damage):
+    """The probe: a shortened row or a string in rows.json stopped the job with an IndexError or a
+    TypeError, and the damaged row was written back, so every later run failed; an edited number
+    reached the results. Now the entry does not verify: its rows are computed again, the results are
+    a fresh computation's, and the entry written holds the computed rows."""
+    keys = [memo.digest(i) for i in range(3)]
+    _records(tmp_path, keys)
+    path = _rows_entry(tmp_path) / "rows.json"
+    stored = json.loads(path.read_text())
+    if damage == "a shortened row":
+        stored["rows"][1] = stored["rows"][1][:1]
+    elif damage == "a string for a number":
+        stored["rows"][1][0] = "0.5"
+    elif damage == "an edited number":
+        stored["rows"][1][0] = 99.0
+    elif damage == "rows that are not a list":
+        stored["rows"] = {"a": 1}
+    if damage == "the digest removed":
+        (path.parent / "sha256").unlink()
+    else:
+        path.write_text(json.dumps(stored))
+    calls: list = []
+    assert _records(tmp_path, keys, calls) == [_row(0), _row(1), _row(2)]
+    assert calls == [0, 1, 2]
+    assert json.loads((_rows_entry(tmp_path) / "rows.json").read_text())["rows"] == [list(_row(i)) for i in range(3)]
+    calls.clear()
+    assert _records(tmp_path, keys, calls) == [_row(0), _row(1), _row(2)] and calls == []   # repaired: read
+
+
+def _squares_entry(folder, x):
+    """The keys of the rows of ``x`` and the memo's entry of their squares, computed in ``folder``."""
+    keys = [memo.digest(r) for r in x]
+    with memo.kept_in(folder):
+        memo.rows("squares", (), keys, _squares_and_samples(x, []))
+    (entry,) = folder.iterdir()
+    return keys, entry
+
+
+def test_an_edited_array_of_the_same_shape_is_computed_again(tmp_path):
+    """A .npy with other values, same shape and dtype: the digest beside it no longer matches."""
+    x = np.arange(6.0).reshape(3, 2)
+    keys, entry = _squares_entry(tmp_path, x)
+    np.save(entry / "sum.npy", np.array([7.0, 7.0, 7.0]))
+    calls: list = []
+    with memo.kept_in(tmp_path):
+        out = memo.rows("squares", (), keys, _squares_and_samples(x, calls))
+    assert calls == [[0, 1, 2]] and out["sum"].tolist() == [1.0, 13.0, 41.0]       # by hand: 0+1, 4+9, 16+25
+
+
+@pytest.mark.parametrize("kind", ["rows", "records"])
+@pytest.mark.parametrize("damage", ["a file", "a dangling link", "a link to a folder of the user's"])
+def test_an_entry_replaced_by_a_file_or_a_link_is_computed_and_repaired(tmp_path, kind, damage):
+    """The probe: an entry replaced by a file or a dangling link failed in memo._replace with errno
+    20 or 17. The entry is computed again and written in its place (a link removed, never followed)."""
+    x = np.arange(6.0).reshape(3, 2)
+    keys = [memo.digest(r) for r in x]
+    folder, mine = tmp_path / "memo", tmp_path / "mine"
+    mine.mkdir()
+    (mine / "keep.txt").write_text("mine")
+
+    def run(calls):
+        with memo.kept_in(folder):
+            if kind == "rows":
+                return memo.rows("squares", (), keys, _squares_and_samples(x, calls))["sum"].tolist()
+            return memo.records("rows", (), keys, lambda i: calls.append(i) or _row(i))
+
+    run([])
+    (entry,) = folder.iterdir()
+    shutil.rmtree(entry)
+    if damage == "a file":
+        entry.write_text("not an entry")
+    else:
+        entry.symlink_to(tmp_path / "nowhere" if damage == "a dangling link" else mine)
+    calls: list = []
+    expected = [1.0, 13.0, 41.0] if kind == "rows" else [_row(0), _row(1), _row(2)]
+    assert run(calls) == expected and calls
+    assert entry.is_dir() and not entry.is_symlink()
+    assert sorted(p.name for p in mine.iterdir()) == ["keep.txt"]
+    calls.clear()
+    assert run(calls) == expected and calls == []
+
+
+@pytest.mark.parametrize("damage", ["a file", "a dangling link"])
+def test_a_job_folder_replaced_by_a_file_or_a_link_switches_the_memo_off(tmp_path, damage, caplog):
+    """Not the memo's to remove: every row is computed, nothing is written there, the log says why."""
+    folder = tmp_path / "job"
+    if damage == "a file":
+        folder.write_text("a file of the user's")
+    else:
+        folder.symlink_to(tmp_path / "nowhere")
+    keys = [memo.digest(i) for i in range(2)]
+    calls: list = []
+    with caplog.at_level("WARNING", logger="metaeval"):
+        assert _records(folder, keys, calls) == [_row(0), _row(1)]
+    assert calls == [0, 1] and "memo off" in caplog.text
+    assert folder.is_symlink() if damage != "a file" else folder.read_text() == "a file of the user's"
+
+
+def test_an_array_name_is_never_a_path(tmp_path):
+    """names.npy lists the entry's arrays; a name that is a path out of the entry is not read."""
+    x = np.arange(4.0).reshape(2, 2)
+    keys, entry = _squares_entry(tmp_path, x)
+    outside = tmp_path.parent / f"{tmp_path.name}-secret.npy"
+    np.save(outside, np.array([5.0, 5.0]))
+    np.save(entry / "names.npy", np.array(["sum", f"../../{outside.stem}"]))
+    calls: list = []
+    with memo.kept_in(tmp_path):
+        out = memo.rows("squares", (), keys, _squares_and_samples(x, calls))
+    assert calls == [[0, 1]] and out["sum"].tolist() == [1.0, 13.0]
+
+
+@pytest.mark.parametrize("damage", ["a shortened row", "a string for a number"])
+def test_factuality_with_a_damaged_memo_writes_a_fresh_runs_tables(tmp_path, damage):
+    """The probe's case in the factuality job: a shortened detection row stopped it with an
+    IndexError, a string with a TypeError, run after run."""
+    from metaeval.options import Options
+    from metaeval.stages.factuality import compute
+
+    o = Options.from_config({"datasets": {"sim": {"format": "simulated"}}}).factuality._replace(
+        bootstrap_samples=50, interval_metrics="all")
+    names = ["m0", "m1", "m2"]
+    with memo.kept_in(tmp_path):
+        compute(_factuality_inputs(names, "binary"), o)
+    for entry in tmp_path.glob("detection.*"):
+        path = entry / "rows.json"
+        stored = json.loads(path.read_text())
+        stored["rows"][0] = stored["rows"][0][:3] if damage == "a shortened row" else ["x"] * len(stored["rows"][0])
+        path.write_text(json.dumps(stored))
+    fresh = compute(_factuality_inputs(names, "binary"), o)
+    for _ in range(2):
+        with memo.kept_in(tmp_path):
+            kept = compute(_factuality_inputs(names, "binary"), o)
+        for t in [n for n, v in vars(fresh).items() if hasattr(v, "to_csv") and n != "notes"]:
+            assert getattr(kept, t).to_csv() == getattr(fresh, t).to_csv(), t

@@ -23,8 +23,8 @@ from metaeval.data.contract import DatasetError, check_text, fail, parse_number
 from metaeval.data.datasets import load_dataset
 from metaeval.data.dataset_yaml import parse_dataset_yaml
 from metaeval.data.frank import import_frank
-from metaeval.data.importers import (DucTacOptions, import_duc_tac, import_summeval_jsonl, read_manual_peer,
-                                     read_see_table)
+from metaeval.data.importers import (DucTacOptions, import_duc_tac, import_summeval_jsonl, read_duc_summary,
+                                     read_manual_peer, read_see_table)
 from metaeval.options import ConfigError, check_config_files
 
 BOMB = REPO / ".test/bad/dataset_yaml_alias_bomb/input/tiny/dataset.yaml"
@@ -317,6 +317,26 @@ def test_duc_tac_numbers_by_the_contracts_rules(tmp_path):
     (root / "D3\t0001.M.100.T.12").write_text("x .\n")
     with pytest.raises(DatasetError, match=r"D3\t0001.M.100.T.12, field 'file name \(topic\)': 'D3\\t0001' contains U\+0009"):
         import_duc_tac(DucTacOptions(str(root), manual_peer=str(mp)), "tac")
+
+
+def test_a_byte_order_mark_is_dropped_by_every_text_reader(tmp_path):
+    """Excel and Notepad start a UTF-8 file with a byte-order mark: the NIST tables, a DUC summary
+    file and a config file read as the same file without it (the mark is not part of the first
+    topic, sentence or key)."""
+    bom = "\ufeff"
+    mp = tmp_path / "manual.peer"
+    mp.write_text(bom + "D30001 12 0.50 5 0 0.45 3 4\n", encoding="utf-8")
+    assert list(read_manual_peer(mp)) == [("D30001", "12")]
+    see = tmp_path / "see.table"
+    see.write_text(bom + "D30001 x x x x x x 12 A B C D E A B x 10 5 x 8 0.5\n", encoding="utf-8")
+    assert list(read_see_table(see)) == [("D30001", "12")]
+    summary = tmp_path / "D30001.M.100.T.12"
+    summary.write_text(bom + "The cat sat .\nIt purred .\n", encoding="utf-8")
+    assert read_duc_summary(summary) == ("The cat sat .", "It purred .")
+    config = tmp_path / "config.yaml"
+    config.write_text(bom + "datasets: {tiny: {format: canonical, path: input/tiny}}\n", encoding="utf-8")
+    assert check_config_files([config]) == {str(config): {"datasets": {"tiny": {"format": "canonical",
+                                                                                  "path": "input/tiny"}}}}
 
 
 # =========================================================================== found by the fuzz suite

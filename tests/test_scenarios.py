@@ -44,6 +44,8 @@ def test_bad_input_fails_early_with_its_message(case, tmp_path):
     where = expect.get("in")
     text = (tmp_path / where).read_text(encoding="utf-8") if where else proc.stdout + proc.stderr
     assert expect["message"] in text, text[-3000:]
+    if "Error in rule" in proc.stdout + proc.stderr:  # a job's own check: its message, without a traceback
+        assert "Traceback" not in proc.stdout + proc.stderr, (proc.stdout + proc.stderr)[-3000:]
     for path in expect.get("absent", []):
         assert not (tmp_path / path).exists(), path
     assert checksums(tmp_path, users) == before       # the user's files are only ever read

@@ -215,3 +215,41 @@ def test_the_archive_keeps_the_data_sets_rows_of_a_top_level_file(tiny, tmp_path
     assert archived == (HEADER + "".join(r + "\n" for r in TINY_ROWS)).encode()
     assert f"{hashlib.sha256(archived).hexdigest()}  metric_scores/all.tsv\n" in sums
     assert config["metric_scores"] == [] and config["datasets"]["tiny"]["metric_scores"] == ["data/tiny/metric_scores/all.tsv"]
+
+
+def test_a_byte_order_mark_leaves_each_data_set_its_own_rows_and_the_archive_reruns(tiny, tmp_path, monkeypatch):
+    """A file saved with a UTF-8 byte-order mark (as Excel does): the header's first cell is
+    ``dataset`` all the same, so the tiny data set's own rows are its five, its digest is the plain
+    file's, and its archive holds those rows alone, which the archived config's file metrics job
+    (the documented rerun) accepts."""
+    text = HEADER + "\n".join([OTHER_ROWS[0], *TINY_ROWS, OTHER_ROWS[1]]) + "\n"
+    path = tmp_path / "all.tsv"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    plain = write(tmp_path / "plain.tsv", text)
+    own = (HEADER + "".join(r + "\n" for r in TINY_ROWS)).encode()          # by hand: the header and five rows
+    assert shared_scores.own_rows(path.read_bytes(), "tiny") == own
+    assert shared_scores.own_digest(path, "tiny") == hashlib.sha256(own).hexdigest()
+    assert shared_scores.digests([str(path)], "tiny", ["tiny", "other"])[0][1] == \
+        shared_scores.digests([plain], "tiny", ["tiny", "other"])[0][1]
+    opts = options(tiny, [str(path)])
+    assert len(check_tiny(tiny, opts).rows) == 5
+    res = tmp_path / "results/tiny"
+    (res / "data").mkdir(parents=True)
+    for name in FILES.values():
+        if (tiny / name).exists():
+            (res / "data" / name).write_bytes((tiny / name).read_bytes())
+        else:
+            (res / "data" / name).write_text("x")
+    out = tmp_path / "a.tar.gz"
+    write_archive("tiny", res, opts.resolved("tiny"), "0" * 12, {"commit": "c", "dirty": False}, out,
+                  opts.file_metric_sources("tiny"))
+    unpacked = tmp_path / "unpacked"
+    with tarfile.open(out) as tar:
+        tar.extractall(unpacked, filter="data")
+    root = unpacked / "tiny-000000000000"
+    assert (root / "data/tiny/metric_scores/all.tsv").read_bytes() == own
+    monkeypatch.chdir(root)
+    rerun = Options.from_config(yaml.safe_load((root / "config/config.yaml").read_text()))
+    result = ms.load(rerun.file_metric_sources("tiny"), tiny_files(root / "data/tiny"), rerun.file_metrics("tiny"))
+    assert [(r.topic, r.summarizer, r.score) for r in result.rows] == [
+        ("T1", "1", 0.5), ("T1", "2", 0.25), ("T1", "B", 2.0), ("T2", "1", 0.75), ("T2", "2", 1.0)]

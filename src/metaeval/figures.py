@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
+
+import numpy as np
 
 from .files import atomic_path
+from .logs import log
 
 DPI = 150
 
@@ -34,3 +38,21 @@ def save(fig, png: Path | str, svg: Path | str) -> None:
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=fmt, metadata=meta, dpi=DPI, bbox_inches=box)
     plt.close(fig)
+
+
+def error_bars(center: Sequence[float], lower: Sequence[float], upper: Sequence[float], figure: str) -> np.ndarray:
+    """The lengths of error bars from ``center`` down to ``lower`` and up to ``upper``, as
+    matplotlib's ``errorbar`` takes them ((2, n)), clamped at zero: a value may lie a rounding error
+    outside its own interval (a constant score's bootstrap bounds are means of equal numbers summed
+    in another order, 0.33333333333333337 beside the mean 0.3333333333333333), which matplotlib
+    refuses as a negative length. A clamped bar is logged as a note naming ``figure``; NaN stays NaN
+    (no bar)."""
+    c, lo, hi = (np.asarray(x, dtype=float) for x in (center, lower, upper))
+    bars = np.vstack([c - lo, hi - c])
+    below = bars < 0                    # NaN compares False: left as it is
+    if below.any():
+        log.info("%s: %d of %d error bars drawn with zero length: the value lies outside its interval by at most %.3g "
+                 "(rounding; the tables give both as computed)", figure, int(below.sum()), bars.size,
+                 float(-bars[below].min()))
+        bars[below] = 0.0
+    return bars

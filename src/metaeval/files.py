@@ -1,5 +1,9 @@
 """Writing files so that no reader ever sees half of one: write to a temporary name in the same
-folder, then rename (atomic on POSIX). A failed write removes its temporary file."""
+folder, then rename (atomic on POSIX). A failed write removes its temporary file.
+
+Reading text files the user gives: :func:`read_bytes` (and :func:`read_text`) drop a leading UTF-8
+byte-order mark, which Excel and Notepad write, so that every reader sees the file's first cell as
+typed (a header ``\ufeffdataset`` is ``dataset``)."""
 
 from __future__ import annotations
 
@@ -32,6 +36,25 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+
+
+BOM = b"\xef\xbb\xbf"      # UTF-8's byte-order mark
+
+
+def without_bom(data: bytes) -> bytes:
+    """A text file's bytes without a leading UTF-8 byte-order mark."""
+    return data[len(BOM):] if data.startswith(BOM) else data
+
+
+def read_bytes(path: Path | str) -> bytes:
+    """The bytes of a text file, without a leading UTF-8 byte-order mark."""
+    return without_bom(Path(path).read_bytes())
+
+
+def read_text(path: Path | str, encoding: str = "utf-8", errors: str = "strict") -> str:
+    """A text file decoded (``encoding``, ``errors`` as :meth:`bytes.decode`), without a leading UTF-8
+    byte-order mark."""
+    return read_bytes(path).decode(encoding, errors)
 
 
 def write_text(path: Path | str, text: str) -> None:

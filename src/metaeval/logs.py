@@ -13,10 +13,19 @@ from typing import Iterator
 log = logging.getLogger("metaeval")
 
 
+class CheckError(ValueError):
+    """A job's own check refused its input or its configuration: the message names the file, the
+    line or the key and says what was expected, which is all the user needs; a job logs it and ends
+    without a traceback (:func:`job_log`). The data set contract's, the config's and the scoring's
+    errors are such checks."""
+
+
 @contextlib.contextmanager
 def job_log(path: str | Path | None, job: str) -> Iterator[logging.Logger]:
     """Send the ``metaeval`` logger and Python warnings to ``path``; log the job's start, end and any
-    error (with its message first, so the reason is the first thing a user reads)."""
+    error (with its message first, so the reason is the first thing a user reads). A
+    :class:`CheckError` ends the job (exit status 1) without a traceback: its message is the report;
+    any other error is re-raised with its traceback, for a bug's report."""
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if path:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -36,6 +45,9 @@ def job_log(path: str | Path | None, job: str) -> Iterator[logging.Logger]:
         with warnings.catch_warnings():
             warnings.simplefilter("always")
             yield log
+    except CheckError as e:
+        log.error("%s failed: %s", job, reason(e))
+        raise SystemExit(1) from None
     except Exception as e:  # noqa: BLE001 - logged, then re-raised for Snakemake
         log.error("%s failed: %s", job, reason(e))
         raise

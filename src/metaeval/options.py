@@ -29,6 +29,8 @@ from .data.formats import ABOUT, FORMATS, SCORES, simulation_params
 from .data.safe_yaml import load as read_yaml
 from .data.targets import check_declared_targets
 from .derived import derived_fields
+from .files import read_text
+from .logs import CheckError
 from .metrics.tokenize import exception_order
 from . import registry
 from .outputs import RESULTS, file as output_file
@@ -57,7 +59,7 @@ SCORE_KEYS = ("metric_scores", "metrics")
 ANNOTATOR_SELECTORS = ("top", "baselines", "bleu", "chrf", "metrics", "all")
 
 
-class ConfigError(ValueError):
+class ConfigError(CheckError):
     """A configuration value is wrong; the message names the key."""
 
 
@@ -78,7 +80,7 @@ def check_config_files(paths: Sequence[Path | str]) -> dict[str, Any]:
         if not path.is_file():
             continue
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path)
         except UnicodeDecodeError as e:
             raise ConfigError(f"config file {path}: not valid UTF-8 ({e.reason} at byte {e.start})") from None
         documents[str(given)] = read_yaml(text, path, error, aliases=True)[0]
@@ -562,15 +564,13 @@ class Options:
                                   shared_decl)
 
     def to_score(self, name: str) -> ToScoreOptions:
-        """The texts-out job of a data set: its name, where its release's missing texts could come from,
-        and the release file with its texts (FRANK's) with, for a catalog benchmark, its fetched folder."""
+        """The texts-out job of a data set (:class:`metaeval.records.ToScoreOptions`)."""
         fmt = FORMATS[self.datasets[name]["format"]]
         release = catalog.release_folder(name, RESULTS) if name in self.benchmarks else None
         return ToScoreOptions(name, fmt.texts_from, fmt.texts_file(self.datasets[name]), release)
 
     def about(self, name: str) -> tuple[tuple[str, str], ...]:
-        """What the entry says of the data set (description, source, licence, citation; a catalog
-        benchmark's are the catalog's), over what its release says: the report's data-set section."""
+        """What the entry says of the data set (:data:`ABOUT`), over what its release says."""
         e = self.datasets[name]
         return tuple((k, e[k]) for k in ABOUT if e.get(k))
 

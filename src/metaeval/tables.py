@@ -9,7 +9,8 @@ Written tables are byte-stable: the same frame gives the same bytes.
   written as an empty cell instead.
 * TSV: tab-separated, header first, ``\\n`` line ends, no quoting (names with a tab or a newline
   are refused when a data set is validated).
-* Markdown: a caption paragraph, a blank line, a pipe table (``| a | b |`` / ``|---|---|``).
+* Markdown: a caption paragraph, a blank line, a pipe table (``| a | b |`` / ``|---|---|``); what
+  Markdown would render in a name or a text (an HTML tag, emphasis, a link) is escaped with a backslash.
 
 Reading: every column is text until asked for (``numeric=``), so ids such as ``NA``, ``1`` or
 ``01`` stay what they are; ``NA`` and empty cells become NaN in numeric columns, and numbers are
@@ -115,9 +116,39 @@ def to_float(values: Iterable[str]) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- Markdown
 
-def _md_cell(text: str) -> str:
-    """A cell's text with ``|`` escaped (GitHub Markdown's ``\\|``), so a name holding one keeps its column."""
-    return str(text).replace("\\", "\\\\").replace("|", "\\|")
+# The characters Markdown would render rather than show in a cell or a caption (CommonMark and
+# GitHub's extensions): a backslash escapes, | ends a cell, ` opens code, * and ~ emphasis and
+# strike-through, < an HTML tag or an autolink, & an entity (&lt;), $ GitHub's math. Each is written
+# with a backslash (any ASCII punctuation may be), so names and text show as they are.
+_MD_ALWAYS = frozenset("\\|`*~<&$")
+
+
+def _md_escape(text: str) -> str:
+    """Text with what Markdown would render escaped (:data:`_MD_ALWAYS`; ``_`` unless it stands
+    between two letters or digits, where it cannot open or close emphasis, so that ids such as
+    ``R2_ST1_RS0_R`` stay as they are; ``]`` before ``(``, which would close a link or an image)."""
+    text = str(text)
+    if not any(c in _MD_ALWAYS or c in "_]" for c in text):
+        return text
+    out = []
+    for i, c in enumerate(text):
+        if c in _MD_ALWAYS:
+            out.append("\\")
+        elif c == "_":
+            if not (0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()):
+                out.append("\\")
+        elif c == "]" and text[i + 1:i + 2] == "(":
+            out.append("\\")
+        out.append(c)
+    return "".join(out)
+
+
+def _md_unescape(text: str) -> str:
+    """Text written by :func:`_md_escape`, escapes undone."""
+    out, chars = [], iter(text)
+    for c in chars:
+        out.append(next(chars, "") if c == "\\" else c)
+    return "".join(out)
 
 
 def _md_cells(line: str) -> list[str]:
@@ -135,13 +166,14 @@ def _md_cells(line: str) -> list[str]:
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    out = ["| " + " | ".join(map(_md_cell, header)) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    out += ["| " + " | ".join(map(_md_cell, r)) + " |" for r in rows]
+    out = ["| " + " | ".join(map(_md_escape, header)) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(map(_md_escape, r)) + " |" for r in rows]
     return "\n".join(out) + "\n"
 
 
 def markdown_text(caption: str, header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    return f"{caption}\n\n" + markdown_table(header, rows)
+    """The caption paragraph and the table, every text escaped (:func:`_md_escape`)."""
+    return f"{_md_escape(caption)}\n\n" + markdown_table(header, rows)
 
 
 def write_markdown(path: Path | str, caption: str, header: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
@@ -160,6 +192,7 @@ def read_markdown(path: Path | str) -> tuple[str, list[str], list[list[str]]]:
     """(caption, header, rows) of a Markdown table written by :func:`write_markdown`."""
     text = Path(path).read_text(encoding="utf-8")
     caption, _, table = text.partition("\n\n")
+    caption = _md_unescape(caption)
     lines = [l for l in table.splitlines() if l.startswith("|")]
     if len(lines) < 2:
         return caption, [], []

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
 from ..files import write_between_markers
+from ..logs import CheckError
 from .formats import FORMATS
 from .safe_yaml import load as load_yaml
 
@@ -80,7 +81,7 @@ class Benchmark:
         return f"github.com/{self.release.repository} at commit {self.release.commit}: {paths}"
 
 
-class CatalogError(ValueError):
+class CatalogError(CheckError):
     """The catalog file is wrong: the message names the file, the benchmark and the key."""
 
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..files import read_bytes
+from ..logs import CheckError
 from ..stats.aggregation import Aggregation
 from .pyramid import TopicPyramid
 
@@ -49,7 +51,7 @@ NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 NUMBER_EXPECTED = "a number: ASCII digits with an optional sign, decimal point and exponent (e.g. 3, -0.25, 1e-3)"
 
 
-class DatasetError(ValueError):
+class DatasetError(CheckError):
     """A data set file breaks the contract; the message says where and what was expected. A lone
     surrogate in it (from the data, or a file name the file system could not decode) is written as
     its escape, so that the message itself can always be logged."""
@@ -212,16 +214,16 @@ class Dataset:
 
 def read_text(path: Path | str) -> str:
     """A data set file's text. Not UTF-8 is an error naming the file, the line and the column of
-    the first bad byte; a leading byte-order mark (as Excel writes) is dropped."""
-    data = Path(path).read_bytes()
+    the first bad byte; a leading byte-order mark (as Excel writes) is dropped
+    (:func:`metaeval.files.read_bytes`, the one reader of text files)."""
+    data = read_bytes(path)
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         raise fail(path, line, None, f"not valid UTF-8 (byte 0x{data[e.start]:02x} at column {column}); "
                    "expected UTF-8 text") from None
-    return text.removeprefix("\ufeff")
 
 
 def parse_number(path: Path | str, line: int | str | None, field_name: str | None, value: Any,
@@ -311,8 +313,10 @@ def load_json(text: str, path: Path | str, line: int | None, expected: str, **ho
 
 
 # Characters a name may not contain: the tables are tab-separated lines (and Python's splitlines
-# also breaks at U+2028/U+2029, U+0085, \x1c-\x1e), so such a name could not round-trip.
-_BAD_NAME_CHARS = {c for c in map(chr, range(32))} | {"\x7f", "\x85", "\u2028", "\u2029"}
+# also breaks at U+2028/U+2029, U+0085, \x1c-\x1e), so such a name could not round-trip; and the
+# other C0 and C1 controls (U+0000-U+001F, U+007F-U+009F: U+009B starts a terminal's escape
+# sequence), which would reach the logs and the JSON outputs as they are.
+_BAD_NAME_CHARS = {chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))} | {"\u2028", "\u2029"}
 
 
 def check_name(path: Path | str, line: int | str | None, field_name: str, name: str) -> None:

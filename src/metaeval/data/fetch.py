@@ -48,7 +48,7 @@ from typing import Callable, Iterable, Iterator, Mapping, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
 from ..files import atomic_path, write_text
-from ..logs import log
+from ..logs import CheckError, log
 from .catalog import Release, ReleaseFile, release_problem
 
 ENV_MIRROR = "METAEVAL_MIRROR"
@@ -66,9 +66,9 @@ MIRROR_HINT = (f"offline or behind a firewall, point the workflow at a mirror of
                "HTTPS_PROXY")
 
 
-class FetchError(RuntimeError):
+class FetchError(CheckError):
     """A release file could not be had, or was not what the catalog says: the message names the
-    benchmark, the file and the URL."""
+    benchmark, the file and the URL (a check: the job ends with it, without a traceback)."""
 
 
 class _Transient(Exception):

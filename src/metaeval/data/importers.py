@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from ..files import read_text
 from .canonical_files import annotation_means, check_imported, check_judged_references, check_sentences
 from .contract import (REFERENCE_NAME, Annotation, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name,
                        check_text, fail, json_objects, parse_number)
@@ -154,9 +155,9 @@ def read_duc_summary(path: Path, one_sentence_per_line: bool = True) -> tuple[st
     """Sentences of one NIST summary file: SEE html (``<a name=..>[n]</a> <a href=.. id=n>text</a>``),
     one sentence per line, or running text split by :func:`split_sentences`."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except UnicodeDecodeError:
-        text = path.read_text(encoding="latin-1")  # old NIST files are Latin-1
+        text = read_text(path, encoding="latin-1")  # old NIST files are Latin-1
     see = _SEE_LINE.findall(text)
     if see:
         return tuple(see)
@@ -193,7 +194,7 @@ def read_see_table(path: Path, grade_direction: str = "A_best") -> dict[tuple[st
     19 model units, 20 mean coverage E. Coverage score (Graham 2015) CS = marked PUs * E / MUs."""
     out: dict[tuple[str, str], dict[str, float]] = {}
     started = False
-    for line_no, line in enumerate(path.read_text(encoding="utf-8", errors="replace").split("\n"), start=1):
+    for line_no, line in enumerate(read_text(path, errors="replace").split("\n"), start=1):
         cells = line.split()
         if not cells:
             continue
@@ -254,7 +255,7 @@ def read_manual_peer(path: Path, columns: Mapping[str, int] | None = None
     cols = dict(TAC_COLUMNS, **(columns or {}))
     out: dict[tuple[str, str], dict[str, float]] = {}
     need = max(cols.values()) + 1
-    for line_no, line in enumerate(path.read_text(encoding="utf-8", errors="replace").split("\n"), start=1):
+    for line_no, line in enumerate(read_text(path, errors="replace").split("\n"), start=1):
         cells = line.split()
         if not cells or cells[0].startswith("#"):
             continue

@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Sequence
 
-from ..variants import BLEU_ID as _BLEU, CHRF_ID as _CHRF, ROUGE_ID as _ROUGE, ROUGE_METRIC as _ROUGE_METRIC, \
-    Variant
+from ..variants import BLEU_ID as _BLEU, CHRF_ID as _CHRF, MEASURE_PATTERN, ROUGE_ID as _ROUGE, \
+    ROUGE_METRIC as _ROUGE_METRIC, Variant
 from .bleu import corpus_bleu_of_rows
 from .chrf import f_scores
 from .family import CorpusFamily, Family, MeanMedianFamily
@@ -31,6 +31,12 @@ if TYPE_CHECKING:
     import numpy as np
 
 _SERA = re.compile(r"^SERA(?:DIS)?[0-9]+_(?:PL|KW)$")   # metaeval.metrics.sera.metric_id
+# The start of the id of a metric the workflow computes (docs/DATASET_FORMAT.md, metric_scores.tsv):
+# a ROUGE measure alone or with part of its settings (R2, RSU4, R2_ST1), BLEU with part of its
+# settings, SERA's measure without its kind (SERA5), chrF++ short of its last '+'. A score file's
+# metric so named would read as that metric in every table (R2_A beside R2_ST1_RS0_A_R).
+_ID_START = re.compile(rf"(?:{MEASURE_PATTERN})(?:_ST[01](?:_RS[01])?)?|BLEU_ST[01](?:_RS[01])?|SERA(?:DIS)?[0-9]+"
+                       r"|CHRF\+")
 
 
 class Rouge(Family):
@@ -136,13 +142,17 @@ def owner(metric: str) -> Family | None:
 
 def metric_id_problem(metric: str) -> str | None:
     """Why ``metric`` cannot name a metric read from a score file, or None: its variants
-    ``<metric>_A`` / ``<metric>_M`` must read back as that metric, and it must not be (or look like)
-    the id of a metric the workflow computes (ROUGE, BLEU, chrF, SERA), whose scores it would shadow."""
+    ``<metric>_A`` / ``<metric>_M`` must read back as that metric, and it must not be (or begin like)
+    the id of a metric the workflow computes (ROUGE, BLEU, chrF, SERA), whose scores it would shadow,
+    nor the start of one (:data:`_ID_START`)."""
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.+-]*", metric):
         return ("expected a letter followed by letters, digits and '_', '.', '+', '-' "
                 "(it becomes the variant ids <metric>_A and <metric>_M)")
     if owner(metric) is not None:
         return "collides with a metric the workflow computes (ROUGE, BLEU, chrF or SERA ids); rename it"
+    if _ID_START.fullmatch(metric):
+        return ("is the start of the id of a metric the workflow computes (e.g. R2 of R2_ST1_RS0_R, SERA5 of "
+                "SERA5_PL) and would read as that metric; rename it")
     try:
         parsed = Variant.parse(f"{metric}_A")
     except ValueError:

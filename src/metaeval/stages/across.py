@@ -338,7 +338,7 @@ def figure_forest(r: Across, png: str, svg: str) -> None:
         rows = [index[v] for v in shown]
         x = r.values["pearson"][rows, j]
         lo, hi = r.values["pearson_lo"][rows, j], r.values["pearson_hi"][rows, j]
-        err = np.vstack([np.where(np.isnan(lo), 0, x - lo), np.where(np.isnan(hi), 0, hi - x)])
+        err = np.nan_to_num(figures.error_bars(x, lo, hi, f"forest figure, {d}"), nan=0.0)
         ax.errorbar(x, y, xerr=err, fmt="o", ms=3, capsize=2, label=d)
     ax.set_yticks(range(len(shown)), shown, fontsize=7)
     ax.invert_yaxis()

@@ -30,11 +30,17 @@ AGREEMENT_COLUMNS = ("metric", "combination", "pair_type", "pairs", "human_signi
 VERDICT_NAMES = {1.0: "a better", -1.0: "b better", 0.0: "no difference"}
 
 
+# What a scorer of verdicts.tsv is (its ``scorer_kind``): a human target or a metric. The two are
+# kept apart everywhere: a metric may bear a target's name (an LLM judge's "coherence").
+SCORER_KINDS = ("human", "metric")
+
+
 @dataclass
 class AgreementResult:
     summarizers: list[str]
     pairs: tuple[np.ndarray, np.ndarray, list[str]]
-    verdicts: dict[str, vd.Verdicts]          # scorer -> verdicts on every pair
+    human: dict[str, vd.Verdicts]             # human target -> verdicts on every pair
+    metrics: dict[str, vd.Verdicts]           # per-summary metric -> verdicts on every pair
     rows: list[dict]                          # AGREEMENT_COLUMNS
     combinations: list[str]
     baseline: str
@@ -42,47 +48,51 @@ class AgreementResult:
     main: str | None = None                   # the target the Markdown tables and figures show
 
 
-def _verdicts(grids: Mapping[str, np.ndarray], ii: np.ndarray, jj: np.ndarray, alpha: float, min_topics: int
-              ) -> dict[str, vd.Verdicts]:
-    """:func:`metaeval.stats.verdicts.verdicts_of_scorers`: each scorer's verdicts are its own (every
-    pair's depends on that pair alone), so the job's memo keeps them by the scorer's scores."""
-    names = list(grids)
+def _verdicts(grids: Sequence[np.ndarray], ii: np.ndarray, jj: np.ndarray, alpha: float, min_topics: int
+              ) -> list[vd.Verdicts]:
+    """:func:`metaeval.stats.verdicts.verdicts_of_scorers` of each grid, in order (scorers by
+    position: a human target and a metric may share a name). Each scorer's verdicts are its own
+    (every pair's depends on that pair alone), so the job's memo keeps them by the scorer's scores."""
     fields = ("p", "mean_diff", "median_diff", "n_topics", "verdict")
 
     def compute(rows: list[int]) -> dict[str, np.ndarray]:
-        found = vd.verdicts_of_scorers({names[r]: grids[names[r]] for r in rows}, ii, jj, alpha, min_topics)
-        return {f: np.stack([getattr(found[names[r]], f) for r in rows]) if rows else np.zeros((0, len(ii)))
+        found = vd.verdicts_of_scorers({str(r): grids[r] for r in rows}, ii, jj, alpha, min_topics)
+        return {f: np.stack([getattr(found[str(r)], f) for r in rows]) if rows else np.zeros((0, len(ii)))
                 for f in fields}
 
-    keys = [memo.digest(np.asarray(grids[n], dtype=float)) for n in names]
+    keys = [memo.digest(np.asarray(g, dtype=float)) for g in grids]
     out = memo.rows("verdicts", ("verdicts", ii, jj, alpha, min_topics), keys, compute)
-    return {n: vd.Verdicts(*(out[f][k] for f in fields)) for k, n in enumerate(names)}
+    return [vd.Verdicts(*(out[f][k] for f in fields)) for k in range(len(grids))]
 
 
 def agreement_tables(human: Mapping[str, np.ndarray], metrics: Mapping[str, np.ndarray], summarizers: Sequence[str],
                      kinds: Sequence[str], combinations: Sequence[str], alpha: float, min_topics: int, baseline: str
                      ) -> AgreementResult:
     """Verdicts of every scorer on every pair and the agreement of every metric with every human
-    combination, per pair type. Pure: arrays in, rows out. ``baseline`` is a per-summary metric id."""
+    combination, per pair type. Pure: arrays in, rows out. ``baseline`` is a per-summary metric id.
+    The human targets and the metrics are two name spaces: a metric named like a target is a metric."""
     ii, jj, types = vd.pair_grid(summarizers, kinds)
     types_arr = np.array(types)
-    verdicts = _verdicts({**human, **metrics}, ii, jj, alpha, min_topics)
+    found = _verdicts([*human.values(), *metrics.values()], ii, jj, alpha, min_topics)
+    human_verdicts = dict(zip(human, found[:len(human)]))
+    metric_verdicts = dict(zip(metrics, found[len(human):]))
     rows = []
     for comb in combinations:
-        h = verdicts[comb]
+        h = human_verdicts[comb]
         for pair_type in ("all", *PAIR_TYPES):
             mask = np.ones(len(ii), dtype=bool) if pair_type == "all" else types_arr == pair_type
             if not mask.any():
                 continue
-            base = vd.agreement(verdicts[baseline], h, mask) if baseline in verdicts else None
-            for name in metrics:
-                a = vd.agreement(verdicts[name], h, mask)
+            base = vd.agreement(metric_verdicts[baseline], h, mask) if baseline in metric_verdicts else None
+            for name, v in metric_verdicts.items():
+                a = vd.agreement(v, h, mask)
                 z, p = vd.compare_to_baseline(a.correct, a.pairs, base.correct, base.pairs) if base else (np.nan, np.nan)
                 better = "" if math.isnan(p) or p >= alpha else ("better" if z > 0 else "worse")
                 rows.append({"metric": name, "combination": comb, "pair_type": pair_type, **a.__dict__,
                              "z_vs_baseline": z, "p_vs_baseline": p, "vs_baseline": better or "ns",
-                             "safe_difference": vd.safe_difference(verdicts[name], h) if pair_type == "all" else np.nan})
-    return AgreementResult(list(summarizers), (ii, jj, types), verdicts, rows, list(combinations), baseline, alpha)
+                             "safe_difference": vd.safe_difference(v, h) if pair_type == "all" else np.nan})
+    return AgreementResult(list(summarizers), (ii, jj, types), human_verdicts, metric_verdicts, rows,
+                           list(combinations), baseline, alpha)
 
 
 def load(inputs: Mapping[str, str], options: AgreementOptions | None = None) -> AnalysisInputs:
@@ -122,13 +132,14 @@ def write(res: AgreementResult, options: AgreementOptions, out: Mapping[str, str
     ii, jj, types = res.pairs
     s = res.summarizers
     rows = []
-    for name, v in res.verdicts.items():
-        for k in range(len(ii)):
-            verdict = "untestable" if math.isnan(v.verdict[k]) else VERDICT_NAMES[float(v.verdict[k])]
-            rows.append((s[ii[k]], s[jj[k]], types[k], name, int(v.n_topics[k]), v.p[k], v.median_diff[k],
-                         v.mean_diff[k], verdict))
-    tables.write_tsv(tables.frame(rows, ["a", "b", "pair_type", "scorer", "n_topics", "p", "median_diff", "mean_diff",
-                                         "verdict"]), out["verdicts"])
+    for kind, scorers in zip(SCORER_KINDS, (res.human, res.metrics)):
+        for name, v in scorers.items():
+            for k in range(len(ii)):
+                verdict = "untestable" if math.isnan(v.verdict[k]) else VERDICT_NAMES[float(v.verdict[k])]
+                rows.append((s[ii[k]], s[jj[k]], types[k], name, kind, int(v.n_topics[k]), v.p[k], v.median_diff[k],
+                             v.mean_diff[k], verdict))
+    tables.write_tsv(tables.frame(rows, ["a", "b", "pair_type", "scorer", "scorer_kind", "n_topics", "p", "median_diff",
+                                         "mean_diff", "verdict"]), out["verdicts"])
     tables.write_tsv(tables.frame(res.rows, AGREEMENT_COLUMNS), out["agreement"])
     comb = res.main if res.main in res.combinations else (main_combination(res.combinations) if res.combinations else None)
     rows = [r for r in res.rows if r["combination"] == comb]
@@ -164,7 +175,8 @@ def _accuracy_figure(rows: list[dict], baseline: str, comb: str | None, png: str
         hi = np.array([r["accuracy_hi"] for r in sel], dtype=float)
         colors = ["tab:green" if r["vs_baseline"] == "better" else "tab:red" if r["vs_baseline"] == "worse" else "tab:blue"
                   for r in sel]
-        ax.errorbar(x, acc, yerr=[acc - lo, hi - acc], fmt="none", ecolor="grey", elinewidth=0.8)
+        ax.errorbar(x, acc, yerr=figures.error_bars(acc, lo, hi, f"accuracy figure ({comb})"), fmt="none",
+                    ecolor="grey", elinewidth=0.8)
         ax.scatter(x, acc, c=colors, s=10, zorder=3)
         base = next((r for r in sel if r["metric"] == baseline), None)
         if base:
@@ -180,11 +192,11 @@ def _difference_figure(res: AgreementResult, comb: str | None, png: str, svg: st
     plt = figures.pyplot()
     rows = [r for r in res.rows if r["combination"] == comb and r["pair_type"] == "all"]
     best = max(rows, key=lambda r: -1 if math.isnan(r["accuracy"]) else r["accuracy"])["metric"] if rows else None
-    shown = list(dict.fromkeys(m for m in (res.baseline, best) if m in res.verdicts))
+    shown = list(dict.fromkeys(m for m in (res.baseline, best) if m in res.metrics))
     fig, axes = plt.subplots(len(shown) or 1, 2, figsize=(9, 3 * max(1, len(shown))), squeeze=False)
-    h = res.verdicts.get(comb) if comb else None
+    h = res.human.get(comb) if comb else None
     for k, name in enumerate(shown):
-        v = res.verdicts[name]
+        v = res.metrics[name]
         sel = ~np.isnan(v.verdict) & ~np.isnan(h.verdict)
         d, mv, hv = v.mean_diff[sel], v.verdict[sel], h.verdict[sel]
         # orient every pair so that the human prefers (or ties to) summarizer a

@@ -24,6 +24,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .. import figures, tables
+from ..logs import CheckError
 from ..records import CalibrationModelOptions, CalibrationRunOptions, CalibrationTablesOptions
 from ..stats.calibration import (CORRELATION_TESTS, DELTA_R, TEST_NAMES, TESTS, Coverage, PairModel, PointResult,
                                  Rejections, RunSettings, fit_components, run_point, system_correlation,
@@ -75,10 +76,10 @@ def grids(inp: analysis_inputs.AnalysisInputs, options: CalibrationModelOptions)
     keys = [Variant.parse(m).summary_metric for m in options.metrics]
     missing = [m for m, k in zip(options.metrics, keys) if k not in ps.metrics]
     if missing:
-        raise ValueError(f"config key calibration.metrics: no per-summary scores of {missing} in this data set; "
+        raise CheckError(f"config key calibration.metrics: no per-summary scores of {missing} in this data set; "
                          "expected variants that rouge.measures / stemming / stopwords_removed (or bleu) compute")
     if options.combination not in ps.human:
-        raise ValueError(f"config key calibration.combination: {options.combination!r} is not computed for this "
+        raise CheckError(f"config key calibration.combination: {options.combination!r} is not computed for this "
                          f"data set (its human combinations: {', '.join(ps.human)})")
     y = np.stack([ps.human[options.combination], *(ps.metrics[k] for k in keys)])
     complete = ~np.isnan(y).any(axis=(0, 1))
@@ -89,7 +90,7 @@ def fit(inp: analysis_inputs.AnalysisInputs, options: CalibrationModelOptions) -
     """The model fitted to the data set's systems (:func:`metaeval.stats.calibration.fit_components`)."""
     y, dropped = grids(inp, options)
     if y.shape[1] < 4 or y.shape[2] < 2:
-        raise ValueError(f"the calibration model needs at least 4 systems and 2 complete topics; the data set has "
+        raise CheckError(f"the calibration model needs at least 4 systems and 2 complete topics; the data set has "
                          f"{y.shape[1]} systems and {y.shape[2]} complete topics")
     c = fit_components(y)
     return ModelResult(PairModel.from_components(c), options.combination, options.metrics[0], options.metrics[1],
@@ -123,11 +124,11 @@ def settings(model: ModelResult, options: CalibrationRunOptions, topics: int | N
     systems = options.systems or model.systems
     topics = topics or options.topics or model.topics
     if systems < 4:
-        raise ValueError(f"the Williams test needs at least 4 systems; the data set has {systems} "
+        raise CheckError(f"the Williams test needs at least 4 systems; the data set has {systems} "
                          "(set calibration.systems)")
     largest = max((0.0, *options.differences))
     if model.model.r - largest < -1:
-        raise ValueError(f"calibration.differences: {largest} is more than rho_A(inf) + 1 = {model.model.r + 1:.3f}")
+        raise CheckError(f"calibration.differences: {largest} is more than rho_A(inf) + 1 = {model.model.r + 1:.3f}")
     return RunSettings(systems, topics, options.replicates, options.differences, options.verdict_differences,
                        options.permutation_samples, options.bootstrap_samples, options.confidence, options.alpha,
                        options.min_topics, options.seed)

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .. import figures, tables
+from ..logs import CheckError
 from ..records import DeltaOptions, DeltaQuery
 from ..stats import delta_curve as dc
 
@@ -214,14 +215,14 @@ def answer(pairs: pd.DataFrame, q: DeltaQuery) -> list[dict[str, object]]:
     pooled curve, as in delta_thresholds.tsv, and its bootstrap interval over the pairs (the curves
     job's draws, so the same interval as its figures at that delta)."""
     if q.metric is None or q.value is None:
-        raise ValueError("config key delta: results/all/delta.tsv answers a question; give delta.metric (a variant "
+        raise CheckError("config key delta: results/all/delta.tsv answers a question; give delta.metric (a variant "
                          "id) and delta.value (a difference of its system scores), e.g. --config "
                          "delta='{metric: R2_ST1_RS0_A_R, value: 0.02}'")
     mine = pairs[pairs["variant"] == q.metric]
     if q.target is not None:
         mine = mine[mine["target"] == q.target]
     if not len(mine):
-        raise ValueError(f"config key delta.metric: {q.metric!r}" + (f" with target {q.target!r}" if q.target else "")
+        raise CheckError(f"config key delta.metric: {q.metric!r}" + (f" with target {q.target!r}" if q.target else "")
                          + " has no pair of systems with a verdict on any data set (is it computed there? "
                            "see each data set's soft_pairwise/pair_deltas.tsv)")
     rows = []

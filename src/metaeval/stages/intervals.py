@@ -92,7 +92,7 @@ def write(rows: list[Row], options: IntervalOptions, out: Mapping[str, str]) -> 
         m = [by[(s, v)].mean if (s, v) in by else math.nan for s in systems]
         lo = [by[(s, v)].lower if (s, v) in by else math.nan for s in systems]
         hi = [by[(s, v)].upper if (s, v) in by else math.nan for s in systems]
-        ax.errorbar(m, ys, xerr=[np.subtract(m, lo), np.subtract(hi, m)], fmt="o", ms=3, capsize=2)
+        ax.errorbar(m, ys, xerr=figures.error_bars(m, lo, hi, f"intervals figure, {v}"), fmt="o", ms=3, capsize=2)
         ax.set_title(v, fontsize=8)
         ax.grid(alpha=0.3)
     axes[0][0].set_yticks(range(len(systems)))

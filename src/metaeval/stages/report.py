@@ -13,7 +13,7 @@ from typing import Mapping
 import yaml
 
 from .. import outputs, registry, tables
-from ..files import write_text
+from ..files import read_text, write_text
 from ..pages import figure_html, markdown_html, page, table_html, tsv_html
 from ..provenance import reported_versions
 from ..stats.rouge_bootstrap import percent
@@ -272,7 +272,7 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
     """The report's HTML from its named inputs (:func:`metaeval.outputs.report_inputs`): the answer
     first, then the contents, the data set, the methods, every section, and how to reproduce."""
     path = lambda stage, key: inputs[outputs.input_key(outputs.ReportItem(stage, key))]  # noqa: E731
-    meta = yaml.safe_load(Path(path("data", "dataset")).read_text(encoding="utf-8"))
+    meta = yaml.safe_load(read_text(path("data", "dataset")))
     corr = tables.read_tsv(path("correlation", "correlations")).to_dict("records")
     comb = main_of(corr, primary_of(inputs.get(outputs.input_key(outputs.ReportItem("human", "targets")))))
     williams = read_williams({k[len("williams__"):]: v for k, v in inputs.items() if k.startswith("williams__")},

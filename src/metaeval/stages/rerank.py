@@ -22,6 +22,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .. import figures, tables
+from ..logs import CheckError
 from ..records import RerankOptions
 from ..stats import pairwise as pw
 from ..stats.correlation import kendall_tau_b
@@ -89,7 +90,7 @@ def compute(inp: AnalysisInputs, correlations: list[dict[str, str]], options: Re
                 f"so the ranking is compared with {original}")
     for v in (variant, original):
         if v not in col:
-            raise ValueError(f"variant {v!r} is not in system_scores.tsv (known: e.g. {', '.join(inp.variant_ids[:3])})")
+            raise CheckError(f"variant {v!r} is not in system_scores.tsv (known: e.g. {', '.join(inp.variant_ids[:3])})")
     sb, so = inp.system_metric[:, col[variant]], inp.system_metric[:, col[original]]
     tau = kendall_tau_b(np.asarray(sb, dtype=float), np.asarray(so, dtype=float)) if len(sb) > 1 else math.nan
     chosen = Variant.parse(variant)

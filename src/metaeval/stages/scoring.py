@@ -32,6 +32,7 @@ import pandas as pd
 from .. import __version__, tables
 from ..data.datasets import Dataset, Summary
 from ..files import write_text
+from ..logs import CheckError
 from ..metrics.families import REGISTRY, corpus_families
 from ..metrics.bleu import (STATISTICS as BLEU_STATISTICS, bleu_from_counts, bleu_from_statistics,
                             corpus_signature, corpus_statistics, sentence_signature)
@@ -46,7 +47,7 @@ PART_COLUMNS = ("topic", "summarizer", "measure", "P", "R", "F")
 SUMMARY_COLUMNS = ("topic", "summarizer", "measure", "stem", "stopwords_removed", "P", "R", "F")
 
 
-class ScoringError(ValueError):
+class ScoringError(CheckError):
     """A summary cannot be scored; the message names topic and summarizer."""
 
 
