@@ -112,7 +112,9 @@ class ReleaseFormat:
     inputs: Callable[[Entry], dict[str, Any]]         # the release files its first job reads, by name
     problem: Callable[[str, Entry], str | None] = _no_problem   # its own checks: the message of the first problem
     options: Callable[[Entry], Any] = _none           # what its import job passes the importer (``params.options``)
-    has_texts: Callable[[Entry], bool] = _has_texts   # whether its summaries have texts
+    # whether the workflow's text metrics apply: its summaries have texts and references (SummEdits'
+    # have texts but no references)
+    has_texts: Callable[[Entry], bool] = _has_texts
     score_files: Callable[[Entry], list[str]] = _no_score_files  # score files of the release read as they are
     writes_scores: bool = False     # its importer writes a score file (``SCORES`` among the stage's files)
     # whether an entry's import job writes scores to read (a table entry only when it maps metric columns)
@@ -159,14 +161,15 @@ def _canonical_inputs(entry: Entry) -> dict[str, str]:
 
 
 def _canonical_texts(entry: Entry) -> bool:
-    """``texts: false`` in the folder's dataset.yaml (read here with the safe loader; the validation
-    job reports any other problem of the file)."""
+    """``texts: false`` (a score-only data set) or ``references: false`` (no reference summaries: the
+    text metrics, all reference-based, do not apply) in the folder's dataset.yaml (read here with the
+    safe loader; the validation job reports any other problem of the file)."""
     path = Path(entry["path"]) / FILES["dataset"]
     try:
         meta, _ = read_yaml(path, path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, DatasetError):
         return True
-    return not (isinstance(meta, dict) and meta.get("texts") is False)
+    return not (isinstance(meta, dict) and (meta.get("texts") is False or meta.get("references") is False))
 
 
 def _canonical_scores(entry: Entry) -> list[str]:
