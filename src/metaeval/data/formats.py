@@ -133,6 +133,10 @@ class ReleaseFormat:
     texts_file: Callable[[Entry], str | None] = _none
     # the key of an entry that names its release files: "path" (one file or folder) or "paths" (a list)
     files_key: str = "path"
+    # other keys of an entry that name release files, read by the import when given (bartscore_pkl's
+    # ``annotations``; summedits' ``if_present``): a catalog benchmark's are checked against its files
+    # and put under its fetch job's folder, as its files key is
+    release_keys: tuple[str, ...] = ()
 
     def files(self) -> dict[str, str]:
         """The import stage's files by key (:data:`FILES` and, if it writes one, the score file)."""
