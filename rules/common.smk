@@ -218,7 +218,7 @@ def leaderboard_inputs(wildcards):
     for d in DATASETS:
         for stage, key in (("summary", "summary"), ("human", "targets"), ("correlation", "correlations"),
                            ("correlation", "summary_level"), ("correlation", "summary_level_tests"),
-                           ("factuality", "binary_tsv"),
+                           ("factuality", "binary_tsv"), ("factuality", "binary_means_tsv"),
                            ("factuality", "auc_tests"), ("factuality", "partial_tsv"), ("factuality", "williams"),
                            ("factuality", "ranking_tsv"), ("factuality", "ranking_tests")):
             out[f"{key}__{d}"] = OUT.file(stage, key, d)
