@@ -15,9 +15,10 @@ import html
 from typing import Mapping, Sequence
 
 from .. import tables
+from ..tables import NA
 from .leaderboard_page import (CAPTION, DELTAS, NOT_SHIPPED, SHORT_NOTES, STYLE, Leaderboard, _by_cell, _missing,
                                deltas_html, level_name)
-from .leaderboard_verdict import Key, board_verdicts, html_block
+from .leaderboard_verdict import LEVEL_WORDS, Key, board_verdicts, html_block
 
 # the filter's kinds of metric: the leaderboard's kind of each row, the focus apart
 KINDS = {"focus": "focus (yours)", "released": "released with a benchmark", "baseline": "baseline",
@@ -72,7 +73,7 @@ def controls(board: Leaderboard) -> str:
     return ('<div class="lb-controls" hidden>'
             + _select("dataset", "benchmark", [("", "every benchmark"), *((d, d) for d in datasets)])
             + _select("target", "target", [("first", first), ("", "every target"), *((t, t) for t in targets)], "first")
-            + _select("level", "level", [("", "every level"), *((lv, LEVEL_NAME_SHORT.get(lv, lv)) for lv in levels)])
+            + _select("level", "level", [("", "every level"), *((lv, LEVEL_WORDS.get(lv, lv)) for lv in levels)])
             + _select("kind", "metrics", [("", "every kind"), *((k, KINDS[k]) for k in kinds)])
             + '<label>search <input type="search" data-lb-search placeholder="metric name"></label>'
             + '<label><input type="checkbox" data-lb-option="hide-empty" checked> hide rows empty here</label>'
@@ -81,11 +82,6 @@ def controls(board: Leaderboard) -> str:
             + '<span data-lb-only hidden>the verdict\'s columns only <button type="button" data-lb-reset>show '
               "every column</button></span>"
             + '<span class="lb-shown" aria-live="polite"></span></div>')
-
-
-LEVEL_NAME_SHORT = {"system": "system", "summary": "summary (within topic)", "pooled": "summary (pooled)",
-                    "auc": "AUC", "partial": "partial r", "ranking": "ranking accuracy",
-                    "balanced_accuracy": "balanced accuracy"}
 
 
 def _value_cell(board: Leaderboard, r: Mapping[str, object], m: str, t: str, lv: str, i: int) -> str:
@@ -129,7 +125,7 @@ def table(board: Leaderboard) -> str:
         return '<p class="answer">No column: no data set has a target with a defined correlation.</p>'
     first = _first_targets(board)
 
-    def spans(key, name: str) -> str:
+    def spans(key) -> str:
         out, i = [], 0
         while i < len(cols):
             j = i
@@ -147,8 +143,8 @@ def table(board: Leaderboard) -> str:
         f"{html.escape(level_name(lv, sub))}</button></th>"
         for i, (d, t, lv, sub) in enumerate(cols))
     head = (f'<tr><th rowspan="3" scope="col" aria-sort="none"><button type="button" data-lb-sort="name" '
-            f'title="sort by name">metric</button></th>{spans(lambda c: (c[0],), "dataset")}</tr>'
-            f'<tr>{spans(lambda c: (c[0], c[1]), "target")}</tr><tr>{heads}</tr>')
+            f'title="sort by name">metric</button></th>{spans(lambda c: (c[0],))}</tr>'
+            f'<tr>{spans(lambda c: (c[0], c[1]))}</tr><tr>{heads}</tr>')
     cells = _by_cell(board)
     body = []
     for order, m in enumerate(board.metrics):
@@ -167,7 +163,6 @@ def table(board: Leaderboard) -> str:
             "</table></div>")
 
 
-NA = tables.NA
 
 # Filters, sorts and searches the leaderboard in place (nothing fetched, nothing stored). Each column's
 # header holds a button (Enter or Space sorts, as a click); a verdict's count shows its columns alone.
