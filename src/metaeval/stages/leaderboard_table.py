@@ -72,7 +72,7 @@ def controls(board: Leaderboard) -> str:
     first = f"the first {board.options.targets_shown} of each benchmark"
     return ('<div class="lb-controls" hidden>'
             + _select("dataset", "benchmark", [("", "every benchmark"), *((d, d) for d in datasets)])
-            + _select("target", "target", [("first", first), ("", "every target"), *((t, t) for t in targets)], "first")
+            + _select("target", "dimension", [("first", first), ("", "every target"), *((t, t) for t in targets)], "first")
             + _select("level", "level", [("", "every level"), *((lv, LEVEL_WORDS.get(lv, lv)) for lv in levels)])
             + _select("kind", "metrics", [("", "every kind"), *((k, KINDS[k]) for k in kinds)])
             + '<label>search <input type="search" data-lb-search placeholder="metric name"></label>'
