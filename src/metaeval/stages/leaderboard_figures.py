@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
@@ -71,6 +71,8 @@ class Glance:
     names: dict[str, str]
     heatmap: Heatmap
     floor: bool                 # whether a random floor was given
+    # a benchmark where no focus metric has a value -> why (its panel is that line alone)
+    absent: dict[str, str] = field(default_factory=dict)
 
 
 def load_floor(path: str | None) -> pd.DataFrame | None:
@@ -111,8 +113,13 @@ def compute(board: Leaderboard, floor: pd.DataFrame | None = None) -> Glance:
                 points.append(Point(m, board.names.get(m, m), role, _f(r["value"]), _f(r["lo"]), _f(r["hi"])))
         label = f"{c[1]} · {level_name(c[2], c[3])}"
         panels.setdefault(c[0], []).append(DotRow(c, label, tuple(points), floors.get(c)))
+    absent = {}
+    for d, rows in panels.items():
+        if board.focus and not any(p.role == "focus" for row in rows for p in row.points):
+            notes = dict.fromkeys(str(r["note"]) for r in board.rows if r["dataset"] == d and r["metric"] in board.focus)
+            absent[d] = "; ".join(n for n in notes if n) or "not computed"
     return Glance(tuple((d, tuple(rows)) for d, rows in panels.items()), tuple(board.focus), baselines,
-                  dict(board.names), heatmap(board, cells), floor is not None)
+                  dict(board.names), heatmap(board, cells), floor is not None, absent)
 
 
 def heatmap(board: Leaderboard, cells: Mapping[tuple[str, str, str, str, str], Mapping[str, object]]) -> Heatmap:
@@ -161,13 +168,24 @@ def dots_caption(g: Glance) -> str:
 
 def figure_dots(g: Glance, png: str, svg: str) -> None:
     plt = figures.pyplot()
-    sizes = [max(1, len(rows)) for _, rows in g.panels] or [1]
-    fig, axes = plt.subplots(len(sizes), 1, figsize=(8, 1.2 + 0.24 * sum(sizes) + 0.45 * len(sizes)),
-                             gridspec_kw={"height_ratios": sizes}, sharex=True, squeeze=False)
+    # a benchmark without a value of a focus metric: one line saying why, not its columns' best alone
+    sizes = [1 if d in g.absent else max(1, len(rows)) for d, rows in g.panels] or [1]
+    row_in, gap_in, top_in, bottom_in = 0.24, 0.45, 0.9, 0.55
+    height = top_in + bottom_in + row_in * sum(sizes) + gap_in * (len(sizes) - 1)
+    fig, axes = plt.subplots(len(sizes), 1, figsize=(8, height), sharex=True, squeeze=False,
+                             gridspec_kw={"height_ratios": sizes, "hspace": gap_in / (row_in * sum(sizes) / len(sizes))})
+    fig.subplots_adjust(top=1 - top_in / height, bottom=bottom_in / height)
     colours = {m: f"C{i % 10}" for i, m in enumerate(g.focus)}
     markers = {m: _BASELINE_MARKERS[i % len(_BASELINE_MARKERS)] for i, m in enumerate(g.baselines)}
     handles: dict[str, object] = {}
     for ax, (dataset, rows) in zip(axes[:, 0], g.panels):
+        if dataset in g.absent:
+            ax.set_yticks([0], [f"{len(rows)} column{'s' if len(rows) != 1 else ''}"], fontsize=7)
+            ax.set_ylim(0.5, -0.5)
+            ax.text(0.5, 0, f"no value of the focus metrics here: {g.absent[dataset]}", ha="center", va="center",
+                    fontsize=7, color="#555", transform=ax.get_yaxis_transform())
+            ax.set_title(dataset, fontsize=9, loc="left")
+            continue
         for y, row in enumerate(rows):
             if row.floor is not None and not math.isnan(row.floor[1]):
                 h = ax.plot([row.floor[1], row.floor[2]], [y, y], lw=7, color="#d0d0d0", solid_capstyle="butt",
@@ -195,9 +213,9 @@ def figure_dots(g: Glance, png: str, svg: str) -> None:
         ax.grid(axis="x", color="#eee", lw=0.5)
     axes[-1, 0].set_xlabel("the column's statistic (Pearson r, AUC, partial r, accuracy), 95% interval")
     if handles:
-        fig.legend(list(handles.values()), list(handles), loc="upper center", ncol=min(4, len(handles)), fontsize=7,
-                   bbox_to_anchor=(0.5, 1.0 + 0.3 / fig.get_figheight()), frameon=False)
-    fig.suptitle("The focus metrics per benchmark, target and level", y=1.0 + 0.6 / fig.get_figheight())
+        fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=min(4, len(handles)), fontsize=7,
+                   bbox_to_anchor=(0.5, 1 - (top_in - 0.1) / height), frameon=False)
+    fig.suptitle("The focus metrics per benchmark, target and level", y=1 - 0.05 / height, va="top")
     _save(fig, png, svg)
 
 

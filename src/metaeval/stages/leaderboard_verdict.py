@@ -123,7 +123,7 @@ def phrases(v: Verdict) -> list[tuple[str, str, str, str, tuple[Key, ...]]]:
         out.append(("; untested against the best in ", str(len(v.untested)), f"{name}-untested",
                     "untested against the best", v.untested))
     for i, a in enumerate(v.against):
-        lead = f"; it beats {a.name} in " if i == 0 else f"; {a.name} in "
+        lead = f"; it beats {a.name} in " if i == 0 else f"; beats {a.name} in "
         out.append((lead, str(len(a.wins)), f"{name}-beats-{slug(a.baseline)}", f"beats {a.name}", a.wins))
         out.append((" and loses to it in ", str(len(a.losses)), f"{name}-loses-{slug(a.baseline)}",
                     f"loses to {a.name}", a.losses))
