@@ -2,7 +2,7 @@
 Rank19, FRANK) with a metric computed from the texts (``length_ratio``, as bench_leaderboard.py's loop
 computes it from ``results/to_score``, the release files fetched from a loopback mirror of
 ../shared/data/raw): each page's size and the time headless Chromium takes to render it, and, with
-``--screenshots DIR``, the pictures of docs/ (the verdict, the dot plot, the heatmap).
+``--screenshots DIR``, the pictures of docs/ (the verdict, the leaderboard's page, the dot plot, the heatmap).
 
     .venv/bin/python benchmarks/bench_leaderboard_page.py [--workdir DIR] [--rounds 5] [--screenshots docs]
 
@@ -99,9 +99,12 @@ def screenshots(work: Path, out: Path) -> None:
     shot = out / "leaderboard_verdict.png"
     subprocess.run([*flags(1200, 520), f"--screenshot={shot}", report.as_uri()], capture_output=True, timeout=300,
                    check=True)
+    # the leaderboard's page, its opening and the table's first rows (README's picture)
+    subprocess.run([*flags(1200, 1100), f"--screenshot={out / 'leaderboard.png'}",
+                    (work / "results/all/leaderboard.html").as_uri()], capture_output=True, timeout=300, check=True)
     for name in ("figure_leaderboard_dots.png", "figure_leaderboard_ranks.png"):
         shutil.copy(work / "results/all" / name, out / name.replace("figure_", ""))
-    print(f"screenshots in {out}: leaderboard_verdict.png ({len(text) / 1e6:.2f} MB page), "
+    print(f"screenshots in {out}: leaderboard_verdict.png ({len(text) / 1e6:.2f} MB page), leaderboard.png, "
           "leaderboard_dots.png, leaderboard_ranks.png")
 
 
