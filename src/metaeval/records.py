@@ -249,6 +249,7 @@ class FactualityOptions(NamedTuple):
     seed: int
     interval_metrics: int | str     # how many best metrics per scope get bootstrap intervals, or "all"
     baselines: tuple[str, ...]      # per-summary ids of correlation.baselines and agreement.baseline (always intervals)
+    summarizers: str                # correlation.summarizers: systems, or all (the judged human summarizers too)
 
 
 class SoftPairwiseOptions(NamedTuple):

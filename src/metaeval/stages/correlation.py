@@ -22,15 +22,16 @@ from ..records import CorrelateOptions
 from ..stats.annotator_resampling import HumanResampler
 from ..stats.bootstrap import bootstrap_pearson
 from ..stats.core import Plan, corrcoef
+from ..stats.coverage import common_cells
 from ..stats.correlation import (intervals_and_p_vs_best, paired_bootstrap_matrix, point_correlations, pooled,
                                  summary_level, summary_level_samples, within_topic)
 from ..stats.williams import adjust, assign_clusters, optimal, williams_matrix
 from . import analysis_inputs
-from .analysis_inputs import AnalysisInputs
+from .analysis_inputs import AnalysisInputs, on_common_ground
 from .human import COMBINATIONS
 
 CORRELATION_COLUMNS = ("variant", "combination", "n", "pearson", "pearson_lo", "pearson_hi", "spearman", "kendall",
-                       "optimal", "cluster")
+                       "optimal", "cluster", "n_covered", "pearson_covered")
 SUMMARY_LEVEL = "summary (within topic, mean over topics)"
 POOLED_LEVEL = "summary (all judged summaries pooled)"
 SUMMARY_LEVEL_COLUMNS = ("level", "metric", "combination", "topics", "pearson", "spearman", "kendall", "summaries",
@@ -117,6 +118,28 @@ def constancy_notes(inp: AnalysisInputs) -> list[tuple[str, str]]:
     return notes
 
 
+def covered_correlations(inp: AnalysisInputs) -> tuple[np.ndarray, np.ndarray]:
+    """(pearson, n), each (V, C): every variant's Pearson r on all the summarizers it scores, its
+    fuller value where it covers more than the common ground (reported, never ranked)."""
+    V, C = len(inp.variants), len(inp.combinations)
+    r, n = np.full((V, C), np.nan), np.zeros((V, C), dtype=int)
+    for v in range(V):
+        for c in range(C):
+            r[v, c], _, _, n[v, c] = point_correlations(inp.system_metric[:, v], inp.system_human[:, c])
+    return r, n
+
+
+def common_ground_notes(left_out: Sequence[str], n: int) -> list[tuple[str, str]]:
+    """The note of the summarizers left out of the common ground (none when every variant scores
+    every summarizer)."""
+    if not left_out:
+        return []
+    return [("common_ground", f"{', '.join(left_out)}: not scored by every metric, so left out of every correlation "
+                              f"and test here: every metric is ranked and tested on the {n} summarizers all of them "
+                              "score (column n); n_covered and pearson_covered give each metric's r on all it "
+                              "scores, not ranked")]
+
+
 def read_permutation_basis(inputs: Mapping[str, str]) -> dict[str, tuple[list[str], np.ndarray]]:
     """The statistics job's permutation p-value matrices among a job's named inputs
     (``permutation_{combination}``), by combination: (tested variant ids, p)."""
@@ -155,6 +178,10 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
     ``annotators``: the :class:`metaeval.stats.annotator_resampling.AnnotatorModel` of the data set
     when the bootstrap also resamples annotators (``correlation.resample_annotators``)."""
     notes: list[tuple[str, str]] = []
+    notes += unscored_reference_notes(inp)
+    full = inp
+    inp, left_out = on_common_ground(inp)
+    notes += common_ground_notes(left_out, len(inp.summarizers))
     n_sys = len(inp.summarizers)
     V, C = len(inp.variants), len(inp.combinations)
     pear, spear, kend = np.full((V, C), np.nan), np.full((V, C), np.nan), np.full((V, C), np.nan)
@@ -163,8 +190,8 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
         for c in range(C):
             pear[v, c], spear[v, c], kend[v, c], ns[v, c] = point_correlations(inp.system_metric[:, v],
                                                                                inp.system_human[:, c])
-    notes += constancy_notes(inp)
-    notes += unscored_reference_notes(inp)
+    notes = constancy_notes(inp) + notes
+    covered_r, covered_n = covered_correlations(full) if left_out else (pear, ns)
     human = None
     if options.resample_annotators:       # annotators as data (metaeval.stats.annotator_resampling states the scheme)
         if annotators is not None and annotators.annotated:
@@ -217,6 +244,7 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
                 "pearson_lo": lo[v, c], "pearson_hi": hi[v, c], "spearman": spear[v, c], "kendall": kend[v, c],
                 "optimal": "NA" if opt is None or not defined else ("yes" if opt[v] else "no"),
                 "cluster": "NA" if clusters is None or not defined else str(int(clusters[v])),
+                "n_covered": int(covered_n[v, c]), "pearson_covered": covered_r[v, c],
             })
     for comb, reason in skipped.items():
         notes.append(("skipped_combination", f"{comb}: {reason}"))
@@ -244,9 +272,12 @@ def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions
     metric (:func:`metaeval.stats.correlation.summary_level_samples`; ``options.bootstrap_samples``
     draws); and per combination the same paired test between every ordered pair of metrics
     (:func:`metaeval.stats.correlation.paired_bootstrap_matrix`, (M, M) in the order of the metrics)."""
-    metrics, human, combs = inp.summary_metric, inp.per_summary.human, inp.combinations
+    metrics, combs = inp.summary_metric, inp.combinations
     if not metrics or not combs:
         return [], {}
+    # every metric on the summaries all of them score (a Williams or bootstrap test compares like with like)
+    common = common_cells(list(metrics.values()), next(iter(metrics.values())).shape)
+    human = {c: np.where(common, g, np.nan) for c, g in inp.per_summary.human.items()}
     pooled_level = len(inp.summarizers) < 3 or inp.pooled
     if pooled_level:
         points = [(POOLED_LEVEL, *r) for r in pooled(metrics, human, combs)]

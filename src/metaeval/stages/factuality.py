@@ -85,11 +85,11 @@ def applies(notes_tsv: str) -> str | None:
 
 
 def load(inputs: Mapping[str, str], o: FactualityOptions) -> FactualityInputs:
-    """The validated data set's judged system summaries with their dimensions, splits and subsets,
-    and every per-summary metric of the analysis inputs (:mod:`metaeval.stages.analysis_inputs`)."""
+    """The validated data set's judged summaries (of correlation.summarizers) with their dimensions,
+    splits and subsets, and every per-summary metric of the analysis inputs (analysis_inputs)."""
     ds = read_dataset({k: inputs[k] for k in DATA_KEYS if inputs.get(k)})
-    judged = sorted((s for s in ds.summaries if s.kind == "system" and s.key in ds.judgments), key=lambda s: s.key)
-    ai = analysis_inputs.load_named(inputs, "systems")
+    judged = sorted((s for s in ds.summaries if s.key in ds.judgments and protocols.analysed(s, o)), key=lambda s: s.key)
+    ai = analysis_inputs.load_named(inputs, o.summarizers)
     ps = ai.per_summary
     s_index = {s: i for i, s in enumerate(ps.summarizers)}
     t_index = {t: i for i, t in enumerate(ps.topics)}
@@ -111,6 +111,7 @@ def load(inputs: Mapping[str, str], o: FactualityOptions) -> FactualityInputs:
         if mid not in metrics:
             notes.append(("inputs", "", f"factuality.metrics names {mid}, which this data set has no per-summary "
                                         "score of; left out"))
+    judged, metrics = protocols.on_common_ground(judged, metrics, notes)
     dims = {d: np.array([ds.judgments[s.key].get(d, np.nan) for s in judged], dtype=float) for d in ds.dimensions}
     kinds = {d: dim.kind for d, dim in ds.dimensions.items()}
     ablations = [d for d in ds.dimensions if o.ablation_prefix and d.startswith(o.ablation_prefix)]

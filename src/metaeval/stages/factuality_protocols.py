@@ -17,6 +17,7 @@ from .. import memo
 from ..records import FactualityOptions
 from ..stats.binary import auc, balanced_accuracy, best_threshold, bootstrap_auc, bootstrap_balanced_accuracy, \
     delong_of_placements, delong_test, placements
+from ..stats.coverage import common_items
 from ..stats.core import corrcoef, pearson, percentile_interval
 from ..stats.stable import ordinary
 from ..stats.partial import group_codes, partial_correlation, residualise, williams_partial
@@ -353,3 +354,22 @@ def interval_note(notes: list, analysis: str, d: str, metrics: Sequence[str], o:
                                    "the file metrics and the baselines "
                                    f"({', '.join(o.baselines) or 'none'}); the others' are NA "
                                    "(factuality.interval_metrics: all gives every metric one)"))
+
+
+def analysed(summary, o: FactualityOptions) -> bool:
+    """Whether a judged summary is analysed: the summarizers correlation.summarizers
+    names, as in every other analysis stage (the systems; with ``all`` the judged humans too)."""
+    return summary.kind == "system" or o.summarizers == "all"
+
+
+def on_common_ground(judged: list, metrics: dict[str, np.ndarray], notes: list) -> tuple[list, dict[str, np.ndarray]]:
+    """The judged summaries every metric scores, and the metrics' scores of them (a test between two
+    metrics compares like with like); a note in ``notes`` when some are left out."""
+    keep = common_items(np.column_stack(list(metrics.values()))) if metrics else np.ones(len(judged), dtype=bool)
+    if keep.all():
+        return judged, metrics
+    left = sorted({s.summarizer for s, k in zip(judged, keep) if not k})
+    notes.append(("inputs", "", f"{int((~keep).sum())} judged summaries (of {', '.join(left)}) are not scored by every "
+                                f"metric, so left out: every metric is compared on the {int(keep.sum())} summaries "
+                                "all of them score"))
+    return [s for s, k in zip(judged, keep) if k], {m: v[keep] for m, v in metrics.items()}
