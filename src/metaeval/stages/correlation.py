@@ -23,19 +23,19 @@ from ..stats.annotator_resampling import HumanResampler
 from ..stats.bootstrap import bootstrap_pearson
 from ..stats.core import Plan, corrcoef
 from ..stats.coverage import common_cells
-from ..stats.correlation import (intervals_and_p_vs_best, paired_bootstrap_matrix, point_correlations, pooled,
-                                 summary_level, summary_level_samples, within_topic)
+from ..stats.correlation import (intervals_and_p_vs_best, paired_bootstrap_matrix, pairwise_difference_pearson,
+                                 point_correlations, pooled, summary_level, summary_level_samples, within_topic)
 from ..stats.williams import adjust, assign_clusters, optimal, williams_matrix
 from . import analysis_inputs
 from .analysis_inputs import AnalysisInputs, on_common_ground
 from .human import COMBINATIONS
 
 CORRELATION_COLUMNS = ("variant", "combination", "n", "pearson", "pearson_lo", "pearson_hi", "spearman", "kendall",
-                       "optimal", "cluster", "n_covered", "pearson_covered")
+                       "optimal", "cluster", "n_covered", "pearson_covered", "pdp")
 SUMMARY_LEVEL = "summary (within topic, mean over topics)"
 POOLED_LEVEL = "summary (all judged summaries pooled)"
 SUMMARY_LEVEL_COLUMNS = ("level", "metric", "combination", "topics", "pearson", "spearman", "kendall", "summaries",
-                         "pearson_lo", "pearson_hi", "p_vs_best")
+                         "pearson_lo", "pearson_hi", "p_vs_best", "pdp")
 
 
 @dataclass
@@ -192,6 +192,9 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
                                                                                inp.system_human[:, c])
     notes = constancy_notes(inp) + notes
     covered_r, covered_n = covered_correlations(full) if left_out else (pear, ns)
+    # Pairwise Difference Pearson of the system scores: every pair of systems is one item's pair
+    pdp = np.stack([pairwise_difference_pearson(inp.system_metric.T[:, :, None], inp.system_human[:, c:c + 1])
+                    for c in range(C)], axis=1) if V and C else np.full((V, C), np.nan)
     human = None
     if options.resample_annotators:       # annotators as data (metaeval.stats.annotator_resampling states the scheme)
         if annotators is not None and annotators.annotated:
@@ -244,7 +247,7 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
                 "pearson_lo": lo[v, c], "pearson_hi": hi[v, c], "spearman": spear[v, c], "kendall": kend[v, c],
                 "optimal": "NA" if opt is None or not defined else ("yes" if opt[v] else "no"),
                 "cluster": "NA" if clusters is None or not defined else str(int(clusters[v])),
-                "n_covered": int(covered_n[v, c]), "pearson_covered": covered_r[v, c],
+                "n_covered": int(covered_n[v, c]), "pearson_covered": covered_r[v, c], "pdp": pdp[v, c],
             })
     for comb, reason in skipped.items():
         notes.append(("skipped_combination", f"{comb}: {reason}"))
@@ -301,12 +304,15 @@ def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions
             for k, j in enumerate(block):
                 if boot.shape[0]:
                     tests[combs[j]] = paired_bootstrap_matrix(boot[:, :, k])
+    # Pairwise Difference Pearson: within each topic, every pair of summarizers (mt-metrics-eval's average_by='item')
+    stacked = np.stack(list(metrics.values()))
+    pdp = np.stack([pairwise_difference_pearson(stacked, human[c]) for c in combs], axis=1)
     rows = []
     for k, (level, name, c, topics, n, p, s, tau) in enumerate(points):
         i, j = divmod(k, len(combs))
         rows.append({"level": level, "metric": name, "combination": c, "topics": topics, "pearson": p,
                      "spearman": s, "kendall": tau, "summaries": n, "pearson_lo": lo[i, j], "pearson_hi": hi[i, j],
-                     "p_vs_best": p_best[i, j]})
+                     "p_vs_best": p_best[i, j], "pdp": pdp[i, j]})
     return rows, {c: tests[c] for c in combs if c in tests}
 
 

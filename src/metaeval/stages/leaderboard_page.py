@@ -56,6 +56,14 @@ class Leaderboard:
     notes: list[str] = field(default_factory=list)
     # (metric, target) -> DELTAS, pooled over the data sets: set by the report across data sets
     deltas: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
+    # column -> what a reader must know at its top (its metrics cover different items)
+    column_notes: dict[tuple[str, str, str, str], str] = field(default_factory=dict)
+
+
+def column_header(board: Leaderboard, column: tuple[str, str, str, str]) -> str:
+    """A column's level as its header says it, with the column's note when it has one."""
+    note = board.column_notes.get(column)
+    return level_name(column[2], column[3]) + (f" [{note}]" if note else "")
 
 
 STYLE = ("<style>.leaderboard{overflow-x:auto;max-height:none}.leaderboard table{font-size:.8em}"
@@ -116,6 +124,17 @@ def _cell(row: Mapping[str, object] | None, focus: bool) -> str:
     return text
 
 
+def covered_text(r: Mapping[str, object]) -> str:
+    """A cell's fuller value (on all its metric covers, not ranked) and its Pairwise Difference
+    Pearson, for the cell's title; nothing where there are none."""
+    out = ""
+    if not _missing(r.get("value_covered")):
+        out += f'; on all it covers (n = {tables.fixed(r["n_covered"], 0)}, not ranked): {tables.fixed(r["value_covered"])}'
+    if not _missing(r.get("pdp")):
+        out += f'; pairwise difference Pearson {tables.fixed(r["pdp"])}'
+    return out
+
+
 def _missing(x: object) -> bool:
     return x is None or x == NA or (isinstance(x, float) and math.isnan(x))
 
@@ -138,7 +157,7 @@ CAPTION = ("The leaderboard: one column per benchmark, target and level; one row
 
 def markdown_table(board: Leaderboard) -> tuple[str, list[str], list[list[str]]]:
     cells = _by_cell(board)
-    header = ["metric", *(f"{d} {t} {level_name(lv, sub)}" for d, t, lv, sub in board.columns)]
+    header = ["metric", *(f"{c[0]} {c[1]} {column_header(board, c)}" for c in board.columns)]
     body = []
     for m in board.metrics:
         focus = m in board.focus
@@ -167,7 +186,7 @@ def html_table(board: Leaderboard, cols: Sequence[tuple[str, str, str, str]], ca
 
     head = (f'<tr><th rowspan="3">metric</th>{spans(lambda c: (c[0],))}</tr>'
             f"<tr>{spans(lambda c: (c[0], c[1]))}</tr>"
-            f"<tr>{''.join(f'<th>{html.escape(level_name(c[2], c[3]))}</th>' for c in cols)}</tr>")
+            f"<tr>{''.join(f'<th>{html.escape(column_header(board, c))}</th>' for c in cols)}</tr>")
     body = []
     for m in board.metrics:
         focus = m in board.focus
@@ -183,8 +202,9 @@ def html_table(board: Leaderboard, cols: Sequence[tuple[str, str, str, str]], ca
             else:
                 cls = "lb-best" if r["worse_than_best"] == "best" else "lb-worse" if r["worse_than_best"] == "yes" else ""
                 wtl = (f'<br><small class="lb-wtl">{r["wins"]}W {r["ties"]}T {r["losses"]}L</small>' if focus else "")
-                title = (f'{r["statistic"]} [{tables.fixed(r["lo"])}, {tables.fixed(r["hi"])}]; rank {r["rank"]} of '
-                         f'{r["of"]}; vs best: p = {tables.fixed(r["p_vs_best"], 4)} ({r["test"]})')
+                title = (f'{r["statistic"]} [{tables.fixed(r["lo"])}, {tables.fixed(r["hi"])}], n = {tables.fixed(r.get("n"), 0)}; '
+                         f'rank {r["rank"]} of {r["of"]}; vs best: p = {tables.fixed(r["p_vs_best"], 4)} ({r["test"]})'
+                         + covered_text(r))
                 if not _missing(r.get("spa")):
                     wtl += f'<br><small class="lb-spa">SPA {tables.fixed(r["spa"])}</small>'
                     title += f'; soft pairwise accuracy {tables.fixed(r["spa"])} [{tables.fixed(r["spa_lo"])}, ' \
