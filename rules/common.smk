@@ -197,6 +197,9 @@ def across_inputs(wildcards):
         )
         # every target's Williams tests, for the verdict per target
         out[f"stacked__{d}"] = OUT.file("correlation", "targets_williams", d)
+        # the random floor of every column, from the two stages that hold the scores
+        out[f"floor_correlation__{d}"] = OUT.file("correlation", "floor", d)
+        out[f"floor_factuality__{d}"] = OUT.file("factuality", "floor", d)
         for c in COMBINATIONS:
             out[f"williams_{c}__{d}"] = OUT.file("correlation", "williams_{combination}", d, combination=c)
     return out

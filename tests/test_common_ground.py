@@ -74,7 +74,8 @@ def test_the_leaderboard_ranks_on_common_ground_with_n_and_the_column_note(tmp_p
     res = correlation.compute(inp, OPTIONS)
     out = {"correlations": str(tmp_path / "c.tsv"), "williams_arithmetic": str(tmp_path / "w.tsv"),
            "targets_williams": str(tmp_path / "tw.tsv"), "summary_level": str(tmp_path / "s.tsv"),
-           "summary_level_tests": str(tmp_path / "st.tsv"), "notes": str(tmp_path / "n.tsv")}
+           "summary_level_tests": str(tmp_path / "st.tsv"), "notes": str(tmp_path / "n.tsv"),
+           "floor": str(tmp_path / "f.tsv")}
     correlation.write(res, ("arithmetic",), out)
     targets = pd.DataFrame([["arithmetic", "dimension", "x", "no", "yes", ""]],
                            columns=["target", "kind", "definition", "factual", "primary", "expression"])

@@ -23,6 +23,7 @@ from ..stats.annotator_resampling import HumanResampler
 from ..stats.bootstrap import bootstrap_pearson
 from ..stats.core import Plan, corrcoef
 from ..stats.coverage import common_cells
+from ..stats.floor import mean_within_group_pearson, pearson, permutation_floor
 from ..stats.correlation import (intervals_and_p_vs_best, paired_bootstrap_matrix, pairwise_difference_pearson,
                                  point_correlations, pooled, summary_level, summary_level_samples, within_topic)
 from ..stats.williams import adjust, assign_clusters, optimal, williams_matrix
@@ -36,6 +37,9 @@ SUMMARY_LEVEL = "summary (within topic, mean over topics)"
 POOLED_LEVEL = "summary (all judged summaries pooled)"
 SUMMARY_LEVEL_COLUMNS = ("level", "metric", "combination", "topics", "pearson", "spearman", "kendall", "summaries",
                          "pearson_lo", "pearson_hi", "p_vs_best", "pdp")
+# the random floor of every column this stage answers (metaeval.stats.floor), by the leaderboard's level names
+FLOOR_COLUMNS = ("target", "level", "subset", "statistic", "metric", "n", "permutations", "floor_mean", "floor_lo",
+                 "floor_hi")
 
 
 @dataclass
@@ -48,6 +52,7 @@ class CorrelationResult:
     summary_metrics: list[str] = field(default_factory=list)       # the per-summary metrics, in order
     # combination -> (M, M): p[u, v] = the paired bootstrap p-value that u does not correlate better than v
     summary_level_tests: dict[str, np.ndarray] = field(default_factory=dict)
+    floor: list[dict[str, object]] = field(default_factory=list)      # FLOOR_COLUMNS
 
 
 def load(inputs: Mapping[str, str], options: CorrelateOptions) -> tuple[AnalysisInputs, dict[str, str]]:
@@ -264,7 +269,47 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
         notes.append(("summary_level", "the data set's benchmark correlates over every judged summary (dataset.yaml "
                                        "summary_level: pooled): the summary level is all judged summaries pooled"))
     level, level_tests = summary_level_rows(inp, options)
-    return CorrelationResult(rows, inp.variant_ids, williams, level, notes, list(inp.summary_metric), level_tests)
+    return CorrelationResult(rows, inp.variant_ids, williams, level, notes, list(inp.summary_metric), level_tests,
+                             floor_rows(inp, pear, level, options))
+
+
+def floor_rows(inp: AnalysisInputs, pear: np.ndarray, level_rows: Sequence[Mapping[str, object]],
+               options: CorrelateOptions) -> list[dict[str, object]]:
+    """The random floor (:mod:`metaeval.stats.floor`) of every target at the system level (the best
+    variant's system scores permuted across the summarizers) and at the summary level (the best
+    per-summary metric's scores permuted within each topic, or across all judged summaries when the
+    level is pooled), on the same common ground as the values."""
+    out = []
+    for c, comb in enumerate(inp.combinations):
+        if np.isfinite(pear[:, c]).any():
+            v = int(np.nanargmax(pear[:, c]))
+            x, y = inp.system_metric[:, v], inp.system_human[:, c]
+            ok = np.isfinite(x) & np.isfinite(y)
+            f = permutation_floor(lambda p, y=y[ok]: pearson(p, y), x[ok], None, options.floor_permutations,
+                                  options.floor_seed, options.floor_confidence)
+            out.append({"target": comb, "level": "system", "subset": "all", "statistic": "r",
+                        "metric": inp.variant_ids[v], "n": int(ok.sum()), "permutations": f.permutations,
+                        "floor_mean": f.mean, "floor_lo": f.lo, "floor_hi": f.hi})
+        rows = [r for r in level_rows if r["combination"] == comb and np.isfinite(float(r["pearson"]))]
+        if not rows:
+            continue
+        best = max(rows, key=lambda r: float(r["pearson"]))      # the first of equals, in the table's order
+        metric, pooled_level = str(best["metric"]), best["level"] == POOLED_LEVEL
+        common = common_cells(list(inp.summary_metric.values()), next(iter(inp.summary_metric.values())).shape)
+        grid, human = inp.summary_metric[metric], np.where(common, inp.per_summary.human[comb], np.nan)
+        ok = np.isfinite(grid) & np.isfinite(human)
+        topics = np.broadcast_to(np.arange(grid.shape[1]), grid.shape)[ok]
+        x, y = grid[ok], human[ok]
+        if pooled_level:
+            f = permutation_floor(lambda p, y=y: pearson(p, y), x, None, options.floor_permutations,
+                                  options.floor_seed, options.floor_confidence)
+        else:
+            f = permutation_floor(lambda p, y=y, t=topics: mean_within_group_pearson(p, y, t), x, topics,
+                                  options.floor_permutations, options.floor_seed, options.floor_confidence)
+        out.append({"target": comb, "level": "pooled" if pooled_level else "summary", "subset": "all",
+                    "statistic": "r", "metric": metric, "n": int(ok.sum()), "permutations": f.permutations,
+                    "floor_mean": f.mean, "floor_lo": f.lo, "floor_hi": f.hi})
+    return out
 
 
 def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions
@@ -354,6 +399,7 @@ def write(result: CorrelationResult, combinations, out: Mapping[str, str]) -> No
     rows = [[comb, m, *p[i]] for comb, p in result.summary_level_tests.items() for i, m in enumerate(names)]
     tables.write_tsv(tables.frame(rows, ["target", "metric", *names]), out["summary_level_tests"])
     tables.write_tsv(tables.frame(result.notes, ["kind", "note"]), out["notes"])
+    tables.write_tsv(tables.frame(result.floor, FLOOR_COLUMNS), out["floor"])
 
 
 def read_correlations(path: str):

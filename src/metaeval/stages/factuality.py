@@ -64,7 +64,6 @@ FACTUALITY_KINDS = ("binary", "proportion", "preference")
 
 DATA_KEYS = ("dataset", "summaries", "judgments", "annotations")
 
-
 # The note that says the protocols do not apply (the report leaves the section out and says so).
 NOT_APPLICABLE = ("not applicable: the data set declares no factual dimension (dataset.yaml role: factual, or a binary, "
                   "proportion or preference kind), so the factual-consistency protocols do not apply")
@@ -200,6 +199,7 @@ class FactualityResult:
     notes: pd.DataFrame
     split_how: str
     means: pd.DataFrame              # BINARY_MEANS_COLUMNS: each metric's mean over the subsets
+    floor: pd.DataFrame = None       # protocols.FLOOR_COLUMNS: the random floor of each leaderboard column
 
 
 PARTIAL_COLUMNS = ["dimension", "subset", "split", "metric", "source", "n", "systems", "pearson", "pearson_lo",
@@ -310,13 +310,11 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
             rule = "binary" if kind == "binary" else f"{d} >= {o.proportion_cutoff:g}"
             b_rows, a_rows = protocols.detection(protocols.Labels(d, rule, labels, valid_mask, test_mask), inp, o,
                                                  metrics, notes)
-            binary_rows += b_rows
-            auc_rows += a_rows
+            binary_rows, auc_rows = binary_rows + b_rows, auc_rows + a_rows
         # 4. preference pairs
         if kind == "preference":
             r_rows, t_rows = protocols.ranking(d, inp, o, metrics, h, notes)
-            ranking_rows += r_rows
-            ranking_test_rows += t_rows
+            ranking_rows, ranking_test_rows = ranking_rows + r_rows, ranking_test_rows + t_rows
         else:
             notes.append(("ranking", d, f"a {kind} dimension: ranking accuracy needs a preference dimension"))
     result = FactualityResult(
@@ -325,7 +323,8 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
         tables.frame(binary_rows, BINARY_COLUMNS), tables.frame(auc_rows, AUC_TEST_COLUMNS),
         tables.frame(ranking_rows, RANKING_COLUMNS), tables.frame(ranking_test_rows, RANKING_TEST_COLUMNS),
         tables.frame([], ANSWER_COLUMNS), tables.frame(notes, NOTE_COLUMNS), split_how,
-        tables.frame(protocols.subset_means(binary_rows, BINARY_COLUMNS), BINARY_MEANS_COLUMNS))
+        tables.frame(protocols.subset_means(binary_rows, BINARY_COLUMNS), BINARY_MEANS_COLUMNS),
+        tables.frame(protocols.floors(inp, o, binary_rows, partial_rows, ranking_rows), protocols.FLOOR_COLUMNS))
     result.answer = tables.frame([best_answer(result, inp, o)], ANSWER_COLUMNS)
     return result
 
@@ -512,6 +511,7 @@ def write(result: FactualityResult, o: FactualityOptions, out: Mapping[str, str]
                             f"[{_fmt(r.spearman_lo)}, {_fmt(r.spearman_hi)}]", _pvalue(r.spearman_p),
                             _fmt(r.spearman_ranks)] for r in result.partial.itertuples(index=False)])
     tables.write_tsv(result.williams, out["williams"])
+    tables.write_tsv(result.floor, out["floor"])
     tables.write_tsv(result.ablation, out["ablation_tsv"])
     tables.write_markdown(out["ablation_md"], CAPTIONS["ablation"], ["dimension", "category", "metric", "correlation",
                                                                     "n", "r full", "r ablated", "difference"],

@@ -81,6 +81,8 @@ LEADERBOARD_COLUMNS = ("dataset", "target", "level", "subset", "metric", "name",
 # agree with 80/90/95 % of the time are pooled over the data sets (delta_thresholds.tsv, a job that
 # waits on every data set's pairs): the report across data sets sets them beside the leaderboard
 SYSTEM_EXTRAS = ("spa", "spa_lo", "spa_hi", "pairwise_accuracy")
+# the random floor of every column (metaeval.stats.floor; read from the data sets' floor tables)
+FLOOR_COLUMNS = ("dataset", "target", "level", "subset", "statistic", "floor_mean", "floor_lo", "floor_hi")
 TESTS_COLUMNS = ("dataset", "target", "level", "subset", "metric", "other", "value", "other_value", "p_better", "p_worse",
                  "verdict", "test")
 
@@ -124,6 +126,8 @@ class DatasetFiles:
     accuracy: pd.DataFrame = field(default_factory=pd.DataFrame)    # statistics/accuracy.tsv
     binary_means: pd.DataFrame = field(default_factory=pd.DataFrame)   # factuality/binary_means.tsv
     references: bool = True               # False: a release without reference summaries (SummEdits)
+    # (target, level, subset) -> (mean, lo, hi): analysis/floor.tsv and factuality/floor.tsv
+    floors: dict[tuple[str, str, str], tuple[float, float, float]] = field(default_factory=dict)
 
 
 def load_dataset(name: str, files: Mapping[str, str], williams_of: Callable[[str], pd.DataFrame | None]
@@ -141,7 +145,20 @@ def load_dataset(name: str, files: Mapping[str, str], williams_of: Callable[[str
                         read(files["spa"]) if "spa" in files else pd.DataFrame(),
                         read(files["accuracy"]) if "accuracy" in files else pd.DataFrame(),
                         read(files["binary_means_tsv"]) if "binary_means_tsv" in files else pd.DataFrame(),
-                        not str(summary.get("references", "")).startswith("none"))
+                        not str(summary.get("references", "")).startswith("none"),
+                        read_floors([files[k] for k in ("floor_correlation", "floor_factuality") if k in files]))
+
+
+def read_floors(paths: Sequence[str]) -> dict[tuple[str, str, str], tuple[float, float, float]]:
+    """(target, level, subset) -> the random floor's (mean, lo, hi), from the correlation stage's and
+    the factuality stage's floor tables (the latter name the target ``dimension``)."""
+    out = {}
+    for path in paths:
+        f = tables.read_tsv(path, numeric=("floor_mean", "floor_lo", "floor_hi"))
+        target = "target" if "target" in f.columns else "dimension"
+        for r in f.to_dict("records"):
+            out[(str(r[target]), str(r["level"]), str(r["subset"]))] = (r["floor_mean"], r["floor_lo"], r["floor_hi"])
+    return out
 
 
 # ----------------------------------------------------------------------------- the columns
@@ -441,8 +458,18 @@ def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Le
                          "losses": losses, "note": ""})
     for r in rows:
         r["column_note"] = column_notes.get((r["dataset"], r["target"], r["level"], r["subset"]), "")
+    by_name = {d.name: d for d in datasets}
+    floors = {c.key: by_name[c.dataset].floors[c.key[1:]] for c in columns if c.key[1:] in by_name[c.dataset].floors}
     return Leaderboard([c.key for c in columns], metrics, rows, tests, focus, names, kinds, options, notes,
-                       column_notes={k: v for k, v in column_notes.items() if v})
+                       column_notes={k: v for k, v in column_notes.items() if v}, floors=floors)
+
+
+def floor_rows(board: Leaderboard) -> list[dict[str, object]]:
+    """The random floor of every column with one (:data:`FLOOR_COLUMNS`), in the columns' order."""
+    statistic = {(str(r["dataset"]), str(r["target"]), str(r["level"]), str(r["subset"])): r["statistic"]
+                 for r in board.rows}
+    return [dict(zip(FLOOR_COLUMNS, (*c, statistic.get(c, STATISTIC[c[2]]), *board.floors[c])))
+            for c in board.columns if c in board.floors]
 
 
 def absent_reason(metric: str, column: Column, texts: bool, is_file_metric: bool, dataset_files: set[str],
@@ -466,6 +493,7 @@ def absent_reason(metric: str, column: Column, texts: bool, is_file_metric: bool
 def write(board: Leaderboard, out: Mapping[str, str]) -> None:
     tables.write_tsv(tables.frame(board.rows, LEADERBOARD_COLUMNS), out["leaderboard_tsv"])
     tables.write_tsv(tables.frame(board.tests, TESTS_COLUMNS), out["tests_tsv"])
+    tables.write_tsv(tables.frame(floor_rows(board), FLOOR_COLUMNS), out["floor_tsv"])
     tables.write_markdown(out["leaderboard_md"], *markdown_table(board))
     write_text(out["leaderboard_html"], page("metaeval: leaderboard", "Which metric to trust on these benchmarks?",
                                              [html_section(board)], []))

@@ -58,6 +58,19 @@ class Leaderboard:
     deltas: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
     # column -> what a reader must know at its top (its metrics cover different items)
     column_notes: dict[tuple[str, str, str, str], str] = field(default_factory=dict)
+    # column -> (mean, lo, hi) of its statistic for a metric with random scores (the random floor)
+    floors: dict[tuple[str, str, str, str], tuple[float, float, float]] = field(default_factory=dict)
+
+
+def floor_text(board: Leaderboard, column: tuple[str, str, str, str]) -> str:
+    """A column's random floor as its floor row shows it: the mean [the 95 % range]; empty without one."""
+    f = board.floors.get(column)
+    if f is None or _missing(f[0]):
+        return ""
+    return f"{tables.fixed(f[0])} [{tables.fixed(f[1])}, {tables.fixed(f[2])}]"
+
+
+FLOOR_LABEL = "random floor"
 
 
 def column_header(board: Leaderboard, column: tuple[str, str, str, str]) -> str:
@@ -152,7 +165,10 @@ CAPTION = ("The leaderboard: one column per benchmark, target and level; one row
            "(#1 = best), for the focus metrics its wins, ties and losses (W T L) against every other metric "
            "of the column by the same test, and at the system level its soft pairwise accuracy (SPA, Thompson "
            "et al. 2024). A dash says why a metric is absent: no texts (a score-only data "
-           "set), not shipped (not in the data set's score files), undefined (constant scores), not computed.")
+           "set), not shipped (not in the data set's score files), undefined (constant scores), not computed. The last "
+           "row, random floor, is what a metric with random scores gets in the column: the mean and central range of "
+           "its statistic over seeded permutations of the column's best metric's scores within the column's "
+           "resampling unit (leaderboard_floor.tsv).")
 
 
 def markdown_table(board: Leaderboard) -> tuple[str, list[str], list[list[str]]]:
@@ -163,6 +179,8 @@ def markdown_table(board: Leaderboard) -> tuple[str, list[str], list[list[str]]]
         focus = m in board.focus
         body.append([("► " if focus else "") + board.names[m],
                      *(_cell(cells.get((*c, m)), focus) for c in board.columns)])
+    if board.floors:
+        body.append([FLOOR_LABEL, *(floor_text(board, c) for c in board.columns)])
     caption = CAPTION + f" alpha = {board.options.alpha}."
     return caption, header, body
 
@@ -221,6 +239,9 @@ def html_table(board: Leaderboard, cols: Sequence[tuple[str, str, str, str]], ca
         name = html.escape(board.names[m]) + (f' <small>({html.escape(m)})</small>' if board.names[m] != m else "")
         body.append(f'<tr class="{"lb-focus" if focus else ""}"><th>{"► " if focus else ""}{name}'
                     f' <small class="lb-kind">{html.escape(board.kinds[m])}</small></th>{"".join(tds)}</tr>')
+    if board.floors:
+        body.append(f'<tr class="lb-floor"><th>{FLOOR_LABEL}</th>'
+                    + "".join(f"<td><small>{html.escape(floor_text(board, c))}</small></td>" for c in cols) + "</tr>")
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in board.notes)
     text = (f'<p class="caption">{html.escape(CAPTION)} alpha = {board.options.alpha}; hover a cell for its interval '
             f'and test. Every cell: <code>leaderboard.tsv</code>; each focus metric against every other: '
