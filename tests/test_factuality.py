@@ -390,11 +390,13 @@ def test_a_split_the_data_set_does_not_have_is_an_error_naming_file_field_and_ke
 def test_the_options_record_is_the_schema_section():
     """Every key of the factuality section is a field of its record (lists as tuples), and the record
     has no defaults of its own; besides, the baselines' per-summary ids (of correlation.baselines and
-    agreement.baseline, written out here) and correlation.summarizers (the schema's default)."""
+    agreement.baseline, written out here), correlation.summarizers and the floor: section's three
+    (the schema's defaults, written out here)."""
     section = schema_defaults()["factuality"]
     fields = DEFAULTS._asdict()
     assert fields.pop("baselines") == ("R1_ST1_RS0_R", "R2_ST1_RS0_R", "R4_ST1_RS0_R")
     assert fields.pop("summarizers") == "systems"
+    assert [fields.pop(f"floor_{k}") for k in ("permutations", "seed", "confidence")] == [1000, 20150601, 0.95]
     assert fields == {k: tuple(v) if isinstance(v, list) else v for k, v in section.items()}
     assert not DEFAULTS._field_defaults
 
