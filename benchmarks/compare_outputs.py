@@ -232,10 +232,40 @@ def same_but_coordinates(a: Path, b: Path) -> bool:
     return masked(a) == masked(b)
 
 
-def common_ground_verdict(f: str, a: Path, b: Path) -> str | None:
+LEFT_OUT = "are not scored by every metric, so left out"
+# the files whose values move when a data set's metrics cover different summaries (FRANK's released metrics)
+MOVED = ("analysis/answers.tsv", "analysis/answers.md", "analysis/summary_level_correlations.tsv",
+         "analysis/summary_level_tests.tsv", "leaderboard.tsv", "leaderboard_tests.tsv")
+
+
+def left_out(folder: Path) -> bool:
+    """Whether a data set's notes say that some judged summaries were left out for common ground."""
+    return any(LEFT_OUT in p.read_text(encoding="utf-8") for p in (folder / "analysis/notes.tsv",
+                                                                   folder / "factuality/notes.tsv") if p.exists())
+
+
+def one_n(new: Path) -> str | None:
+    """On common ground every metric of a column rests on one n: the summary level's and the partial
+    correlation's (None when so)."""
+    for f, by, n in (("analysis/summary_level_correlations.tsv", ["level", "combination"], "summaries"),
+                     ("factuality/partial_correlations.tsv", ["dimension", "subset", "split"], "n")):
+        if (new / f).exists() and len(t := tsv(new / f)) and (t.groupby(by)[n].nunique() > 1).any():
+            return f"{f}: the metrics of a column rest on different n"
+    return None
+
+
+def common_ground_verdict(f: str, a: Path, b: Path, moved: bool = False) -> str | None:
     """The verdict on a file that common ground, Pairwise Difference Pearson or the random floor
-    changed (module docstring), or None for a file they do not touch (or one byte-identical)."""
+    changed (module docstring), or None for a file they do not touch (or one byte-identical).
+    ``moved``: the data set's metrics cover different summaries (or, across data sets, some data
+    set's do), so its values move to the summaries every metric scores."""
     stem = f
+    if moved and a.exists() and b.exists() and a.read_bytes() != b.read_bytes() and (
+            stem in MOVED or stem.startswith("factuality/")):
+        new = b.parents[len(Path(f).parts) - 1]
+        problem = one_n(new)
+        return (f"UNEXPECTED: {problem}" if problem else
+                "changed on common ground (the metrics cover different summaries: every value on those all score)")
     if stem in FLOOR_FILES:
         return "expected (the random floor: a new file)" if not a.exists() and b.exists() else None
     if not (a.exists() and b.exists()) or a.read_bytes() == b.read_bytes():
@@ -261,8 +291,9 @@ def common_ground_verdict(f: str, a: Path, b: Path) -> str | None:
     return None
 
 
-def compare(old: Path, new: Path) -> list[tuple[str, str]]:
-    """(file, verdict) for every file that differs; verdict starts with 'UNEXPECTED' when unexplained."""
+def compare(old: Path, new: Path, moved: bool = False) -> list[tuple[str, str]]:
+    """(file, verdict) for every file that differs; verdict starts with 'UNEXPECTED' when unexplained
+    (``moved``: :func:`common_ground_verdict`)."""
     files = sorted({p.relative_to(old).as_posix() for p in old.rglob("*") if p.is_file()} |
                    {p.relative_to(new).as_posix() for p in new.rglob("*") if p.is_file()} if old.exists() else
                    {p.relative_to(new).as_posix() for p in new.rglob("*") if p.is_file()})
@@ -275,7 +306,7 @@ def compare(old: Path, new: Path) -> list[tuple[str, str]]:
     out = []
     for f in files:
         a, b = old / f, new / f
-        verdict = common_ground_verdict(f, a, b)
+        verdict = common_ground_verdict(f, a, b, moved)
         if verdict:
             out.append((f, verdict))
             continue
@@ -378,7 +409,9 @@ def report(old: Path, new: Path, name: str) -> int:
     skip = {"logs", "memo", "release", "cache"}       # logs, caches and the fetched release files' copies
     n = sum(1 for p in new.rglob("*") if p.is_file() and not skip & set(p.relative_to(new).parts))
     folders = sorted({p.name for p in (*old.iterdir(), *new.iterdir()) if p.is_dir() and p.name not in skip})
-    diffs = [(f"{d}/{f}", v) for d in folders for f, v in compare(old / d, new / d)
+    moved = {d: left_out(new / d) for d in folders}
+    moved["all"] = any(moved.values())
+    diffs = [(f"{d}/{f}", v) for d in folders for f, v in compare(old / d, new / d, moved[d])
              if not skip & set(f.split("/"))]
     print(f"{name}: {n} files; {n - len(diffs)} byte-identical; {len(diffs)} differ")
     for f, verdict in diffs:

@@ -21,9 +21,9 @@ from ..metrics.families import owner
 from ..records import CorrelateOptions
 from ..stats.annotator_resampling import HumanResampler
 from ..stats.bootstrap import bootstrap_pearson
-from ..stats.core import Plan, corrcoef
+from ..stats.core import Plan, corrcoef, pearson_against
 from ..stats.coverage import common_cells
-from ..stats.floor import mean_within_group_pearson, pearson, permutation_floor
+from ..stats.floor import mean_within_group_pearson, permutation_floor
 from ..stats.correlation import (intervals_and_p_vs_best, paired_bootstrap_matrix, pairwise_difference_pearson,
                                  point_correlations, pooled, summary_level, summary_level_samples, within_topic)
 from ..stats.williams import adjust, assign_clusters, optimal, williams_matrix
@@ -285,7 +285,7 @@ def floor_rows(inp: AnalysisInputs, pear: np.ndarray, level_rows: Sequence[Mappi
             v = int(np.nanargmax(pear[:, c]))
             x, y = inp.system_metric[:, v], inp.system_human[:, c]
             ok = np.isfinite(x) & np.isfinite(y)
-            f = permutation_floor(lambda p, y=y[ok]: pearson(p, y), x[ok], None, options.floor_permutations,
+            f = permutation_floor(pearson_against(y[ok]), x[ok], None, options.floor_permutations,
                                   options.floor_seed, options.floor_confidence)
             out.append({"target": comb, "level": "system", "subset": "all", "statistic": "r",
                         "metric": inp.variant_ids[v], "n": int(ok.sum()), "permutations": f.permutations,
@@ -301,7 +301,7 @@ def floor_rows(inp: AnalysisInputs, pear: np.ndarray, level_rows: Sequence[Mappi
         topics = np.broadcast_to(np.arange(grid.shape[1]), grid.shape)[ok]
         x, y = grid[ok], human[ok]
         if pooled_level:
-            f = permutation_floor(lambda p, y=y: pearson(p, y), x, None, options.floor_permutations,
+            f = permutation_floor(pearson_against(y), x, None, options.floor_permutations,
                                   options.floor_seed, options.floor_confidence)
         else:
             f = permutation_floor(lambda p, y=y, t=topics: mean_within_group_pearson(p, y, t), x, topics,

@@ -18,10 +18,10 @@ from ..records import FactualityOptions
 from ..stats.binary import auc, balanced_accuracy, best_threshold, bootstrap_auc, bootstrap_balanced_accuracy, \
     delong_of_placements, delong_test, placements
 from ..stats.coverage import common_items
-from ..stats.floor import Floor, permutation_floor, ranking_accuracy_of
+from ..stats.floor import Floor, per_row, permutation_floor, ranking_accuracy_of
 from ..stats.core import corrcoef, pearson, percentile_interval
 from ..stats.stable import ordinary
-from ..stats.partial import group_codes, partial_correlation, residualise, williams_partial
+from ..stats.partial import group_codes, partial_correlation, partial_residuals, residualise, williams_partial
 from ..stats.ranking import mcnemar_exact, ranking_accuracy
 from ..stats.williams import williams_matrix
 
@@ -409,21 +409,20 @@ def floors(inp: FactualityInputs, o: FactualityOptions, binary_rows: Sequence[Se
             ok = np.isfinite(labels) & np.isfinite(x) & ((inp.subsets == sub) if sub != ALL else True)
             y = labels[ok]
             out.append(row(d, "auc", sub, "AUC", best, int(ok.sum()),
-                           permutation_floor(lambda p, y=y: auc(p, y), x[ok], None, *args)))
+                           permutation_floor(per_row(lambda p, y=y: auc(p, y)), x[ok], None, *args)))
         best = _best([r for r in partial_rows if r[0] == d and r[1] == ALL and r[2] == ALL], 3, 7)
         if best is not None:
-            x = inp.metrics[best]
-            ok = np.isfinite(h) & np.isfinite(x)
-            y, systems = h[ok], inp.systems[ok]
-            out.append(row(d, "partial", ALL, "partial r", best, int(ok.sum()),
-                           permutation_floor(lambda p, y=y, g=systems: partial_correlation(p, y, g).pearson, x[ok],
-                                             systems, *args)))
+            # permuting a metric's scores within each system permutes its residuals (the system means
+            # stay): each draw's partial r is the Pearson r of the permuted residuals and the human's
+            rx, ry, codes, pearson_of = partial_residuals(inp.metrics[best], h, inp.systems)
+            out.append(row(d, "partial", ALL, "partial r", best, int(rx.size),
+                           permutation_floor(lambda r, ry=ry: pearson_of(r, ry), rx, codes, *args)))
         best = _best([r for r in ranking_rows if r[0] == d], 1, 7)
         if best is not None:
             p, q = preference_pairs(inp, d)
             x = inp.metrics[best]
             pairs = np.arange(p.size)
             out.append(row(d, "ranking", ALL, "accuracy", best, int(p.size),
-                           permutation_floor(lambda v, n=p.size: ranking_accuracy_of(v, n), np.r_[x[p], x[q]],
+                           permutation_floor(per_row(lambda v, n=p.size: ranking_accuracy_of(v, n)), np.r_[x[p], x[q]],
                                              np.r_[pairs, pairs], *args)))
     return out

@@ -36,30 +36,37 @@ class Floor(NamedTuple):
 
 
 NAN_FLOOR = Floor(np.nan, np.nan, np.nan, 0)
+BLOCK = 100                  # draws per block: a block of index arrays is (BLOCK, n)
 
 
 def within_group_draws(groups: np.ndarray, permutations: int, seed: int) -> Iterator[np.ndarray]:
-    """``permutations`` index arrays ``idx`` (module docstring), ``x[idx]`` being ``x`` permuted
-    within each group of ``groups`` (integer codes, one per position)."""
+    """``permutations`` index arrays ``idx`` in blocks of rows (module docstring; ``rng.random((b,
+    n))`` is b successive draws of n keys), ``x[idx]`` being ``x`` permuted within each group of
+    ``groups`` (integer codes, one per position)."""
     groups = np.asarray(groups)
+    n = groups.size
     rng = np.random.default_rng(seed)
     by_group = np.argsort(groups, kind="stable")        # each group's positions, ascending
-    for _ in range(permutations):
-        keys = rng.random(groups.size)
-        idx = np.empty(groups.size, dtype=np.int64)
-        idx[by_group] = np.lexsort((np.arange(groups.size), keys, groups))
+    for start in range(0, permutations, BLOCK):
+        b = min(BLOCK, permutations - start)
+        keys = rng.random((b, n))
+        order = np.lexsort((np.broadcast_to(np.arange(n), (b, n)), keys, np.broadcast_to(groups, (b, n))), axis=-1)
+        idx = np.empty((b, n), dtype=np.int64)
+        idx[:, by_group] = order
         yield idx
 
 
-def permutation_floor(statistic: Callable[[np.ndarray], float], x: np.ndarray, groups: np.ndarray | None,
+def permutation_floor(statistic: Callable[[np.ndarray], np.ndarray], x: np.ndarray, groups: np.ndarray | None,
                       permutations: int, seed: int, confidence: float) -> Floor:
-    """The mean and the central ``confidence`` range (numpy's linear quantiles) of ``statistic`` of
-    ``x`` permuted within ``groups`` (None: one group), over the draws where it is defined."""
+    """The mean and the central ``confidence`` range (numpy's linear quantiles) of ``statistic`` (of
+    a (draws, n) block of permuted scores, one value per draw) of ``x`` permuted within ``groups``
+    (None: one group), over the draws where it is defined."""
     x = np.asarray(x, dtype=float)
     if permutations < 1 or x.size == 0:
         return NAN_FLOOR
     codes = np.zeros(x.size, dtype=np.int64) if groups is None else np.unique(groups, return_inverse=True)[1]
-    values = np.array([statistic(x[idx]) for idx in within_group_draws(codes, permutations, seed)], dtype=float)
+    values = np.concatenate([np.asarray(statistic(x[idx]), dtype=float).reshape(-1)
+                             for idx in within_group_draws(codes, permutations, seed)])
     values = values[np.isfinite(values)]
     if not values.size:
         return NAN_FLOOR
@@ -67,36 +74,37 @@ def permutation_floor(statistic: Callable[[np.ndarray], float], x: np.ndarray, g
     return Floor(float(values.mean()), float(lo), float(hi), int(values.size))
 
 
-# ------------------------------------------------------------------ the columns' statistics
+# ------------------------------------------------------------------ the columns' statistics, per draw (rows)
 
-def pearson(x: np.ndarray, y: np.ndarray) -> float:
-    """Pearson r of two vectors; NaN when either is constant or there are fewer than 3 values."""
-    if x.size < 3:
-        return np.nan
-    dx, dy = x - x.mean(), y - y.mean()
-    den = np.sqrt((dx * dx).sum() * (dy * dy).sum())
-    return float((dx * dy).sum() / den) if den > 0 else np.nan
-
-
-def mean_within_group_pearson(x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> float:
-    """The mean over the groups (topics) of Pearson r within each, over the groups where it is defined
-    (3 or more values, neither constant): the summary level of Graham's table and mt-metrics-eval's
-    ``average_by='item'``. Vectorised over the groups (sums by group, ``numpy.add.reduceat``)."""
+def mean_within_group_pearson(x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Per row of ``x`` (draws, n): the mean over the groups (topics) of Pearson r within each
+    against ``y``, over the groups where it is defined (3 or more values, neither side constant): the
+    summary level of Graham's table and mt-metrics-eval's ``average_by='item'``. Vectorised (sums by
+    group, ``numpy.add.reduceat``)."""
+    x = np.atleast_2d(x)
     order = np.argsort(groups, kind="stable")
-    g, xs, ys = groups[order], x[order], y[order]
+    g, xs, ys = groups[order], x[:, order], y[order]
     starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     counts = np.diff(np.r_[starts, g.size])
 
     def centred(v: np.ndarray) -> np.ndarray:
-        return v - np.repeat(np.add.reduceat(v, starts) / counts, counts)
+        return v - np.repeat(np.add.reduceat(v, starts, axis=-1) / counts, counts, axis=-1)
 
     dx, dy = centred(xs), centred(ys)
-    varying = ((np.maximum.reduceat(xs, starts) > np.minimum.reduceat(xs, starts)) &
+    varying = ((np.maximum.reduceat(xs, starts, axis=-1) > np.minimum.reduceat(xs, starts, axis=-1)) &
                (np.maximum.reduceat(ys, starts) > np.minimum.reduceat(ys, starts)) & (counts >= 3))
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.add.reduceat(dx * dy, starts) / np.sqrt(np.add.reduceat(dx * dx, starts) * np.add.reduceat(dy * dy, starts))
-    r = r[varying]
-    return float(r.mean()) if r.size else np.nan
+        r = np.add.reduceat(dx * dy, starts, axis=-1) / np.sqrt(np.add.reduceat(dx * dx, starts, axis=-1) *
+                                                                np.add.reduceat(dy * dy, starts))
+    r = np.where(varying, r, 0.0)
+    defined = varying.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(defined > 0, r.sum(axis=-1) / defined, np.nan)
+
+
+def per_row(statistic: Callable[[np.ndarray], float]) -> Callable[[np.ndarray], np.ndarray]:
+    """A statistic of one vector of scores applied to every row of a block of draws."""
+    return lambda block: np.array([statistic(row) for row in block], dtype=float)
 
 
 def ranking_accuracy_of(x: np.ndarray, pairs: int) -> float:
