@@ -1,11 +1,14 @@
 """Compare every output of the main job before and after a change of the code, file by file.
 
     .venv/bin/python benchmarks/compare_outputs.py [--before 59fea5f] [--dataset default] [--dataset summeval]
+        [--dataset benchmarks] [--runs OLD NEW]
 
 Checks out ``--before`` (default: the last commit before the "one shape" redesign) in a temporary
 git worktree, runs its main job and the current tree's on the same data set (each with its own
-config/config.yaml; ``summeval`` = ../shared/data/summeval), and compares every file under
-results/{dataset}/ but the logs (and the jobs' memos). A file that differs must be one of the expected changes below, and
+config/config.yaml; ``summeval`` = ../shared/data/summeval; ``benchmarks`` = the seven released
+benchmarks SummEval, REALSumm, Newsroom, QAGS-CNN, QAGS-XSum, Rank19 and FRANK in one run, fetched from
+a mirror folder of ../shared/data/raw, tests/mirror.py), and compares every file under results/ but
+the logs (and the jobs' memos). ``--runs OLD NEW`` compares two results/ folders already run. A file that differs must be one of the expected changes below, and
 each expected change is checked cell by cell (any other difference in such a file fails it):
 
 * agreement p-values (defect 1): each pair's Wilcoxon p is now scipy's for that pair alone; in
@@ -46,6 +49,14 @@ each expected change is checked cell by cell (any other difference in such a fil
   name); skipped.tsv may add a row for a dimension that is a combination; the factuality protocols no
   longer run on a data set without a factual dimension (a note and header-only tables); new files:
   human/targets.tsv, analysis/answers.{tsv,md}, analysis/williams_targets.tsv, rerank/by_target.tsv.
+* common ground, Pairwise Difference Pearson and the random floor (``--before 317fb8c``): columns added
+  after the old ones, which keep their values where every metric scores every item (correlations.tsv
+  ``n_covered, pearson_covered, pdp``; the summary level ``pdp``; leaderboard.tsv ``n, value_covered,
+  n_covered, pdp, column_note``; rerank/by_target.tsv ``left_out``; rerank/table3.tsv ``note``);
+  rerank/summary.tsv one added row, ``left_out``; new files analysis/floor.tsv, factuality/floor.tsv
+  and all/leaderboard_floor.tsv; the captions of Table 1 and Table 3 and the pages that show them
+  (report.html, leaderboard.md/html: the floor row, the n and the column notes). Where metrics cover
+  different items (FRANK's released metrics), the values move to the common ground: reported per file.
 
 Prints one line per differing file with its verdict, and exits 1 on any unexplained difference.
 """
@@ -67,6 +78,14 @@ from metaeval import tables
 REPO = Path(__file__).resolve().parents[1]
 BEFORE = "59fea5f"
 SUMMEVAL = REPO.parent / "shared" / "data" / "summeval"
+RAW = REPO.parent / "shared" / "data" / "raw"
+SEVEN = ["summeval", "realsumm", "newsroom", "qags_cnn", "qags_xsum", "rank19", "frank"]
+# common ground, Pairwise Difference Pearson and the random floor: columns added after the old ones
+ADDED_COLUMNS = {"analysis/correlations.tsv": ["n_covered", "pearson_covered", "pdp"],
+                 "analysis/summary_level_correlations.tsv": ["pdp"],
+                 "leaderboard.tsv": ["n", "value_covered", "n_covered", "pdp", "column_note"],
+                 "rerank/by_target.tsv": ["left_out"], "rerank/table3.tsv": ["note"]}
+FLOOR_FILES = ("analysis/floor.tsv", "factuality/floor.tsv", "leaderboard_floor.tsv")
 
 
 def run_main_job(code: Path, workdir: Path, dataset: str) -> float:
@@ -76,9 +95,18 @@ def run_main_job(code: Path, workdir: Path, dataset: str) -> float:
     cfg = yaml.safe_load((code / "config/config.yaml").read_text())
     if dataset == "summeval":
         cfg["datasets"] = {"summeval": {"format": "canonical", "path": str(SUMMEVAL)}}
+    env = {**os.environ, "PYTHONPATH": str(code / "src")}
+    if dataset == "benchmarks":       # the seven, fetched from a mirror folder of the release files
+        sys.path.insert(0, str(REPO / "tests"))
+        import mirror
+
+        cfg["benchmarks"] = SEVEN
+        folder = workdir.parent / "mirror"
+        if not folder.exists():
+            mirror.build(folder, RAW)
+        env.update(METAEVAL_MIRROR=str(folder), METAEVAL_CACHE=str(workdir / "cache"))
     (workdir / "config").mkdir(parents=True, exist_ok=True)
     (workdir / "config/config.yaml").write_text(yaml.safe_dump(cfg))
-    env = {**os.environ, "PYTHONPATH": str(code / "src")}
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "snakemake", "-s", str(code / "Snakefile"), "-d", str(workdir),
                     "--cores", "2", "all", "--quiet"], env=env, check=True, capture_output=True)
@@ -204,9 +232,70 @@ def same_but_coordinates(a: Path, b: Path) -> bool:
     return masked(a) == masked(b)
 
 
-def compare(old: Path, new: Path) -> list[tuple[str, str]]:
-    """(file, verdict) for every file that differs; verdict starts with 'UNEXPECTED' when unexplained."""
+LEFT_OUT = "are not scored by every metric, so left out"
+# the files whose values move when a data set's metrics cover different summaries (FRANK's released metrics)
+MOVED = ("analysis/answers.tsv", "analysis/answers.md", "analysis/summary_level_correlations.tsv",
+         "analysis/summary_level_tests.tsv", "leaderboard.tsv", "leaderboard_tests.tsv")
+
+
+def left_out(folder: Path) -> bool:
+    """Whether a data set's notes say that some judged summaries were left out for common ground."""
+    return any(LEFT_OUT in p.read_text(encoding="utf-8") for p in (folder / "analysis/notes.tsv",
+                                                                   folder / "factuality/notes.tsv") if p.exists())
+
+
+def one_n(new: Path) -> str | None:
+    """On common ground every metric of a column rests on one n: the summary level's and the partial
+    correlation's (None when so)."""
+    for f, by, n in (("analysis/summary_level_correlations.tsv", ["level", "combination"], "summaries"),
+                     ("factuality/partial_correlations.tsv", ["dimension", "subset", "split"], "n")):
+        if (new / f).exists() and len(t := tsv(new / f)) and (t.groupby(by)[n].nunique() > 1).any():
+            return f"{f}: the metrics of a column rest on different n"
+    return None
+
+
+def common_ground_verdict(f: str, a: Path, b: Path, moved: bool = False) -> str | None:
+    """The verdict on a file that common ground, Pairwise Difference Pearson or the random floor
+    changed (module docstring), or None for a file they do not touch (or one byte-identical).
+    ``moved``: the data set's metrics cover different summaries (or, across data sets, some data
+    set's do), so its values move to the summaries every metric scores."""
+    stem = f
+    if moved and a.exists() and b.exists() and a.read_bytes() != b.read_bytes() and (
+            stem in MOVED or stem.startswith("factuality/")):
+        new = b.parents[len(Path(f).parts) - 1]
+        problem = one_n(new)
+        return (f"UNEXPECTED: {problem}" if problem else
+                "changed on common ground (the metrics cover different summaries: every value on those all score)")
+    if stem in FLOOR_FILES:
+        return "expected (the random floor: a new file)" if not a.exists() and b.exists() else None
+    if not (a.exists() and b.exists()) or a.read_bytes() == b.read_bytes():
+        return None
+    if stem in ADDED_COLUMNS:
+        ta, tb = tsv(a), tsv(b)
+        if list(tb.columns) != [*ta.columns, *ADDED_COLUMNS[stem]] or len(ta) != len(tb):
+            return f"UNEXPECTED: columns {list(ta.columns)} -> {list(tb.columns)}, rows {len(ta)} -> {len(tb)}"
+        cells = changed_cells(ta, tb[list(ta.columns)])
+        if not cells:
+            return "expected (common ground and PDP: columns added, every old value unchanged)"
+        columns = sorted({c for _, c, _, _ in cells})
+        return (f"changed on common ground ({len(cells)} cells of {columns}; e.g. row {cells[0][0]} {cells[0][1]}: "
+                f"{cells[0][2]} -> {cells[0][3]}): columns added")
+    if stem == "rerank/summary.tsv":
+        ta, tb = tsv(a), tsv(b)
+        added = tb[tb.iloc[:, 0] == "left_out"]
+        same = tb[tb.iloc[:, 0] != "left_out"].values.tolist() == ta.values.tolist()
+        return ("expected (the re-ranking says which systems are out: one added row)" if len(added) == 1 and same
+                else "UNEXPECTED: more than the left_out row changed")
+    if stem in ("analysis/table1.md", "rerank/table3.md", "report.html", "leaderboard.md", "leaderboard.html"):
+        return "expected (captions and pages: n on common ground, the re-ranking's notes, PDP, the floor row)"
+    return None
+
+
+def compare(old: Path, new: Path, moved: bool = False) -> list[tuple[str, str]]:
+    """(file, verdict) for every file that differs; verdict starts with 'UNEXPECTED' when unexplained
+    (``moved``: :func:`common_ground_verdict`)."""
     files = sorted({p.relative_to(old).as_posix() for p in old.rglob("*") if p.is_file()} |
+                   {p.relative_to(new).as_posix() for p in new.rglob("*") if p.is_file()} if old.exists() else
                    {p.relative_to(new).as_posix() for p in new.rglob("*") if p.is_file()})
     files = [f for f in files if not f.startswith(("logs/", "memo/"))]   # the jobs' memos: a cache, not an output
     refs = sorted(set(tsv(new / "sweeps/references_scores.tsv").condition) - {"all"}) \
@@ -217,6 +306,10 @@ def compare(old: Path, new: Path) -> list[tuple[str, str]]:
     out = []
     for f in files:
         a, b = old / f, new / f
+        verdict = common_ground_verdict(f, a, b, moved)
+        if verdict:
+            out.append((f, verdict))
+            continue
         if f in NEW_FILES and not a.exists():
             out.append((f, "expected (every dimension a target: a new file)"))
             continue
@@ -310,15 +403,37 @@ def compare(old: Path, new: Path) -> list[tuple[str, str]]:
     return out
 
 
+def report(old: Path, new: Path, name: str) -> int:
+    """Print the comparison of two results/ folders (every data set's and results/all/); the number
+    of unexplained differences."""
+    skip = {"logs", "memo", "release", "cache"}       # logs, caches and the fetched release files' copies
+    n = sum(1 for p in new.rglob("*") if p.is_file() and not skip & set(p.relative_to(new).parts))
+    folders = sorted({p.name for p in (*old.iterdir(), *new.iterdir()) if p.is_dir() and p.name not in skip})
+    moved = {d: left_out(new / d) for d in folders}
+    moved["all"] = any(moved.values())
+    diffs = [(f"{d}/{f}", v) for d in folders for f, v in compare(old / d, new / d, moved[d])
+             if not skip & set(f.split("/"))]
+    print(f"{name}: {n} files; {n - len(diffs)} byte-identical; {len(diffs)} differ")
+    for f, verdict in diffs:
+        print(f"  {f}: {verdict}")
+    return sum(v.startswith("UNEXPECTED") for _, v in diffs)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--before", default=BEFORE, help="git revision to compare with (default: %(default)s)")
-    ap.add_argument("--dataset", action="append", choices=["default", "summeval"], help="default: both")
+    ap.add_argument("--dataset", action="append", choices=["default", "summeval", "benchmarks"],
+                    help="default: default and summeval")
+    ap.add_argument("--runs", nargs=2, type=Path, metavar=("OLD", "NEW"),
+                    help="compare these two results/ folders (already run) instead")
     args = ap.parse_args()
+    if args.runs:
+        return report(*args.runs, "runs")
     datasets = args.dataset or ["default", "summeval"]
-    if "summeval" in datasets and not SUMMEVAL.exists():
-        print(f"{SUMMEVAL} is not available: summeval skipped")
-        datasets.remove("summeval")
+    for name, needs in (("summeval", SUMMEVAL), ("benchmarks", RAW)):
+        if name in datasets and not needs.exists():
+            print(f"{needs} is not available: {name} skipped")
+            datasets.remove(name)
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -329,15 +444,8 @@ def main() -> int:
             for d in datasets:
                 t_old = run_main_job(before, tmp / f"old-{d}", d)
                 t_new = run_main_job(REPO, tmp / f"new-{d}", d)
-                old, new = tmp / f"old-{d}/results/{d}", tmp / f"new-{d}/results/{d}"
-                n = sum(1 for p in new.rglob("*")
-                        if p.is_file() and not {"logs", "memo"} & set(p.relative_to(new).parts))
-                diffs = compare(old, new)
-                print(f"{d}: {n} files; {n - len(diffs)} byte-identical; {len(diffs)} differ "
-                      f"(main job {t_old:.0f} s before, {t_new:.0f} s after)")
-                for f, verdict in diffs:
-                    print(f"  {f}: {verdict}")
-                    bad += verdict.startswith("UNEXPECTED")
+                print(f"{d}: main job {t_old:.0f} s before, {t_new:.0f} s after")
+                bad += report(tmp / f"old-{d}/results", tmp / f"new-{d}/results", d)
         finally:
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(before)], capture_output=True)
     print("all differences explained" if not bad else f"{bad} unexplained difference(s)")

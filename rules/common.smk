@@ -237,6 +237,9 @@ def leaderboard_inputs(wildcards):
         if OPTIONS.statistics_enabled:
             out[f"accuracy__{d}"] = OUT.file("statistics", "accuracy", d)
         out[f"stacked__{d}"] = OUT.file("correlation", "targets_williams", d)
+        # the random floor of every column, from the two stages that hold the scores
+        out[f"floor_correlation__{d}"] = OUT.file("correlation", "floor", d)
+        out[f"floor_factuality__{d}"] = OUT.file("factuality", "floor", d)
         for c in COMBINATIONS:
             out[f"williams_{c}__{d}"] = OUT.file("correlation", "williams_{combination}", d, combination=c)
     return out

@@ -390,10 +390,13 @@ def test_a_split_the_data_set_does_not_have_is_an_error_naming_file_field_and_ke
 def test_the_options_record_is_the_schema_section():
     """Every key of the factuality section is a field of its record (lists as tuples), and the record
     has no defaults of its own; besides, the baselines' per-summary ids (of correlation.baselines and
-    agreement.baseline, written out here)."""
+    agreement.baseline, written out here), correlation.summarizers and the floor: section's three
+    (the schema's defaults, written out here)."""
     section = schema_defaults()["factuality"]
     fields = DEFAULTS._asdict()
     assert fields.pop("baselines") == ("R1_ST1_RS0_R", "R2_ST1_RS0_R", "R4_ST1_RS0_R")
+    assert fields.pop("summarizers") == "systems"
+    assert [fields.pop(f"floor_{k}") for k in ("permutations", "seed", "confidence")] == [1000, 20150601, 0.95]
     assert fields == {k: tuple(v) if isinstance(v, list) else v for k, v in section.items()}
     assert not DEFAULTS._field_defaults
 
@@ -485,8 +488,10 @@ def test_frank_partial_correlations_equal_pingouin_for_every_baseline_metric(rel
                 scope = scope[scope["dataset"] == subset]
             if split != "all":
                 scope = scope[scope["split"] == split]
+            # common ground: the summaries every one of the 15 metrics scores (2159 of the 2246)
+            scope = scope[scope[cols].notna().all(axis=1)]
             for name in cols:
-                s = scope[scope[name].notna()]
+                s = scope
                 ref = pingouin_partial(s[name], s["Factuality"], s["model_name"])
                 (pr, pp), (sr, sp), _ = frank_definition(s[name].to_numpy(float), s["Factuality"].to_numpy(float),
                                                          s["model_name"].to_numpy())
@@ -507,11 +512,11 @@ def test_frank_partial_correlations_equal_pingouin_for_every_baseline_metric(rel
 def test_frank_ablation_uses_the_flip_fields(releases):
     ab = tables.read_tsv(releases / "results/frank/factuality/ablation.tsv", numeric=("r_full", "r_ablated",
                                                                                        "difference"))
-    df, _ = _frank_frame()
+    df, cols = _frank_frame()
     flips = sorted(c for c in df.columns if c.startswith("Flip_"))
     assert sorted(set(ab["ablated_dimension"])) == flips and len(ab) == 15 * len(flips)
     row = ab[(ab["metric"] == "FactCC") & (ab["category"] == "EntE")].iloc[0]
-    s = df[df["FactCC"].notna()]
+    s = df[df[cols].notna().all(axis=1)]      # common ground: the summaries every metric scores
     full = pingouin_partial(s["FactCC"], s["Factuality"], s["model_name"])["r"].iloc[0]
     abl = pingouin_partial(s["FactCC"], s["Flip_EntE"], s["model_name"])["r"].iloc[0]
     assert abs(row["difference"] - (full - abl)) < 1e-9

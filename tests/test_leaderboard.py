@@ -119,7 +119,7 @@ def test_a_metric_declared_for_another_dimension_is_left_out_and_absent_metrics_
 
 def test_the_leaderboard_reads_back_from_its_tsv(tmp_path):
     board = leaderboard.compute([_dataset()], OPTIONS)
-    out = {k: str(tmp_path / f) for k, f in (("leaderboard_tsv", "l.tsv"), ("tests_tsv", "t.tsv"),
+    out = {k: str(tmp_path / f) for k, f in (("leaderboard_tsv", "l.tsv"), ("tests_tsv", "t.tsv"), ("floor_tsv", "f.tsv"),
                                               ("leaderboard_md", "l.md"), ("leaderboard_html", "l.html"))}
     leaderboard.write(board, out)
     back = leaderboard.read(out["leaderboard_tsv"], OPTIONS)

@@ -493,3 +493,31 @@ def test_factuality_with_a_damaged_memo_writes_a_fresh_runs_tables(tmp_path, dam
             kept = compute(_factuality_inputs(names, "binary"), o)
         for t in [n for n, v in vars(fresh).items() if hasattr(v, "to_csv") and n != "notes"]:
             assert getattr(kept, t).to_csv() == getattr(fresh, t).to_csv(), t
+
+
+# ----------------------------------------------------------------------------- the libraries in the key
+
+def test_the_key_holds_the_version_of_every_library_the_computations_call():
+    import numba
+    import pandas
+    import scipy
+    import statsmodels
+    versions = dict(memo.library_versions())
+    # the versions the imported modules report, not the memo's own reading of them
+    assert versions["scipy"] == scipy.__version__
+    assert versions["statsmodels"] == statsmodels.__version__
+    assert versions["numba"] == numba.__version__
+    assert versions["numpy"] == np.__version__
+    assert versions["pandas"] == pandas.__version__
+    assert "llvmlite" in versions          # numba's compiler, a library numba calls
+
+
+def test_an_upgrade_of_scipy_starts_the_memo_afresh(monkeypatch):
+    from importlib import metadata
+    before = memo.code_digest.__wrapped__()
+    real = metadata.version
+    monkeypatch.setattr(metadata, "version", lambda name: "99.0" if name == "scipy" else real(name))
+    after = memo.code_digest.__wrapped__()
+    assert before != after
+    monkeypatch.setattr(metadata, "version", real)
+    assert memo.code_digest.__wrapped__() == before

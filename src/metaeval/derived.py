@@ -30,6 +30,8 @@ def derived_fields(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     # the statistics job's permutation tests when it writes them for the across combination, else Williams
     across_tests = ("permutation" if st["enabled"] and config["across"]["combination"] in permutation_combinations
                     else "williams")
+    # the random floor's draws (the floor: section), in the jobs that hold the scores
+    floor = {f"floor_{k}": v for k, v in config["floor"].items()}
     sweeps = dict(alpha=r["alpha"], multiple_references=r["multiple_references"],
                   stemmer_exceptions=exceptions if any(Variant.parse(v).stem for v in sw["variants"]) else None)
     return {
@@ -42,7 +44,7 @@ def derived_fields(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
                      bm25=(se["bm25_k1"], se["bm25_b"]) if se["model"] == "bm25" else None),
         # a data set's entry fills these in (Options.human_job)
         "human": dict(target_dimensions=(), composites=(), primary=None, entry="config key datasets.<name>"),
-        "correlation": dict(combinations=h["combinations"], human_order=h["order"], optimal=optimal),
+        "correlation": dict(combinations=h["combinations"], human_order=h["order"], optimal=optimal, **floor),
         "correlation_tables": dict(optimal=optimal, answer_baseline=config["agreement"]["baseline"]),
         "statistics": dict(summarizers=c["summarizers"], baselines=c["baselines"], alpha=c["alpha"],
                            permutation_combinations=permutation_combinations,
@@ -52,7 +54,7 @@ def derived_fields(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         "length_sweep": sweeps,
         "agreement": dict(combinations=h["combinations"]),
         "rerank": dict(summarizers=c["summarizers"]),
-        "factuality": dict(proportion_cutoff=float(f["proportion_cutoff"]),
+        "factuality": dict(summarizers=c["summarizers"], **floor, proportion_cutoff=float(f["proportion_cutoff"]),
                            validation_split=(f["validation_split"],) if isinstance(f["validation_split"], str)
                            else tuple(f["validation_split"]),
                            validation_fraction=float(f["validation_fraction"]), confidence=float(f["confidence"]),

@@ -3,8 +3,8 @@ pair of metrics) between runs of the job, so that a job re-run because a metric 
 computes that metric's rows and reads the others'.
 
 A call names its computation and the *context* every row shares (the human scores, the sample
-counts, the seed, the statistic; :func:`digest` of them with the library's source, so any edit of
-the code starts afresh), and one key per row: the digest of everything that row's result depends on
+counts, the seed, the statistic; :func:`digest` of them with the library's source and the versions
+of the libraries it calls, so any edit of the code or upgrade of a library starts afresh), and one key per row: the digest of everything that row's result depends on
 (its metric's scores and id). :func:`rows` reads the rows kept under that context, has ``compute``
 work out the others (the same vectorised routine on the missing rows alone: every statistic so
 memoised treats its metric rows independently, and the tests check that the rows it keeps are
@@ -87,11 +87,55 @@ def digest(*parts: object) -> str:
     return h.hexdigest()
 
 
+# A requirement's distribution name (PEP 508: the name before any extras, bounds or marker).
+_REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+# The requirements that run the jobs and compute nothing a memo keeps (their trees are large, and
+# reading their metadata costs every job time).
+NOT_COMPUTING = frozenset({"snakemake", "requests"})
+
+
+def library_versions(distribution: str = "metaeval") -> tuple[tuple[str, str], ...]:
+    """(name, version) of Python and of every library the package's computations may call: the
+    distribution's requirements (pyproject.toml's dependencies: numpy, scipy, statsmodels, numba,
+    pandas, ...) and theirs in turn (numba's llvmlite), sorted by name; a library not installed is
+    ``absent``. Left out: optional extras (the test tools) and the workflow engine's tree
+    (:data:`NOT_COMPUTING`), which run jobs but compute no row."""
+    from importlib import metadata     # defers importlib.metadata: read once per job, by code_digest
+
+    def requirements(name: str) -> list[str]:
+        try:
+            listed = metadata.requires(name) or []
+        except metadata.PackageNotFoundError:
+            return []
+        return [m.group(1).lower().replace("_", "-") for r in listed if "extra ==" not in r.replace('"', "")
+                .replace("'", "") and (m := _REQUIREMENT_NAME.match(r))]
+
+    seen: dict[str, str] = {}
+    todo = requirements(distribution)
+    while todo:
+        name = todo.pop()
+        if name in seen or name in NOT_COMPUTING:
+            continue
+        try:
+            seen[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            seen[name] = "absent"
+            continue
+        todo += requirements(name)
+    import platform                    # defers platform: the interpreter's version, once per job
+    return (("python", platform.python_version()), ("numpy", np.__version__),
+            *sorted((n, v) for n, v in seen.items() if n != "numpy"))
+
+
 @lru_cache(maxsize=1)
 def code_digest() -> str:
-    """The digest of the library's source (every module of the package) and numpy's version."""
+    """The digest of the library's source (every module of the package) and of the versions of
+    Python and every library it depends on (:func:`library_versions`): a row computed under another
+    scipy, statsmodels or numba is computed again, never mixed with the new ones."""
     root = Path(__file__).resolve().parent
-    h = hashlib.sha256(np.__version__.encode())
+    h = hashlib.sha256(repr(library_versions()).encode())
     for path in sorted(root.rglob("*.py")):
         h.update(str(path.relative_to(root)).encode())
         h.update(path.read_bytes())

@@ -143,6 +143,9 @@ class CorrelateOptions(NamedTuple):
     optimal: str                # statistics.optimal when the statistics job runs, else williams
     resample_annotators: bool   # the bootstrap also resamples annotators
     human_order: str            # human_scores.order (the human scores resampled annotators give)
+    floor_permutations: int     # floor.permutations: the random floor's draws (0 = no floor)
+    floor_seed: int
+    floor_confidence: float
 
 
 class CorrelationTablesOptions(NamedTuple):
@@ -249,6 +252,10 @@ class FactualityOptions(NamedTuple):
     seed: int
     interval_metrics: int | str     # how many best metrics per scope get bootstrap intervals, or "all"
     baselines: tuple[str, ...]      # per-summary ids of correlation.baselines and agreement.baseline (always intervals)
+    summarizers: str                # correlation.summarizers: systems, or all (the judged human summarizers too)
+    floor_permutations: int         # floor.permutations: the random floor's draws (0 = no floor)
+    floor_seed: int
+    floor_confidence: float
 
 
 class SoftPairwiseOptions(NamedTuple):

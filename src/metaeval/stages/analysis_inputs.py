@@ -24,6 +24,7 @@ import pandas as pd
 from .. import tables
 from ..metrics.families import REGISTRY, corpus_families
 from ..stats.bootstrap import PerSummary
+from ..stats.coverage import common_items
 from ..variants import Variant, summary_metric_id
 from .human import pooled_of, primary_of, primary_target
 
@@ -161,6 +162,24 @@ def load(system_scores: str, summary_scores: str, summary_human: str, system_hum
     ps = PerSummary(keep, topics, metrics, stats, human)
     return AnalysisInputs(keep, [kinds[s] for s in keep], [Variant.parse(v) for v in variant_ids], sys_metric,
                           combinations, sys_human, ps, primary_of(targets), pooled_of(targets))
+
+
+def on_common_ground(inp: AnalysisInputs) -> tuple[AnalysisInputs, list[str]]:
+    """The inputs restricted to the summarizers every variant scoring any summarizer scores
+    (:func:`metaeval.stats.coverage.common_items`), so that every system-level correlation and test
+    between variants rests on one set of systems; and the names of the summarizers left out (with
+    ``summarizers: all``, a judged reference the text metrics cannot score)."""
+    keep = common_items(inp.system_metric)
+    if keep.all():
+        return inp, []
+    rows = np.flatnonzero(keep)
+    ps = inp.per_summary
+    cut = PerSummary([ps.summarizers[i] for i in rows], ps.topics, {m: g[rows] for m, g in ps.metrics.items()},
+                     {v: a[rows] for v, a in ps.corpus_stats.items()}, {c: g[rows] for c, g in ps.human.items()})
+    return (AnalysisInputs([inp.summarizers[i] for i in rows], [inp.kinds[i] for i in rows], inp.variants,
+                           inp.system_metric[rows], inp.combinations, inp.system_human[rows], cut, inp.primary,
+                           inp.pooled),
+            [s for s, k in zip(inp.summarizers, keep) if not k])
 
 
 def load_named(inputs: Mapping[str, str], summarizers: str) -> AnalysisInputs:

@@ -21,20 +21,25 @@ from ..metrics.families import owner
 from ..records import CorrelateOptions
 from ..stats.annotator_resampling import HumanResampler
 from ..stats.bootstrap import bootstrap_pearson
-from ..stats.core import Plan, corrcoef
-from ..stats.correlation import (intervals_and_p_vs_best, paired_bootstrap_matrix, point_correlations, pooled,
-                                 summary_level, summary_level_samples, within_topic)
+from ..stats.core import Plan, corrcoef, pearson_against
+from ..stats.coverage import common_cells
+from ..stats.floor import mean_within_group_pearson, permutation_floor
+from ..stats.correlation import (intervals_and_p_vs_best, paired_bootstrap_matrix, pairwise_difference_pearson,
+                                 point_correlations, pooled, summary_level, summary_level_samples, within_topic)
 from ..stats.williams import adjust, assign_clusters, optimal, williams_matrix
 from . import analysis_inputs
-from .analysis_inputs import AnalysisInputs
+from .analysis_inputs import AnalysisInputs, on_common_ground
 from .human import COMBINATIONS
 
 CORRELATION_COLUMNS = ("variant", "combination", "n", "pearson", "pearson_lo", "pearson_hi", "spearman", "kendall",
-                       "optimal", "cluster")
+                       "optimal", "cluster", "n_covered", "pearson_covered", "pdp")
 SUMMARY_LEVEL = "summary (within topic, mean over topics)"
 POOLED_LEVEL = "summary (all judged summaries pooled)"
 SUMMARY_LEVEL_COLUMNS = ("level", "metric", "combination", "topics", "pearson", "spearman", "kendall", "summaries",
-                         "pearson_lo", "pearson_hi", "p_vs_best")
+                         "pearson_lo", "pearson_hi", "p_vs_best", "pdp")
+# the random floor of every column this stage answers (metaeval.stats.floor), by the leaderboard's level names
+FLOOR_COLUMNS = ("target", "level", "subset", "statistic", "metric", "n", "permutations", "floor_mean", "floor_lo",
+                 "floor_hi")
 
 
 @dataclass
@@ -47,6 +52,7 @@ class CorrelationResult:
     summary_metrics: list[str] = field(default_factory=list)       # the per-summary metrics, in order
     # combination -> (M, M): p[u, v] = the paired bootstrap p-value that u does not correlate better than v
     summary_level_tests: dict[str, np.ndarray] = field(default_factory=dict)
+    floor: list[dict[str, object]] = field(default_factory=list)      # FLOOR_COLUMNS
 
 
 def load(inputs: Mapping[str, str], options: CorrelateOptions) -> tuple[AnalysisInputs, dict[str, str]]:
@@ -117,6 +123,28 @@ def constancy_notes(inp: AnalysisInputs) -> list[tuple[str, str]]:
     return notes
 
 
+def covered_correlations(inp: AnalysisInputs) -> tuple[np.ndarray, np.ndarray]:
+    """(pearson, n), each (V, C): every variant's Pearson r on all the summarizers it scores, its
+    fuller value where it covers more than the common ground (reported, never ranked)."""
+    V, C = len(inp.variants), len(inp.combinations)
+    r, n = np.full((V, C), np.nan), np.zeros((V, C), dtype=int)
+    for v in range(V):
+        for c in range(C):
+            r[v, c], _, _, n[v, c] = point_correlations(inp.system_metric[:, v], inp.system_human[:, c])
+    return r, n
+
+
+def common_ground_notes(left_out: Sequence[str], n: int) -> list[tuple[str, str]]:
+    """The note of the summarizers left out of the common ground (none when every variant scores
+    every summarizer)."""
+    if not left_out:
+        return []
+    return [("common_ground", f"{', '.join(left_out)}: not scored by every metric, so left out of every correlation "
+                              f"and test here: every metric is ranked and tested on the {n} summarizers all of them "
+                              "score (column n); n_covered and pearson_covered give each metric's r on all it "
+                              "scores, not ranked")]
+
+
 def read_permutation_basis(inputs: Mapping[str, str]) -> dict[str, tuple[list[str], np.ndarray]]:
     """The statistics job's permutation p-value matrices among a job's named inputs
     (``permutation_{combination}``), by combination: (tested variant ids, p)."""
@@ -155,6 +183,10 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
     ``annotators``: the :class:`metaeval.stats.annotator_resampling.AnnotatorModel` of the data set
     when the bootstrap also resamples annotators (``correlation.resample_annotators``)."""
     notes: list[tuple[str, str]] = []
+    notes += unscored_reference_notes(inp)
+    full = inp
+    inp, left_out = on_common_ground(inp)
+    notes += common_ground_notes(left_out, len(inp.summarizers))
     n_sys = len(inp.summarizers)
     V, C = len(inp.variants), len(inp.combinations)
     pear, spear, kend = np.full((V, C), np.nan), np.full((V, C), np.nan), np.full((V, C), np.nan)
@@ -163,8 +195,11 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
         for c in range(C):
             pear[v, c], spear[v, c], kend[v, c], ns[v, c] = point_correlations(inp.system_metric[:, v],
                                                                                inp.system_human[:, c])
-    notes += constancy_notes(inp)
-    notes += unscored_reference_notes(inp)
+    notes = constancy_notes(inp) + notes
+    covered_r, covered_n = covered_correlations(full) if left_out else (pear, ns)
+    # Pairwise Difference Pearson of the system scores: every pair of systems is one item's pair
+    pdp = np.stack([pairwise_difference_pearson(inp.system_metric.T[:, :, None], inp.system_human[:, c:c + 1])
+                    for c in range(C)], axis=1) if V and C else np.full((V, C), np.nan)
     human = None
     if options.resample_annotators:       # annotators as data (metaeval.stats.annotator_resampling states the scheme)
         if annotators is not None and annotators.annotated:
@@ -217,6 +252,7 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
                 "pearson_lo": lo[v, c], "pearson_hi": hi[v, c], "spearman": spear[v, c], "kendall": kend[v, c],
                 "optimal": "NA" if opt is None or not defined else ("yes" if opt[v] else "no"),
                 "cluster": "NA" if clusters is None or not defined else str(int(clusters[v])),
+                "n_covered": int(covered_n[v, c]), "pearson_covered": covered_r[v, c], "pdp": pdp[v, c],
             })
     for comb, reason in skipped.items():
         notes.append(("skipped_combination", f"{comb}: {reason}"))
@@ -233,7 +269,47 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
         notes.append(("summary_level", "the data set's benchmark correlates over every judged summary (dataset.yaml "
                                        "summary_level: pooled): the summary level is all judged summaries pooled"))
     level, level_tests = summary_level_rows(inp, options)
-    return CorrelationResult(rows, inp.variant_ids, williams, level, notes, list(inp.summary_metric), level_tests)
+    return CorrelationResult(rows, inp.variant_ids, williams, level, notes, list(inp.summary_metric), level_tests,
+                             floor_rows(inp, pear, level, options))
+
+
+def floor_rows(inp: AnalysisInputs, pear: np.ndarray, level_rows: Sequence[Mapping[str, object]],
+               options: CorrelateOptions) -> list[dict[str, object]]:
+    """The random floor (:mod:`metaeval.stats.floor`) of every target at the system level (the best
+    variant's system scores permuted across the summarizers) and at the summary level (the best
+    per-summary metric's scores permuted within each topic, or across all judged summaries when the
+    level is pooled), on the same common ground as the values."""
+    out = []
+    for c, comb in enumerate(inp.combinations):
+        if np.isfinite(pear[:, c]).any():
+            v = int(np.nanargmax(pear[:, c]))
+            x, y = inp.system_metric[:, v], inp.system_human[:, c]
+            ok = np.isfinite(x) & np.isfinite(y)
+            f = permutation_floor(pearson_against(y[ok]), x[ok], None, options.floor_permutations,
+                                  options.floor_seed, options.floor_confidence)
+            out.append({"target": comb, "level": "system", "subset": "all", "statistic": "r",
+                        "metric": inp.variant_ids[v], "n": int(ok.sum()), "permutations": f.permutations,
+                        "floor_mean": f.mean, "floor_lo": f.lo, "floor_hi": f.hi})
+        rows = [r for r in level_rows if r["combination"] == comb and np.isfinite(float(r["pearson"]))]
+        if not rows:
+            continue
+        best = max(rows, key=lambda r: float(r["pearson"]))      # the first of equals, in the table's order
+        metric, pooled_level = str(best["metric"]), best["level"] == POOLED_LEVEL
+        common = common_cells(list(inp.summary_metric.values()), next(iter(inp.summary_metric.values())).shape)
+        grid, human = inp.summary_metric[metric], np.where(common, inp.per_summary.human[comb], np.nan)
+        ok = np.isfinite(grid) & np.isfinite(human)
+        topics = np.broadcast_to(np.arange(grid.shape[1]), grid.shape)[ok]
+        x, y = grid[ok], human[ok]
+        if pooled_level:
+            f = permutation_floor(pearson_against(y), x, None, options.floor_permutations,
+                                  options.floor_seed, options.floor_confidence)
+        else:
+            f = permutation_floor(lambda p, y=y, t=topics: mean_within_group_pearson(p, y, t), x, topics,
+                                  options.floor_permutations, options.floor_seed, options.floor_confidence)
+        out.append({"target": comb, "level": "pooled" if pooled_level else "summary", "subset": "all",
+                    "statistic": "r", "metric": metric, "n": int(ok.sum()), "permutations": f.permutations,
+                    "floor_mean": f.mean, "floor_lo": f.lo, "floor_hi": f.hi})
+    return out
 
 
 def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions
@@ -244,9 +320,12 @@ def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions
     metric (:func:`metaeval.stats.correlation.summary_level_samples`; ``options.bootstrap_samples``
     draws); and per combination the same paired test between every ordered pair of metrics
     (:func:`metaeval.stats.correlation.paired_bootstrap_matrix`, (M, M) in the order of the metrics)."""
-    metrics, human, combs = inp.summary_metric, inp.per_summary.human, inp.combinations
+    metrics, combs = inp.summary_metric, inp.combinations
     if not metrics or not combs:
         return [], {}
+    # every metric on the summaries all of them score (a Williams or bootstrap test compares like with like)
+    common = common_cells(list(metrics.values()), next(iter(metrics.values())).shape)
+    human = {c: np.where(common, g, np.nan) for c, g in inp.per_summary.human.items()}
     pooled_level = len(inp.summarizers) < 3 or inp.pooled
     if pooled_level:
         points = [(POOLED_LEVEL, *r) for r in pooled(metrics, human, combs)]
@@ -270,12 +349,15 @@ def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions
             for k, j in enumerate(block):
                 if boot.shape[0]:
                     tests[combs[j]] = paired_bootstrap_matrix(boot[:, :, k])
+    # Pairwise Difference Pearson: within each topic, every pair of summarizers (mt-metrics-eval's average_by='item')
+    stacked = np.stack(list(metrics.values()))
+    pdp = np.stack([pairwise_difference_pearson(stacked, human[c]) for c in combs], axis=1)
     rows = []
     for k, (level, name, c, topics, n, p, s, tau) in enumerate(points):
         i, j = divmod(k, len(combs))
         rows.append({"level": level, "metric": name, "combination": c, "topics": topics, "pearson": p,
                      "spearman": s, "kendall": tau, "summaries": n, "pearson_lo": lo[i, j], "pearson_hi": hi[i, j],
-                     "p_vs_best": p_best[i, j]})
+                     "p_vs_best": p_best[i, j], "pdp": pdp[i, j]})
     return rows, {c: tests[c] for c in combs if c in tests}
 
 
@@ -317,6 +399,7 @@ def write(result: CorrelationResult, combinations, out: Mapping[str, str]) -> No
     rows = [[comb, m, *p[i]] for comb, p in result.summary_level_tests.items() for i, m in enumerate(names)]
     tables.write_tsv(tables.frame(rows, ["target", "metric", *names]), out["summary_level_tests"])
     tables.write_tsv(tables.frame(result.notes, ["kind", "note"]), out["notes"])
+    tables.write_tsv(tables.frame(result.floor, FLOOR_COLUMNS), out["floor"])
 
 
 def read_correlations(path: str):

@@ -82,8 +82,10 @@ def table1(corr: list[dict[str, str]], comb: str) -> DisplayTable:
     table = [[str(i + 1), r["variant"], tables.fixed(r["pearson"]),
               f"[{tables.fixed(r['pearson_lo'])}, {tables.fixed(r['pearson_hi'])}]",
               "*" if r["optimal"] == "yes" else "", r["cluster"]] for i, r in enumerate(rows)]
-    return DisplayTable(f"Table 1. Pearson r of every metric variant with human scores ({comb}), n = "
-                        f"{rows[0]['n'] if rows else 0} systems; * = optimal (no other variant significantly better, "
+    ns = sorted({int(r["n"]) for r in rows if r["pearson"] != "NA"}) or [0]
+    n = str(ns[0]) if len(ns) == 1 else f"{ns[0]} to {ns[-1]} (per row: correlations.tsv)"
+    return DisplayTable(f"Table 1. Pearson r of every metric variant with human scores ({comb}), n = {n} systems, "
+                        "the ones every variant scores; * = optimal (no other variant significantly better, "
                         "Williams test).", ["rank", "variant", "r", "95% CI", "optimal", "cluster"], table)
 
 

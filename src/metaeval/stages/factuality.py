@@ -64,7 +64,6 @@ FACTUALITY_KINDS = ("binary", "proportion", "preference")
 
 DATA_KEYS = ("dataset", "summaries", "judgments", "annotations")
 
-
 # The note that says the protocols do not apply (the report leaves the section out and says so).
 NOT_APPLICABLE = ("not applicable: the data set declares no factual dimension (dataset.yaml role: factual, or a binary, "
                   "proportion or preference kind), so the factual-consistency protocols do not apply")
@@ -85,11 +84,11 @@ def applies(notes_tsv: str) -> str | None:
 
 
 def load(inputs: Mapping[str, str], o: FactualityOptions) -> FactualityInputs:
-    """The validated data set's judged system summaries with their dimensions, splits and subsets,
-    and every per-summary metric of the analysis inputs (:mod:`metaeval.stages.analysis_inputs`)."""
+    """The validated data set's judged summaries (of correlation.summarizers) with their dimensions,
+    splits and subsets, and every per-summary metric of the analysis inputs (analysis_inputs)."""
     ds = read_dataset({k: inputs[k] for k in DATA_KEYS if inputs.get(k)})
-    judged = sorted((s for s in ds.summaries if s.kind == "system" and s.key in ds.judgments), key=lambda s: s.key)
-    ai = analysis_inputs.load_named(inputs, "systems")
+    judged = sorted((s for s in ds.summaries if s.key in ds.judgments and protocols.analysed(s, o)), key=lambda s: s.key)
+    ai = analysis_inputs.load_named(inputs, o.summarizers)
     ps = ai.per_summary
     s_index = {s: i for i, s in enumerate(ps.summarizers)}
     t_index = {t: i for i, t in enumerate(ps.topics)}
@@ -111,6 +110,7 @@ def load(inputs: Mapping[str, str], o: FactualityOptions) -> FactualityInputs:
         if mid not in metrics:
             notes.append(("inputs", "", f"factuality.metrics names {mid}, which this data set has no per-summary "
                                         "score of; left out"))
+    judged, metrics = protocols.on_common_ground(judged, metrics, notes)
     dims = {d: np.array([ds.judgments[s.key].get(d, np.nan) for s in judged], dtype=float) for d in ds.dimensions}
     kinds = {d: dim.kind for d, dim in ds.dimensions.items()}
     ablations = [d for d in ds.dimensions if o.ablation_prefix and d.startswith(o.ablation_prefix)]
@@ -199,6 +199,7 @@ class FactualityResult:
     notes: pd.DataFrame
     split_how: str
     means: pd.DataFrame              # BINARY_MEANS_COLUMNS: each metric's mean over the subsets
+    floor: pd.DataFrame = None       # protocols.FLOOR_COLUMNS: the random floor of each leaderboard column
 
 
 PARTIAL_COLUMNS = ["dimension", "subset", "split", "metric", "source", "n", "systems", "pearson", "pearson_lo",
@@ -309,13 +310,11 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
             rule = "binary" if kind == "binary" else f"{d} >= {o.proportion_cutoff:g}"
             b_rows, a_rows = protocols.detection(protocols.Labels(d, rule, labels, valid_mask, test_mask), inp, o,
                                                  metrics, notes)
-            binary_rows += b_rows
-            auc_rows += a_rows
+            binary_rows, auc_rows = binary_rows + b_rows, auc_rows + a_rows
         # 4. preference pairs
         if kind == "preference":
             r_rows, t_rows = protocols.ranking(d, inp, o, metrics, h, notes)
-            ranking_rows += r_rows
-            ranking_test_rows += t_rows
+            ranking_rows, ranking_test_rows = ranking_rows + r_rows, ranking_test_rows + t_rows
         else:
             notes.append(("ranking", d, f"a {kind} dimension: ranking accuracy needs a preference dimension"))
     result = FactualityResult(
@@ -324,7 +323,8 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
         tables.frame(binary_rows, BINARY_COLUMNS), tables.frame(auc_rows, AUC_TEST_COLUMNS),
         tables.frame(ranking_rows, RANKING_COLUMNS), tables.frame(ranking_test_rows, RANKING_TEST_COLUMNS),
         tables.frame([], ANSWER_COLUMNS), tables.frame(notes, NOTE_COLUMNS), split_how,
-        tables.frame(protocols.subset_means(binary_rows, BINARY_COLUMNS), BINARY_MEANS_COLUMNS))
+        tables.frame(protocols.subset_means(binary_rows, BINARY_COLUMNS), BINARY_MEANS_COLUMNS),
+        tables.frame(protocols.floors(inp, o, binary_rows, partial_rows, ranking_rows), protocols.FLOOR_COLUMNS))
     result.answer = tables.frame([best_answer(result, inp, o)], ANSWER_COLUMNS)
     return result
 
@@ -511,6 +511,7 @@ def write(result: FactualityResult, o: FactualityOptions, out: Mapping[str, str]
                             f"[{_fmt(r.spearman_lo)}, {_fmt(r.spearman_hi)}]", _pvalue(r.spearman_p),
                             _fmt(r.spearman_ranks)] for r in result.partial.itertuples(index=False)])
     tables.write_tsv(result.williams, out["williams"])
+    tables.write_tsv(result.floor, out["floor"])
     tables.write_tsv(result.ablation, out["ablation_tsv"])
     tables.write_markdown(out["ablation_md"], CAPTIONS["ablation"], ["dimension", "category", "metric", "correlation",
                                                                     "n", "r full", "r ablated", "difference"],

@@ -17,9 +17,11 @@ from .. import memo
 from ..records import FactualityOptions
 from ..stats.binary import auc, balanced_accuracy, best_threshold, bootstrap_auc, bootstrap_balanced_accuracy, \
     delong_of_placements, delong_test, placements
+from ..stats.coverage import common_items
+from ..stats.floor import Floor, per_row, permutation_floor, ranking_accuracy_of
 from ..stats.core import corrcoef, pearson, percentile_interval
 from ..stats.stable import ordinary
-from ..stats.partial import group_codes, partial_correlation, residualise, williams_partial
+from ..stats.partial import group_codes, partial_correlation, partial_residuals, residualise, williams_partial
 from ..stats.ranking import mcnemar_exact, ranking_accuracy
 from ..stats.williams import williams_matrix
 
@@ -353,3 +355,74 @@ def interval_note(notes: list, analysis: str, d: str, metrics: Sequence[str], o:
                                    "the file metrics and the baselines "
                                    f"({', '.join(o.baselines) or 'none'}); the others' are NA "
                                    "(factuality.interval_metrics: all gives every metric one)"))
+
+
+def analysed(summary, o: FactualityOptions) -> bool:
+    """Whether a judged summary is analysed: the summarizers correlation.summarizers
+    names, as in every other analysis stage (the systems; with ``all`` the judged humans too)."""
+    return summary.kind == "system" or o.summarizers == "all"
+
+
+def on_common_ground(judged: list, metrics: dict[str, np.ndarray], notes: list) -> tuple[list, dict[str, np.ndarray]]:
+    """The judged summaries every metric scores, and the metrics' scores of them (a test between two
+    metrics compares like with like); a note in ``notes`` when some are left out."""
+    keep = common_items(np.column_stack(list(metrics.values()))) if metrics else np.ones(len(judged), dtype=bool)
+    if keep.all():
+        return judged, metrics
+    left = sorted({s.summarizer for s, k in zip(judged, keep) if not k})
+    notes.append(("inputs", "", f"{int((~keep).sum())} judged summaries (of {', '.join(left)}) are not scored by every "
+                                f"metric, so left out: every metric is compared on the {int(keep.sum())} summaries "
+                                "all of them score"))
+    return [s for s, k in zip(judged, keep) if k], {m: v[keep] for m, v in metrics.items()}
+
+
+# The random floor of the protocols' leaderboard columns (metaeval.stats.floor), by the leaderboard's names
+FLOOR_COLUMNS = ["dimension", "level", "subset", "statistic", "metric", "n", "permutations", "floor_mean", "floor_lo",
+                 "floor_hi"]
+
+
+def _best(rows: Sequence[Sequence], metric_at: int, value_at: int) -> str | None:
+    """The metric of the rows with the highest finite value (the first of equals, in the rows' order)."""
+    finite = [r for r in rows if np.isfinite(float(r[value_at]))]
+    return str(max(finite, key=lambda r: float(r[value_at]))[metric_at]) if finite else None
+
+
+def floors(inp: FactualityInputs, o: FactualityOptions, binary_rows: Sequence[Sequence], partial_rows: Sequence[Sequence],
+           ranking_rows: Sequence[Sequence]) -> list[list]:
+    """The random floor of every protocol column the leaderboard shows, from the column's best metric:
+    AUC (its scores permuted across the scope's labelled summaries; a column per subset), the partial
+    correlation on every summary (permuted within each system, the variable it controls for) and the
+    ranking accuracy (each preference pair's two scores swapped or not)."""
+    def row(d: str, level: str, subset: str, statistic: str, metric: str, n: int, f: Floor) -> list:
+        return [d, level, subset, statistic, metric, n, f.permutations, f.mean, f.lo, f.hi]
+
+    args = (o.floor_permutations, o.floor_seed, o.floor_confidence)
+    out = []
+    for d in inp.analysed:
+        h = inp.dimensions[d]
+        labels = labels_of(h, inp.kinds[d], o.proportion_cutoff)
+        for sub in dict.fromkeys(r[2] for r in binary_rows if r[0] == d):
+            best = _best([r for r in binary_rows if r[0] == d and r[2] == sub], 3, 7)
+            if best is None or labels is None:
+                continue
+            x = inp.metrics[best]
+            ok = np.isfinite(labels) & np.isfinite(x) & ((inp.subsets == sub) if sub != ALL else True)
+            y = labels[ok]
+            out.append(row(d, "auc", sub, "AUC", best, int(ok.sum()),
+                           permutation_floor(per_row(lambda p, y=y: auc(p, y)), x[ok], None, *args)))
+        best = _best([r for r in partial_rows if r[0] == d and r[1] == ALL and r[2] == ALL], 3, 7)
+        if best is not None:
+            # permuting a metric's scores within each system permutes its residuals (the system means
+            # stay): each draw's partial r is the Pearson r of the permuted residuals and the human's
+            rx, ry, codes, pearson_of = partial_residuals(inp.metrics[best], h, inp.systems)
+            out.append(row(d, "partial", ALL, "partial r", best, int(rx.size),
+                           permutation_floor(lambda r, ry=ry: pearson_of(r, ry), rx, codes, *args)))
+        best = _best([r for r in ranking_rows if r[0] == d], 1, 7)
+        if best is not None:
+            p, q = preference_pairs(inp, d)
+            x = inp.metrics[best]
+            pairs = np.arange(p.size)
+            out.append(row(d, "ranking", ALL, "accuracy", best, int(p.size),
+                           permutation_floor(per_row(lambda v, n=p.size: ranking_accuracy_of(v, n)), np.r_[x[p], x[q]],
+                                             np.r_[pairs, pairs], *args)))
+    return out

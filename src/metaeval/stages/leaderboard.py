@@ -74,13 +74,16 @@ SUMMARY_LEVELS = {SUMMARY_LEVEL: "summary", POOLED_LEVEL: "pooled"}
 
 LEADERBOARD_COLUMNS = ("dataset", "target", "level", "subset", "metric", "name", "kind", "focus", "variant", "statistic",
                        "value", "lo", "hi", "rank", "of", "best", "p_vs_best", "worse_than_best", "test", "wins",
-                       "ties", "losses", "spa", "spa_lo", "spa_hi", "pairwise_accuracy", "note")
+                       "ties", "losses", "spa", "spa_lo", "spa_hi", "pairwise_accuracy", "note", "n", "value_covered",
+                       "n_covered", "pdp", "column_note")
 # the system level's other statistics of a metric (NA at the other levels): soft pairwise accuracy
 # (soft_pairwise/soft_pairwise_accuracy.tsv) and pairwise accuracy where the statistics job computes
 # it (statistics/accuracy.tsv: its tested variants and combinations). The metric differences humans
 # agree with 80/90/95 % of the time are pooled over the data sets (delta_thresholds.tsv, a job that
 # waits on every data set's pairs): the report across data sets sets them beside the leaderboard
 SYSTEM_EXTRAS = ("spa", "spa_lo", "spa_hi", "pairwise_accuracy")
+# the random floor of every column (metaeval.stats.floor; read from the data sets' floor tables)
+FLOOR_COLUMNS = ("dataset", "target", "level", "subset", "statistic", "floor_mean", "floor_lo", "floor_hi")
 TESTS_COLUMNS = ("dataset", "target", "level", "subset", "metric", "other", "value", "other_value", "p_better", "p_worse",
                  "verdict", "test")
 
@@ -124,6 +127,8 @@ class DatasetFiles:
     accuracy: pd.DataFrame = field(default_factory=pd.DataFrame)    # statistics/accuracy.tsv
     binary_means: pd.DataFrame = field(default_factory=pd.DataFrame)   # factuality/binary_means.tsv
     references: bool = True               # False: a release without reference summaries (SummEdits)
+    # (target, level, subset) -> (mean, lo, hi): analysis/floor.tsv and factuality/floor.tsv
+    floors: dict[tuple[str, str, str], tuple[float, float, float]] = field(default_factory=dict)
 
 
 def load_dataset(name: str, files: Mapping[str, str], williams_of: Callable[[str], pd.DataFrame | None]
@@ -141,7 +146,20 @@ def load_dataset(name: str, files: Mapping[str, str], williams_of: Callable[[str
                         read(files["spa"]) if "spa" in files else pd.DataFrame(),
                         read(files["accuracy"]) if "accuracy" in files else pd.DataFrame(),
                         read(files["binary_means_tsv"]) if "binary_means_tsv" in files else pd.DataFrame(),
-                        not str(summary.get("references", "")).startswith("none"))
+                        not str(summary.get("references", "")).startswith("none"),
+                        read_floors([files[k] for k in ("floor_correlation", "floor_factuality") if k in files]))
+
+
+def read_floors(paths: Sequence[str]) -> dict[tuple[str, str, str], tuple[float, float, float]]:
+    """(target, level, subset) -> the random floor's (mean, lo, hi), from the correlation stage's and
+    the factuality stage's floor tables (the latter name the target ``dimension``)."""
+    out = {}
+    for path in paths:
+        f = tables.read_tsv(path, numeric=("floor_mean", "floor_lo", "floor_hi"))
+        target = "target" if "target" in f.columns else "dimension"
+        for r in f.to_dict("records"):
+            out[(str(r[target]), str(r["level"]), str(r["subset"]))] = (r["floor_mean"], r["floor_lo"], r["floor_hi"])
+    return out
 
 
 # ----------------------------------------------------------------------------- the columns
@@ -158,6 +176,8 @@ class Column:
     two_sided: bool
     extras: dict[str, dict[str, float]] = field(default_factory=dict)   # metric -> SYSTEM_EXTRAS' values
     subset: str = ALL                     # every summary, one subset, or the mean over the subsets
+    # metric -> (n, its value on all it covers, that n, Pairwise Difference Pearson): :func:`coverage`
+    coverage: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -290,7 +310,8 @@ def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column
         will = d.williams_of(target)
         matrix = will.set_index("variant") if will is not None and len(will.columns) > 1 else None
         out.append(Column(d.name, target, "system", values, _matrix_lookup(matrix, to_variant), False,
-                          system_extras(d, target, to_variant)))
+                          system_extras(d, target, to_variant),
+                          coverage=coverage(rows, "variant", "n", to_variant, ("pearson_covered", "n_covered", "pdp"))))
         # the summary level, within topics or pooled
         for level in ("summary", "pooled"):
             rows = level_rows[(level_rows["combination"] == target) & (level_rows["level"] == level)]
@@ -298,7 +319,8 @@ def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column
                 continue
             values = _values(rows, "metric", "pearson", "pearson_lo", "pearson_hi")
             matrix = (tests.loc[target] if len(tests) and target in tests.index.get_level_values(0) else None)
-            out.append(Column(d.name, target, level, values, _matrix_lookup(matrix, {m: m for m in values}), False))
+            out.append(Column(d.name, target, level, values, _matrix_lookup(matrix, {m: m for m in values}), False,
+                              coverage=coverage(rows, "metric", "summaries", None, (None, None, "pdp"))))
         # the factual-consistency protocols: AUC on every summary, then in each subset (a column each),
         # and the balanced accuracy's mean over the subsets
         b = d.binary[d.binary["dimension"] == target] if len(d.binary) else d.binary
@@ -307,7 +329,8 @@ def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column
             if len(rows):
                 t = d.auc_tests[(d.auc_tests["dimension"] == target) & (d.auc_tests["subset"] == subset)]
                 values = _values(rows, "metric", "auc", "auc_lo", "auc_hi")
-                out.append(Column(d.name, target, "auc", values, _pair_lookup(t, ordered=False), True, subset=subset))
+                out.append(Column(d.name, target, "auc", values, _pair_lookup(t, ordered=False), True, subset=subset,
+                                  coverage=coverage(rows, "metric", "n")))
         means = d.binary_means[d.binary_means["dimension"] == target] if len(d.binary_means) else d.binary_means
         if len(means):
             values = {m: (float(v), math.nan, math.nan, m)
@@ -320,13 +343,41 @@ def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column
             t = d.partial_tests
             t = t[(t["dimension"] == target) & (t["subset"] == "all") & (t["split"] == "all")]
             values = _values(pa, "metric", "pearson", "pearson_lo", "pearson_hi")
-            out.append(Column(d.name, target, "partial", values, _pair_lookup(t, ordered=True), False))
+            out.append(Column(d.name, target, "partial", values, _pair_lookup(t, ordered=True), False,
+                              coverage=coverage(pa, "metric", "n")))
         ra = d.ranking[d.ranking["dimension"] == target] if len(d.ranking) else d.ranking
         if len(ra):
             t = d.ranking_tests[d.ranking_tests["dimension"] == target]
             values = _values(ra, "metric", "accuracy", "lo", "hi")
-            out.append(Column(d.name, target, "ranking", values, _pair_lookup(t, ordered=False), True))
+            out.append(Column(d.name, target, "ranking", values, _pair_lookup(t, ordered=False), True,
+                              coverage=coverage(ra, "metric", "pairs")))
     return [c for c in out if any(not math.isnan(v[0]) for v in c.values.values())]
+
+
+def coverage(frame: pd.DataFrame, metric: str, n: str, to_id: Mapping[str, str] | None = None,
+             extra: tuple[str | None, str | None, str | None] = (None, None, None)
+             ) -> dict[str, tuple[float, float, float, float]]:
+    """metric -> (n, value on all it covers, that n, Pairwise Difference Pearson) of a column's rows
+    (``to_id``: metric -> the id its row is read as; NaN where the table has no such column)."""
+    cells = [tables.to_float(frame[c]) if c and c in frame.columns else np.full(len(frame), np.nan)
+             for c in (n, *extra)]
+    by_id = {str(m): tuple(float(x[i]) for x in cells) for i, m in enumerate(frame[metric])}
+    ids = to_id if to_id is not None else {m: m for m in by_id}
+    return {m: by_id[i] for m, i in ids.items() if i in by_id}
+
+
+def column_note(c: Column, defined: Sequence[str]) -> str:
+    """What a reader must know at the top of a column whose metrics cover different items: the n
+    the ranked values share (or that they differ), and the metrics whose fuller value is beside."""
+    ns = sorted({int(c.coverage[m][0]) for m in defined if m in c.coverage and not math.isnan(c.coverage[m][0])})
+    fuller = [m for m in defined if m in c.coverage and c.coverage[m][2] > c.coverage[m][0]]
+    if len(ns) > 1:
+        return f"the metrics rest on different n ({', '.join(map(str, ns))}): compare their values with care"
+    if fuller:
+        return (f"ranked on the n = {ns[0] if ns else 'NA'} items every metric scores; {len(fuller)} metric"
+                f"{'s' if len(fuller) > 1 else ''} ({', '.join(fuller[:3])}{', ...' if len(fuller) > 3 else ''}) "
+                "cover more: value_covered, on n_covered, not ranked")
+    return ""
 
 
 # ----------------------------------------------------------------------------- computing
@@ -361,7 +412,7 @@ def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Le
     names = {m: str(file_metrics[m].get("name") or m) if m in file_metrics else m for m in metrics}
     texts = {d.name: d.texts for d in datasets}
     references = {d.name: d.references for d in datasets}
-    rows, tests, notes = [], [], []
+    rows, tests, notes, column_notes = [], [], [], {}
     for f in focus:
         if not any(f in c.values for c in columns):
             notes.append(f"the focus metric {f} is on no data set")
@@ -369,6 +420,7 @@ def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Le
         shown = [m for m in metrics if declared.get(m, c.target) == c.target]
         defined = {m: c.values[m][0] for m in shown if m in c.values and not math.isnan(c.values[m][0])}
         best = max(defined, key=lambda m: (defined[m], -metrics.index(m))) if defined else None
+        column_notes[c.key] = column_note(c, list(defined))
         for m in shown:
             row = {"dataset": c.dataset, "target": c.target, "level": c.level, "subset": c.subset, "metric": m,
                    "name": names[m],
@@ -376,6 +428,9 @@ def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Le
                    "test": c.test, "of": len(defined), "best": best or NA}
             extras = c.extras.get(m, dict.fromkeys(SYSTEM_EXTRAS, math.nan))
             row.update(extras if c.level == "system" else dict.fromkeys(SYSTEM_EXTRAS, math.nan))
+            n, covered, n_covered, pdp = c.coverage.get(m, (math.nan,) * 4)
+            row.update(n=n, value_covered=covered if n_covered > n else math.nan,
+                       n_covered=n_covered if n_covered > n else math.nan, pdp=pdp)
             if m not in defined:
                 rows.append({**row, "variant": NA, "value": math.nan, "lo": math.nan, "hi": math.nan, "rank": NA,
                              "p_vs_best": math.nan, "worse_than_best": NA, "wins": NA, "ties": NA, "losses": NA,
@@ -402,7 +457,20 @@ def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Le
             rows.append({**row, "variant": source, "value": value, "lo": lo, "hi": hi, "rank": _rank(defined, m),
                          "p_vs_best": p_best, "worse_than_best": worse_than_best, "wins": wins, "ties": ties,
                          "losses": losses, "note": ""})
-    return Leaderboard([c.key for c in columns], metrics, rows, tests, focus, names, kinds, options, notes)
+    for r in rows:
+        r["column_note"] = column_notes.get((r["dataset"], r["target"], r["level"], r["subset"]), "")
+    by_name = {d.name: d for d in datasets}
+    floors = {c.key: by_name[c.dataset].floors[c.key[1:]] for c in columns if c.key[1:] in by_name[c.dataset].floors}
+    return Leaderboard([c.key for c in columns], metrics, rows, tests, focus, names, kinds, options, notes,
+                       column_notes={k: v for k, v in column_notes.items() if v}, floors=floors)
+
+
+def floor_rows(board: Leaderboard) -> list[dict[str, object]]:
+    """The random floor of every column with one (:data:`FLOOR_COLUMNS`), in the columns' order."""
+    statistic = {(str(r["dataset"]), str(r["target"]), str(r["level"]), str(r["subset"])): r["statistic"]
+                 for r in board.rows}
+    return [dict(zip(FLOOR_COLUMNS, (*c, statistic.get(c, STATISTIC[c[2]]), *board.floors[c])))
+            for c in board.columns if c in board.floors]
 
 
 def absent_reason(metric: str, column: Column, texts: bool, is_file_metric: bool, dataset_files: set[str],
@@ -426,6 +494,7 @@ def absent_reason(metric: str, column: Column, texts: bool, is_file_metric: bool
 def write(board: Leaderboard, out: Mapping[str, str]) -> None:
     tables.write_tsv(tables.frame(board.rows, LEADERBOARD_COLUMNS), out["leaderboard_tsv"])
     tables.write_tsv(tables.frame(board.tests, TESTS_COLUMNS), out["tests_tsv"])
+    tables.write_tsv(tables.frame(floor_rows(board), FLOOR_COLUMNS), out["floor_tsv"])
     # the verdict in a sentence per focus metric first, then the table
     verdicts = leaderboard_verdict.markdown(leaderboard_verdict.board_verdicts(board))
     write_text(out["leaderboard_md"], (verdicts + "\n\n" if verdicts else "") + tables.markdown_text(*markdown_table(board)))
@@ -437,7 +506,8 @@ def write(board: Leaderboard, out: Mapping[str, str]) -> None:
 def read(leaderboard_tsv: str, options: LeaderboardOptions, tests_tsv: str | None = None) -> Leaderboard:
     """The leaderboard back from its TSV (for the report across data sets, which opens with it), with
     its tests' rows when ``tests_tsv`` is given (the verdict counts them)."""
-    frame = tables.read_tsv(leaderboard_tsv, numeric=("value", "lo", "hi", "p_vs_best", *SYSTEM_EXTRAS))
+    frame = tables.read_tsv(leaderboard_tsv, numeric=("value", "lo", "hi", "p_vs_best", *SYSTEM_EXTRAS, "n",
+                                                      "value_covered", "n_covered", "pdp"))
     rows = frame.to_dict("records")
     columns = list(dict.fromkeys((str(r["dataset"]), str(r["target"]), str(r["level"]), str(r["subset"]))
                                  for r in rows))
@@ -447,4 +517,6 @@ def read(leaderboard_tsv: str, options: LeaderboardOptions, tests_tsv: str | Non
     names = {str(r["metric"]): str(r["name"]) for r in rows}
     kinds = {str(r["metric"]): str(r["kind"]) for r in rows}
     tests = tables.read_tsv(tests_tsv).to_dict("records") if tests_tsv else []
-    return Leaderboard(columns, metrics, rows, tests, focus, names, kinds, options)
+    notes = {(str(r["dataset"]), str(r["target"]), str(r["level"]), str(r["subset"])): str(r["column_note"])
+             for r in rows if str(r.get("column_note", "") or "") not in ("", NA)}
+    return Leaderboard(columns, metrics, rows, tests, focus, names, kinds, options, column_notes=notes)

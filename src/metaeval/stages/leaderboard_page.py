@@ -55,6 +55,27 @@ class Leaderboard:
     notes: list[str] = field(default_factory=list)
     # (metric, target) -> DELTAS, pooled over the data sets: set by the report across data sets
     deltas: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
+    # column -> what a reader must know at its top (its metrics cover different items)
+    column_notes: dict[tuple[str, str, str, str], str] = field(default_factory=dict)
+    # column -> (mean, lo, hi) of its statistic for a metric with random scores (the random floor)
+    floors: dict[tuple[str, str, str, str], tuple[float, float, float]] = field(default_factory=dict)
+
+
+def floor_text(board: Leaderboard, column: tuple[str, str, str, str]) -> str:
+    """A column's random floor as its floor row shows it: the mean [the 95 % range]; empty without one."""
+    f = board.floors.get(column)
+    if f is None or _missing(f[0]):
+        return ""
+    return f"{tables.fixed(f[0])} [{tables.fixed(f[1])}, {tables.fixed(f[2])}]"
+
+
+FLOOR_LABEL = "random floor"
+
+
+def column_header(board: Leaderboard, column: tuple[str, str, str, str]) -> str:
+    """A column's level as its header says it, with the column's note when it has one."""
+    note = board.column_notes.get(column)
+    return level_name(column[2], column[3]) + (f" [{note}]" if note else "")
 
 
 STYLE = ("<style>.leaderboard{overflow-x:auto;max-height:none}.leaderboard table{font-size:.8em}"
@@ -100,6 +121,17 @@ def _cell(row: Mapping[str, object] | None, focus: bool, released: bool = False)
     return text
 
 
+def covered_text(r: Mapping[str, object]) -> str:
+    """A cell's fuller value (on all its metric covers, not ranked) and its Pairwise Difference
+    Pearson, for the cell's title; nothing where there are none."""
+    out = ""
+    if not _missing(r.get("value_covered")):
+        out += f'; on all it covers (n = {tables.fixed(r["n_covered"], 0)}, not ranked): {tables.fixed(r["value_covered"])}'
+    if not _missing(r.get("pdp")):
+        out += f'; pairwise difference Pearson {tables.fixed(r["pdp"])}'
+    return out
+
+
 def _missing(x: object) -> bool:
     return x is None or x == NA or (isinstance(x, float) and math.isnan(x))
 
@@ -118,17 +150,22 @@ CAPTION = ("The leaderboard: one column per benchmark, target and level; one row
            "of the column by the same test, and at the system level its soft pairwise accuracy (SPA, Thompson "
            "et al. 2024). A dash says why a metric is absent: no texts (a score-only data "
            "set), not shipped (not in the data set's score files; left empty for a benchmark's released metrics "
-           "outside that benchmark), undefined (constant scores), not computed.")
+           "outside that benchmark), undefined (constant scores), not computed. The last row, random floor, is what "
+           "a metric with random scores gets in the column: the mean and central range of its statistic over seeded "
+           "permutations of the column's best metric's scores within the column's resampling unit "
+           "(leaderboard_floor.tsv).")
 
 
 def markdown_table(board: Leaderboard) -> tuple[str, list[str], list[list[str]]]:
     cells = _by_cell(board)
-    header = ["metric", *(f"{d} {t} {level_name(lv, sub)}" for d, t, lv, sub in board.columns)]
+    header = ["metric", *(f"{c[0]} {c[1]} {column_header(board, c)}" for c in board.columns)]
     body = []
     for m in board.metrics:
         focus = m in board.focus
         released = not focus and board.kinds[m] == "file metric"
         body.append([("► " if focus else "") + board.names[m],
                      *(_cell(cells.get((*c, m)), focus, released) for c in board.columns)])
+    if board.floors:
+        body.append([FLOOR_LABEL, *(floor_text(board, c) for c in board.columns)])
     caption = CAPTION + f" alpha = {board.options.alpha}."
     return caption, header, body

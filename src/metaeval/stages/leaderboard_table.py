@@ -16,8 +16,8 @@ from typing import Mapping, Sequence
 
 from .. import tables
 from ..tables import NA
-from .leaderboard_page import (CAPTION, DELTAS, NOT_SHIPPED, SHORT_NOTES, STYLE, Leaderboard, _by_cell, _missing,
-                               deltas_html, level_name)
+from .leaderboard_page import (CAPTION, DELTAS, FLOOR_LABEL, NOT_SHIPPED, SHORT_NOTES, STYLE, Leaderboard, _by_cell,
+                               _missing, covered_text, deltas_html, floor_text, level_name)
 from .leaderboard_verdict import LEVEL_WORDS, Key, board_verdicts, html_block
 
 # the filter's kinds of metric: the leaderboard's kind of each row, the focus apart
@@ -88,8 +88,9 @@ def _value_cell(board: Leaderboard, r: Mapping[str, object], m: str, t: str, lv:
     focus = m in board.focus
     cls = "lb-best" if r["worse_than_best"] == "best" else "lb-worse" if r["worse_than_best"] == "yes" else ""
     wtl = f'<br><small class="lb-wtl">{r["wins"]}W {r["ties"]}T {r["losses"]}L</small>' if focus else ""
-    title = (f'{r["statistic"]} [{tables.fixed(r["lo"])}, {tables.fixed(r["hi"])}]; rank {r["rank"]} of '
-             f'{r["of"]}; vs best: p = {tables.fixed(r["p_vs_best"], 4)} ({r["test"]})')
+    title = (f'{r["statistic"]} [{tables.fixed(r["lo"])}, {tables.fixed(r["hi"])}], n = {tables.fixed(r.get("n"), 0)}; '
+             f'rank {r["rank"]} of {r["of"]}; vs best: p = {tables.fixed(r["p_vs_best"], 4)} ({r["test"]})'
+             + covered_text(r))
     if not _missing(r.get("spa")):
         wtl += f'<br><small class="lb-spa">SPA {tables.fixed(r["spa"])}</small>'
         title += f'; soft pairwise accuracy {tables.fixed(r["spa"])} [{tables.fixed(r["spa_lo"])}, ' \
@@ -140,7 +141,7 @@ def table(board: Leaderboard) -> str:
         f'<th id="lb-col-{i}" data-col="{i}" data-dataset="{html.escape(d)}" data-target="{html.escape(t)}" '
         f'data-level="{html.escape(lv)}" data-first="{"1" if (d, t) in first else "0"}" scope="col" '
         f'aria-sort="none"><button type="button" data-lb-sort="{i}" title="sort by this column">'
-        f"{html.escape(level_name(lv, sub))}</button></th>"
+        f"{html.escape(level_name(lv, sub))}</button>{column_note_html(board, (d, t, lv, sub))}</th>"
         for i, (d, t, lv, sub) in enumerate(cols))
     head = (f'<tr><th rowspan="3" scope="col" aria-sort="none"><button type="button" data-lb-sort="name" '
             f'title="sort by name">metric</button></th>{spans(lambda c: (c[0],))}</tr>'
@@ -159,8 +160,18 @@ def table(board: Leaderboard) -> str:
         body.append(f'<tr class="{"lb-focus" if focus else ""}" data-kind="{kind}" data-name="{search}" '
                     f'data-order="{order}"><th scope="row">{"► " if focus else ""}{name} <small class="lb-kind">'
                     f'{html.escape(board.kinds[m])}</small></th>{"".join(tds)}</tr>')
+    # the random floor under the metrics, outside the rows that sort and filter
+    floor = (f'<tfoot><tr class="lb-floor"><th scope="row">{FLOOR_LABEL}</th>'
+             + "".join(f'<td data-col="{i}"><small>{html.escape(floor_text(board, c))}</small></td>'
+                       for i, c in enumerate(cols)) + "</tr></tfoot>") if board.floors else ""
     return (f'<div class="leaderboard"><table data-lb-table><thead>{head}</thead><tbody>{"".join(body)}</tbody>'
-            "</table></div>")
+            f"{floor}</table></div>")
+
+
+def column_note_html(board: Leaderboard, column: Key) -> str:
+    """A column's note (its metrics cover different items) under its header, where it has one."""
+    note = board.column_notes.get(column)
+    return f'<br><small class="lb-note">{html.escape(note)}</small>' if note else ""
 
 
 

@@ -16,7 +16,7 @@ load (:mod:`metaeval.stages.analysis_inputs` and correlations.tsv) -> :func:`com
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -64,6 +64,7 @@ class Reranking:
     beats: np.ndarray
     top_group: list[str]
     alpha: float
+    left_out: list[tuple[str, str]] = field(default_factory=list)   # (system, why it is in no test or group)
 
 
 def load(inputs: Mapping[str, str], options: RerankOptions) -> tuple[AnalysisInputs, list[dict[str, str]]]:
@@ -92,19 +93,35 @@ def compute(inp: AnalysisInputs, correlations: list[dict[str, str]], options: Re
         if v not in col:
             raise CheckError(f"variant {v!r} is not in system_scores.tsv (known: e.g. {', '.join(inp.variant_ids[:3])})")
     sb, so = inp.system_metric[:, col[variant]], inp.system_metric[:, col[original]]
-    tau = kendall_tau_b(np.asarray(sb, dtype=float), np.asarray(so, dtype=float)) if len(sb) > 1 else math.nan
+    both = ~np.isnan(sb) & ~np.isnan(so)        # the two rankings are compared on the systems both score
+    tau = kendall_tau_b(sb[both], so[both]) if both.sum() > 1 else math.nan
     chosen = Variant.parse(variant)
     tested = {} if tested is None else tested
     if variant not in tested:
-        per = inp.summary_metric[chosen.summary_metric]
-        tested[variant] = (pw.normality(per, options.alpha)[0],
-                           *pw.pairwise_tests(inp.summarizers, per, chosen.statistic == "A", options.alpha))
+        tested[variant] = scored_tests(inp.summarizers, inp.summary_metric[chosen.summary_metric], sb,
+                                       chosen.statistic == "A", options.alpha)
     normal_p, tests, beats = tested[variant]
+    scored = [s for s, x in zip(inp.summarizers, sb) if not np.isnan(x)]
+    left_out = [(s, f"no score under {variant}") for s, x in zip(inp.summarizers, sb) if np.isnan(x)]
     return Reranking(comb, variant, how, original, inp.summarizers, sb, so, tau, normal_p, tests, beats,
-                     pw.top_group(inp.summarizers, beats), options.alpha)
+                     pw.top_group(scored, beats[np.ix_(~np.isnan(sb), ~np.isnan(sb))]), options.alpha, left_out)
 
 
-BY_TARGET_COLUMNS = ("target", "best_variant", "chosen", "original_variant", "kendall_tau_b", "top_group", "alpha")
+def scored_tests(systems: Sequence[str], per: np.ndarray, scores: np.ndarray, mean_based: bool, alpha: float
+                 ) -> tuple[np.ndarray, list[pw.PairTest], np.ndarray]:
+    """(Shapiro-Wilk p per system, the pairwise tests, beats (S, S)) among the systems the variant
+    scores: a system without a score is in no test and beats or loses to no one (NaN, False)."""
+    ok = ~np.isnan(scores)
+    normal = np.full(len(systems), np.nan)
+    beats = np.zeros((len(systems), len(systems)), dtype=bool)
+    normal[ok] = pw.normality(per[ok], alpha)[0]
+    tests, sub = pw.pairwise_tests([s for s, k in zip(systems, ok) if k], per[ok], mean_based, alpha)
+    beats[np.ix_(ok, ok)] = sub
+    return normal, tests, beats
+
+
+BY_TARGET_COLUMNS = ("target", "best_variant", "chosen", "original_variant", "kendall_tau_b", "top_group", "alpha",
+                     "left_out")
 
 
 def by_target(inp: AnalysisInputs, correlations: list[dict[str, str]], options: RerankOptions) -> list[dict[str, object]]:
@@ -114,7 +131,8 @@ def by_target(inp: AnalysisInputs, correlations: list[dict[str, str]], options: 
     for target in dict.fromkeys(r["combination"] for r in correlations):
         r = compute(inp, correlations, options, target, tested)
         rows.append({"target": target, "best_variant": r.best, "chosen": r.how, "original_variant": r.original,
-                     "kendall_tau_b": r.tau, "top_group": ",".join(r.top_group), "alpha": r.alpha})
+                     "kendall_tau_b": r.tau, "top_group": ",".join(r.top_group), "alpha": r.alpha,
+                     "left_out": ",".join(name for name, _ in r.left_out) or "none"})
     return rows
 
 
@@ -138,14 +156,20 @@ def write_by_target(rows: Sequence[Mapping[str, object]], path: str) -> None:
 
 
 def write(r: Reranking, out: Mapping[str, str]) -> None:
-    rb, ro = pw.ranks(r.best_scores), pw.ranks(r.original_scores)
-    order = np.argsort(rb, kind="stable")
-    header = ["summarizer", f"{r.best} score", "rank", f"{r.original} score", "rank (original)", "rank change"]
-    rows = [[r.systems[i], f"{r.best_scores[i]:.5f}", str(rb[i]), f"{r.original_scores[i]:.5f}", str(ro[i]),
-             f"{ro[i] - rb[i]:+d}"] for i in order]
+    rb, ro = scored_ranks(r.best_scores), scored_ranks(r.original_scores)
+    order = np.argsort(np.where(np.isnan(r.best_scores), np.inf, rb), kind="stable")
+    header = ["summarizer", f"{r.best} score", "rank", f"{r.original} score", "rank (original)", "rank change",
+              "note"]
+    why = dict(r.left_out)
+    cell = lambda x: "NA" if np.isnan(x) else f"{x:.5f}"     # noqa: E731
+    rank = lambda x: "NA" if np.isnan(x) else str(int(x))     # noqa: E731
+    rows = [[r.systems[i], cell(r.best_scores[i]), rank(rb[i]), cell(r.original_scores[i]), rank(ro[i]),
+             "NA" if np.isnan(rb[i] + ro[i]) else f"{int(ro[i] - rb[i]):+d}", why.get(r.systems[i], "")]
+            for i in order]
     caption = (f"Graham (2015) Table 3: systems ranked by the best variant {r.best} ({r.how}) and by the original "
-               f"{r.original}; Kendall tau-b between the rankings = {r.tau:.3f}. Rank change > 0: the system moves up "
-               "under the best variant.")
+               f"{r.original}; Kendall tau-b between the rankings = {r.tau:.3f}, on the systems both score. Rank "
+               "change > 0: the system moves up under the best variant. A system without a score is unranked (NA) "
+               "and in no test or group (note).")
     tables.write_table(out["table3_tsv"], out["table3_md"], caption, header, rows)
     rows = [(s, p, "NA" if math.isnan(p) else ("no" if p < r.alpha else "yes")) for s, p in zip(r.systems, r.normality_p)]
     tables.write_tsv(tables.frame(rows, ["summarizer", "shapiro_wilk_p", "normal"]), out["normality"])
@@ -153,10 +177,19 @@ def write(r: Reranking, out: Mapping[str, str]) -> None:
     tables.write_tsv(tables.frame(rows, ["a", "b", "test", "p", "n_topics", "significantly_better"]), out["pairwise"])
     items = [("combination", r.combination), ("best_variant", r.best), ("chosen", r.how),
              ("original_variant", r.original), ("kendall_tau_b", r.tau), ("alpha", r.alpha),
-             ("top_group", ",".join(r.top_group))]
+             ("top_group", ",".join(r.top_group)),
+             ("left_out", "; ".join(f"{name}: {why}" for name, why in r.left_out) or "none")]
     tables.write_tsv(tables.frame(items, ["item", "value"]), out["summary"])
     _significance_figure([r.systems[i] for i in order], r.beats[np.ix_(order, order)], r.best, r.alpha,
                          out["figure4_png"], out["figure4_svg"])
+
+
+def scored_ranks(scores: np.ndarray) -> np.ndarray:
+    """Ranks among the scored systems (1 = highest, ties share the lower rank); NaN without a score."""
+    out = np.full(len(scores), np.nan)
+    ok = ~np.isnan(scores)
+    out[ok] = pw.ranks(scores[ok])
+    return out
 
 
 def _significance_figure(systems: Sequence[str], beats: np.ndarray, variant: str, alpha: float, png: str,

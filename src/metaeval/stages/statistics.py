@@ -41,8 +41,8 @@ from ..stats.resampling import bootstrap, winner
 from ..stats.williams import assign_clusters, optimal
 from ..variants import Variant
 from . import analysis_inputs
-from .analysis_inputs import AnalysisInputs
-from .correlation import constancy_notes
+from .analysis_inputs import AnalysisInputs, on_common_ground
+from .correlation import common_ground_notes, constancy_notes
 from .human import resolve_targets
 from .statistics_resampled import Combination, SystemScores, nan, pair_tests, resampled
 
@@ -146,7 +146,8 @@ def compute(inp: AnalysisInputs, options: StatisticsOptions) -> StatisticsResult
     """Everything the stage reports (see the module docstring and :class:`StatisticsResult`). With
     fewer than 3 systems the tests move to the global level (:func:`few_systems`) and "top" is
     chosen by the pooled Pearson r."""
-    notes = list(constancy_notes(inp))
+    inp, left_out = on_common_ground(inp)
+    notes = [*constancy_notes(inp), *common_ground_notes(left_out, len(inp.summarizers))]
     n_sys = len(inp.summarizers)
     o = few_systems(options, n_sys) if n_sys < 3 else options
     combos = list(dict.fromkeys(resolve_targets(o.combinations, inp.combinations, inp.primary).values()))

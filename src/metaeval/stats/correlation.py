@@ -328,3 +328,36 @@ def paired_bootstrap_matrix(boot: np.ndarray, block: int = 32) -> np.ndarray:
         p[rows] = paired_bootstrap_p(boot[:, rows, None], boot[:, None, :])
     np.fill_diagonal(p, np.nan)
     return p
+
+
+def pairwise_difference_pearson(metric: np.ndarray, human: np.ndarray) -> np.ndarray:
+    """Pairwise Difference Pearson (PDP; mt-metrics-eval's ``stats.py``,
+    ``Correlation.Pearson(average_by, pdp=True)``): Pearson's r over every within-item difference
+    between two systems, the metric's difference against the human one, pooled over the items.
+
+    ``metric`` (M, S, T) or (S, T): M metrics' scores of S systems on T items (topics); ``human``
+    (S, T). Returns (M,) (a float for one metric). The summary level is the topics as items
+    (``average_by='item'``); the system level is one item of the system scores (T = 1,
+    ``average_by='none'``). A system pair counts in an item where both systems have both scores.
+
+    Method: mt-metrics-eval enumerates every ordered pair (i, j) of an item, self-pairs included, and
+    takes scipy's Pearson r of the two long vectors of differences. Those vectors are symmetric about
+    0, so the self-pairs' zeros change nothing and r = sum_t sum_{i<j} dh dm / sqrt(sum dh^2 sum dm^2);
+    and sum_{i<j} (x_i - x_j)(y_i - y_j) = n_t sum_i (x_i - mean_t x)(y_i - mean_t y) over the n_t
+    systems of item t, which is how it is computed here. So at the system level PDP is Pearson's r
+    itself; at the summary level it weighs each topic's centred co-variation by its n_t. NaN
+    without a pair or with no variation on a side."""
+    m = np.asarray(metric, dtype=float)
+    one = m.ndim == 2
+    m = m[None] if one else m
+    h = np.broadcast_to(np.asarray(human, dtype=float), m.shape)
+    ok = ~np.isnan(m) & ~np.isnan(h)
+    n = ok.sum(axis=1, keepdims=True)                                  # (M, 1, T) systems per item
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mc = np.where(ok, m - np.nansum(np.where(ok, m, 0), axis=1, keepdims=True) / n, 0.0)
+        hc = np.where(ok, h - np.nansum(np.where(ok, h, 0), axis=1, keepdims=True) / n, 0.0)
+        w = np.where(n >= 2, n, 0)
+        cov = (w * mc * hc).sum(axis=(1, 2))
+        r = cov / np.sqrt((w * mc * mc).sum(axis=(1, 2)) * (w * hc * hc).sum(axis=(1, 2)))
+    r = np.clip(r, -1, 1)
+    return float(r[0]) if one else r

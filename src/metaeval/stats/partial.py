@@ -141,18 +141,31 @@ def _t_p(r: float, df: int) -> float:
     return float(2 * stats.t.sf(abs(t), df))
 
 
-def partial_correlation(metric, human, systems) -> Partial:
-    """FRANK's partial correlations (module docstring) over the summaries where both scores are
-    defined. Undefined (NaN) with fewer than 2 systems, fewer than 3 summaries beyond one per
-    system, or a constant residual."""
+def partial_residuals(metric, human, systems):
+    """(metric residuals, human residuals, system codes, the Pearson r of residuals along the last
+    axis) of the summaries where both scores are defined: what :func:`partial_correlation`'s Pearson
+    correlates (NaN residuals with fewer than 2 systems or fewer than 3 summaries beyond one per system)."""
     x, y = np.asarray(metric, dtype=float), np.asarray(human, dtype=float)
     ok = np.isfinite(x) & np.isfinite(y)
     x, y = ordinary(x[ok]), ordinary(y[ok])
     codes = group_codes(np.asarray(systems)[ok])
     n, g = x.size, (int(codes.max()) + 1 if x.size else 0)
     if g < 2 or n - g < 2:
+        return np.full(n, np.nan), np.full(n, np.nan), codes, _residual_pearson
+    return residualise(x, codes), residualise(y, codes), codes, _residual_pearson
+
+
+def partial_correlation(metric, human, systems) -> Partial:
+    """FRANK's partial correlations (module docstring) over the summaries where both scores are
+    defined. Undefined (NaN) with fewer than 2 systems, fewer than 3 summaries beyond one per
+    system, or a constant residual."""
+    rx, ry, codes, _ = partial_residuals(metric, human, systems)
+    n, g = rx.size, (int(codes.max()) + 1 if rx.size else 0)
+    if g < 2 or n - g < 2:
         return Partial(n, g, *(np.nan,) * 6)
-    rx, ry = residualise(x, codes), residualise(y, codes)
+    x, y = np.asarray(metric, dtype=float), np.asarray(human, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = ordinary(x[ok]), ordinary(y[ok])
     r = float(_residual_pearson(rx, ry))
     rho = float(_residual_pearson(ranks(rx), ranks(ry)))
     rho_ranks = float(_residual_pearson(residualise(ranks(x), codes), residualise(ranks(y), codes)))
