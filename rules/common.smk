@@ -232,8 +232,8 @@ EXPANSIONS = {path: list(attrgetter(path)(OPTIONS)) for s in registry.STAGES for
 
 def applies(dataset):
     """Whether a registered stage runs for a data set (its switch, what it needs of the data set)."""
-    texts = OPTIONS.has_texts(dataset)
-    return lambda stage: registry.applies(stage, OPTIONS.config, texts)
+    texts, judged = OPTIONS.has_texts(dataset), bool(OPTIONS.judges.get(dataset))
+    return lambda stage: registry.applies(stage, OPTIONS.config, texts, judged)
 
 
 def final_outputs(dataset):

@@ -26,6 +26,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .data import catalog
 from .data.contract import DatasetError
 from .data.formats import ABOUT, FORMATS, SCORES, simulation_params
+from .data.judges import LLM_SUMMEVAL_DIMENSIONS, JudgeSpec, metric_id, metric_name, pointwise_dimensions
 from .data.safe_yaml import load as read_yaml
 from .data.targets import check_declared_targets
 from .derived import derived_fields
@@ -39,7 +40,8 @@ from .records import (AcrossOptions, AgreementOptions, AnnotatorsOptions, Calibr
                       CorrelationTablesOptions, FactualityOptions, FileMetricsOptions, GatherOptions, HumanOptions,
                       IntervalOptions, LeaderboardOptions,
                       RerankOptions, RougeOptions, ScaleOptions, ScoreJob, SeraIndexOptions, SeraOptions,
-                      SimulationParams, StatisticsOptions, SweepOptions, ToScoreOptions, from_section)
+                      SimulationParams, StatisticsOptions, SweepOptions, ToScoreOptions, JudgeScoresOptions,
+                      from_section)
 from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
@@ -152,6 +154,46 @@ def validated(config: Mapping[str, Any], schema: Mapping[str, Any] | None = None
     if error is not None:
         key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
         raise ConfigError(f"config key {key}: {error.message}")
+    return out
+
+
+def judge_specs(config: Mapping[str, Any]) -> dict[str, tuple[JudgeSpec, ...]]:
+    """By data set, its judges (metaeval.data.judges.JudgeSpec): those of the chosen catalog releases
+    that join it (catalog.judges_of), then the config's ``judges.own``; none when ``judges.enabled``
+    is false."""
+    if not config["judges"]["enabled"]:
+        return {}
+    out: dict[str, list[JudgeSpec]] = {}
+    for dataset, declared in catalog.judges_of(list(config["benchmarks"]), RESULTS).items():
+        for d in declared:
+            out.setdefault(dataset, []).append(JudgeSpec(
+                dataset, "llm_summeval", root=d["root"], judges=tuple(d["judges"]),
+                methods=tuple(sorted(d["methods"].items())), pairwise_rule=d.get("pairwise_rule"),
+                duplicates=d.get("duplicates", "last")))
+    for j in config["judges"]["own"]:
+        out.setdefault(j["dataset"], []).append(JudgeSpec(
+            j["dataset"], "files", name=j["name"], method=j.get("method", ""), pointwise=j.get("pointwise"),
+            pairwise=j.get("pairwise"), rule=j.get("rule"), pairwise_rule=j.get("pairwise_rule"),
+            duplicates=j.get("duplicates", "last")))
+    return {k: tuple(v) for k, v in sorted(out.items())}
+
+
+def judge_declarations(specs: Sequence[JudgeSpec], entry: Mapping[str, Any]) -> list[tuple]:
+    """The file metrics' declarations of the judges' metrics of a release laid out as LLM_summeval's
+    (their names and dimensions are known before any job: judge x method x SummEval's dimensions);
+    a user's judge's metrics are declared by the score file's ids (judge.method.dimension)."""
+    out = []
+    for spec in specs:
+        if spec.layout != "llm_summeval":
+            for dim in pointwise_dimensions(spec.pointwise):
+                out.append((metric_id(spec.name, spec.method, dim), f"{metric_name(spec.name, spec.method)} ({dim})",
+                            None, f"LLM judge {spec.name}, asked about {dim}", dim))
+            continue
+        for judge in spec.judges:
+            for method, _ in spec.methods:
+                for dim in LLM_SUMMEVAL_DIMENSIONS:
+                    out.append((metric_id(judge, method, dim), f"{metric_name(judge, method)} ({dim})", None,
+                                f"LLM judge {judge}, method {method}, asked about {dim}", dim))
     return out
 
 
@@ -450,6 +492,8 @@ class Options:
         self.datasets: dict[str, dict[str, Any]] = {k: dict(v) for k, v in sorted(config["datasets"].items())}
         # the data sets that are benchmarks of the catalog, whose release files a fetch job brings
         self.benchmarks: dict[str, catalog.Benchmark] = {n: catalog.benchmarks()[n] for n in config["benchmarks"]}
+        # by data set, its judges: a catalog release that joins it (LLM_summeval's), then judges.own
+        self.judges: dict[str, tuple[JudgeSpec, ...]] = judge_specs(config)
         # stemmer_exceptions reaches only the records of jobs that stem, so that changing it re-runs
         # exactly those (and what reads their outputs)
         exceptions = exception_order(r["stemmer_exceptions"])
@@ -528,7 +572,8 @@ class Options:
         e = self.datasets[name]
         fmt = FORMATS[e["format"]]
         imported = [output_file(fmt.stage, SCORES, name)] if fmt.writes_scores and fmt.has_scores(e) else []
-        return fmt.score_files(e) + imported + list(e.get("metric_scores", []))
+        judged = [output_file("judge_scores", "scores", name)] if self.judges.get(name) else []
+        return fmt.score_files(e) + imported + judged + list(e.get("metric_scores", []))
 
     def file_metric_sources(self, name: str) -> list[str]:
         """Every score file a data set's rows may be in: its own (:meth:`own_metric_sources`), then
@@ -557,11 +602,20 @@ class Options:
                              for given in (e.get("metrics", {}), self.config["metrics"]))
         # a format whose release leaves some summaries without a score (FRANK's): partial by default
         partial = e.get("partial_coverage", FORMATS[e["format"]].partial_coverage)
+        if self.judges.get(name):
+            # a judge's parse failures leave summaries without its score (counted in judges/parse.tsv)
+            partial = True
+            decl = tuple(sorted({*decl, *judge_declarations(self.judges[name], self.datasets[name])}))
         shared = tuple(self.config["metric_scores"])
         # the configured names matter only to top-level files (adding a data set re-runs no other job)
         configured = tuple(self.datasets) if shared else ()
         return FileMetricsOptions(decl, bool(partial), f"config key datasets.{name}.metrics", name, configured, shared,
                                   shared_decl)
+
+    def judge_scores(self, name: str) -> JudgeScoresOptions:
+        """The judges' reading job of a data set: its judges and the config's parse rules."""
+        rules = self.config["judges"]["parse_rules"]
+        return JudgeScoresOptions(self.judges.get(name, ()), json.dumps(rules, sort_keys=True) if rules else "")
 
     def to_score(self, name: str) -> ToScoreOptions:
         """The texts-out job of a data set (:class:`metaeval.records.ToScoreOptions`)."""

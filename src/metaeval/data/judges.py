@@ -48,6 +48,8 @@ ORDERS = ("ab", "ba")
 CHOICES = ("a", "b", "tie")
 DUPLICATE_POLICIES = ("last", "mean")
 LAYOUTS = ("llm_summeval", "files")
+# the dimensions LLM_summeval's judges were asked about (SummEval's)
+LLM_SUMMEVAL_DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
 _PATTERN_KEYS = ("pattern", "lowercase", "strip", "occurrence", "within", "capture", "map")
 _RULE_KEYS = ("kind", "description", "patterns")
 EXAMPLES = 3                      # parse failures quoted per judge x method x dimension in the log
@@ -381,6 +383,24 @@ class _Table:
             raise fail(self.path, no, column, "empty; expected a name")
         check_name(self.path, no, column, value)
         return value
+
+
+def pointwise_dimensions(path: str | None) -> list[str]:
+    """The dimensions a user's pointwise file names (read when the workflow starts, so that each
+    judge x dimension is declared a metric of that dimension alone); none when the file cannot be
+    read (the judges' job then says why)."""
+    if not path:
+        return []
+    try:
+        lines = read_text(path).splitlines()
+    except (OSError, DatasetError):
+        return []
+    header = lines[0].split("\t") if lines else []
+    if "dimension" not in header:
+        return []
+    i = header.index("dimension")
+    return sorted({cells[i] for cells in (line.split("\t") for line in lines[1:]) if len(cells) == len(header)
+                   and cells[i].strip()})
 
 
 def read_files(spec: JudgeSpec, rules: Mapping[str, ParseRule], out: JudgeRead) -> None:
