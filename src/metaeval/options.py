@@ -169,7 +169,8 @@ def judge_specs(config: Mapping[str, Any]) -> dict[str, tuple[JudgeSpec, ...]]:
             out.setdefault(dataset, []).append(JudgeSpec(
                 dataset, "llm_summeval", root=d["root"], judges=tuple(d["judges"]),
                 methods=tuple(sorted(d["methods"].items())), pairwise_rule=d.get("pairwise_rule"),
-                duplicates=d.get("duplicates", "last")))
+                duplicates=d.get("duplicates", "last"),
+                present=tuple((j, m) for j, m in d["present"] if m in d["methods"])))
     for j in config["judges"]["own"]:
         out.setdefault(j["dataset"], []).append(JudgeSpec(
             j["dataset"], "files", name=j["name"], method=j.get("method", ""), pointwise=j.get("pointwise"),
@@ -189,8 +190,8 @@ def judge_declarations(specs: Sequence[JudgeSpec], entry: Mapping[str, Any]) -> 
                 out.append((metric_id(spec.name, spec.method, dim), f"{metric_name(spec.name, spec.method)} ({dim})",
                             None, f"LLM judge {spec.name}, asked about {dim}", dim))
             continue
-        for judge in spec.judges:
-            for method, _ in spec.methods:
+        for judge, method in spec.present:
+            if judge in spec.judges:
                 for dim in LLM_SUMMEVAL_DIMENSIONS:
                     out.append((metric_id(judge, method, dim), f"{metric_name(judge, method)} ({dim})", None,
                                 f"LLM judge {judge}, method {method}, asked about {dim}", dim))

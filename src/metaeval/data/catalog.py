@@ -332,7 +332,12 @@ def judges_of(names: list[str], results: str) -> dict[str, list[dict[str, Any]]]
     for name in names:
         b = known[name]
         if b.joins is not None and b.judges is not None:
-            out.setdefault(b.joins, []).append({**b.judges, "root": release_folder(name, results), "benchmark": name})
+            # the judge x method pairs the release has (its files eval_model_generations/<judge>/.../<dim>_<method>.txt)
+            present = sorted({(parts[1], parts[3].rsplit(".", 1)[0].rpartition("_")[2]) for parts in
+                              (f.path.split("/") for f in b.release.files) if len(parts) == 4
+                              and parts[0] == "eval_model_generations"})
+            out.setdefault(b.joins, []).append({**b.judges, "root": release_folder(name, results), "benchmark": name,
+                                                "present": present})
     return out
 
 

@@ -215,6 +215,8 @@ class JudgeSpec:
     rule: str | None = None
     pairwise_rule: str | None = None
     duplicates: str = "last"
+    # llm_summeval: the (judge, method) pairs its release has, so that its metrics are declared before any job
+    present: tuple[tuple[str, str], ...] = ()
 
 
 def metric_name(judge: str, method: str) -> str:

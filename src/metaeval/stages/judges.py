@@ -307,7 +307,7 @@ def _markdown(result: JudgesResult, options: JudgesOptions, path: str) -> None:
                 _f(w[12]) if w else "–", _f(w[15]) if w else "–", h2h.get((judge, dim), "–"),
                 f"{_f(a[5], 2)} / {_f(a[6], 2)}{' (passes)' if a[7] else ''}" if a else "–"])
         blocks.append(tables.markdown_text(
-            f"**{dim}.** Parse failures: responses no rule reads (never scored), of all; duplicates: items judged more "
+            f"{dim.capitalize()}. Parse failures: responses no rule reads (never scored), of all; duplicates: items judged more "
             "than once. Meta ρ / r / τ: the per-system correlations with the experts correlated with the systems' "
             "quality (LLM_summeval's calc_meta_corr.py; negative: less agreement on better systems); system r: "
             "Pearson's r of the system means. Pairwise (both orders, every pair pooled): agreement with the experts' "
