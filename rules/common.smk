@@ -49,8 +49,17 @@ def canonical_inputs(wildcards):
 
 def release_inputs(fmt):
     """An input function: the release files the import job of format ``fmt`` reads, by name (so that
-    editing one re-runs the import)."""
-    return lambda wildcards: fmt.inputs(OPTIONS.dataset(wildcards.dataset))
+    editing one re-runs the import); for a catalog benchmark whose format reads files when they are
+    there (summedits' if_present), its fetch manifest too, so that a fetch that now has one re-runs
+    the import."""
+
+    def inputs(wildcards):
+        out = fmt.inputs(OPTIONS.dataset(wildcards.dataset))
+        if wildcards.dataset in OPTIONS.benchmarks and "if_present" in fmt.release_keys:
+            out["manifest"] = OUT.file("fetch", "manifest", wildcards.dataset)
+        return out
+
+    return inputs
 
 
 def release_texts(wildcards):
@@ -209,7 +218,7 @@ def leaderboard_inputs(wildcards):
     for d in DATASETS:
         for stage, key in (("summary", "summary"), ("human", "targets"), ("correlation", "correlations"),
                            ("correlation", "summary_level"), ("correlation", "summary_level_tests"),
-                           ("factuality", "binary_tsv"),
+                           ("factuality", "binary_tsv"), ("factuality", "binary_means_tsv"),
                            ("factuality", "auc_tests"), ("factuality", "partial_tsv"), ("factuality", "williams"),
                            ("factuality", "ranking_tsv"), ("factuality", "ranking_tests")):
             out[f"{key}__{d}"] = OUT.file(stage, key, d)

@@ -19,9 +19,39 @@ RAW = Path(__file__).resolve().parents[2] / "shared" / "data" / "raw"
 
 
 def sources(raw: Path = RAW) -> list[dict[str, str]]:
-    """The rows of SOURCES.tsv (benchmark, repository, commit, path, git_blob, bytes, sha256, copy_here)."""
+    """The rows of SOURCES.tsv (benchmark, repository, commit, path, git_blob, bytes, sha256, copy_here),
+    then :func:`provenance_rows` for the catalog's files it does not list."""
     with open(raw / "SOURCES.tsv", encoding="utf-8", newline="") as fh:
-        return list(csv.DictReader(fh, delimiter="\t"))
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    return rows + provenance_rows(raw, {(r["repository"], r["commit"], r["path"]) for r in rows})
+
+
+def provenance_rows(raw: Path, listed: set[tuple[str, str, str]]) -> list[dict[str, str]]:
+    """Rows in SOURCES.tsv's form for the files of the catalog that SOURCES.tsv does not list
+    (XSumFaith's, QAGS's per-worker judgments): the copy of the file's name in a folder of ``raw``
+    whose PROVENANCE.md names the file's repository and commit, when the copy's git blob id is the
+    catalog's (a copy that is not the release's file is no row: the mirror then lacks it)."""
+    from metaeval.data import catalog
+    from metaeval.data.fetch import digests
+
+    folders = [(p, (p / "PROVENANCE.md").read_text(encoding="utf-8")) for p in sorted(raw.iterdir())
+               if (p / "PROVENANCE.md").is_file()]
+    rows = []
+    for b in catalog.benchmarks().values():
+        for f in b.release.files:
+            repository, commit = b.release.origin(f)
+            if (repository, commit, f.path) in listed:
+                continue
+            for folder, provenance in folders:
+                copy = folder / f.path.rsplit("/", 1)[-1]
+                if repository in provenance and commit in provenance and copy.is_file():
+                    size, sha256, blob = digests(copy)
+                    if blob == f.git_blob:
+                        rows.append({"benchmark": b.name, "repository": repository, "commit": commit, "path": f.path,
+                                     "git_blob": blob, "bytes": str(size), "sha256": sha256,
+                                     "copy_here": str(copy.relative_to(raw))})
+                        listed.add((repository, commit, f.path))
+    return rows
 
 
 def build(dest: Path, raw: Path = RAW) -> Path:
@@ -43,18 +73,19 @@ def local_entry(name: str, raw: Path = RAW) -> dict:
 
     benchmark = catalog.benchmarks()[name]
     r = benchmark.release
+    origins = {(*r.origin(f), f.path) for f in r.files}
     copies = {row["path"]: raw / row["copy_here"] for row in sources(raw)
-              if row["repository"] == r.repository and row["commit"] == r.commit and row["copy_here"]}
+              if (row["repository"], row["commit"], row["path"]) in origins and row["copy_here"]}
 
     def local(path: str) -> str:
         if path in copies:
             return str(copies[path])
-        return str(next(c.parent for p, c in copies.items() if p.startswith(path + "/")))   # a folder of files
+        found = [c.parent for p, c in copies.items() if p.startswith(path + "/")]    # a folder of files
+        return str(found[0] if found else raw / "absent" / path)                      # a file not copied
 
     entry = dict(benchmark.dataset)
-    for key in ("path", "paths"):
-        if key in entry:
-            entry[key] = [local(p) for p in entry[key]] if isinstance(entry[key], list) else local(entry[key])
+    for key in catalog.release_keys(entry):
+        entry[key] = [local(p) for p in entry[key]] if isinstance(entry[key], list) else local(entry[key])
     return entry
 
 

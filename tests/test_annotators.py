@@ -579,3 +579,54 @@ def test_degenerate_data_gives_notes_not_crashes(tmp_path):
     out = {k: str(tmp_path / Path(v).name) for k, v in outputs.files("annotators", "x").items()}
     annotators.write(result, o, out)
     assert all(Path(p).exists() for p in out.values())
+
+
+def test_the_pooled_ceiling_and_parity_equal_scipy_over_every_summary():
+    """Where the correlation stage pools (one system: QAGS), the ceiling's summary level is a held-out
+    annotator's Pearson r with the others' mean over every summary (scipy), averaged over the
+    annotators, and the alpha of labels of parts is nominal over the parts (krippendorff, the parts
+    as units)."""
+    import krippendorff
+    import pandas as pd
+    from scipy import stats
+
+    from metaeval.data.contract import Dimension
+    from metaeval.options import AnnotatorsOptions
+    from metaeval.stages import annotators
+    from metaeval.stages.analysis_inputs import AnalysisInputs
+    from metaeval.stats.bootstrap import PerSummary
+    from metaeval.variants import Variant
+
+    rng = np.random.default_rng(5)
+    T, parts = 40, 3
+    labels = (rng.random((3, T, parts)) < np.linspace(0.2, 0.9, T)[None, :, None]).astype(float)
+    topics = [f"t{i:02d}" for i in range(T)]
+    metric = labels.mean(axis=(0, 2)) + rng.normal(scale=0.2, size=T)
+    ps = PerSummary(["s"], topics, {"M": metric[None]}, {}, {"fact": labels.mean(axis=(0, 2))[None]})
+    inp = AnalysisInputs(["s"], ["system"], [Variant.parse("M_A")], np.array([[metric.mean()]]), ["fact"],
+                         np.array([[labels.mean()]]), ps)
+    frame = pd.DataFrame([(t, "s", "fact", f"w{a + 1}", "crowd", str(p + 1), str(float(labels[a, i, p])))
+                          for a in range(3) for i, t in enumerate(topics) for p in range(parts)],
+                         columns=["topic", "summarizer", "dimension", "annotator", "group", "part", "score"])
+    ai = annotators.from_annotations(inp, {"fact": Dimension("fact", 0, 1, kind="proportion")}, {"coverage": ["fact"]},
+                                     frame)
+    result = annotators.compute(ai, AnnotatorsOptions("systems", ("M_A",), 1, (), 200, 20, 3, 0.95))
+    shares = labels.mean(axis=2)                                                  # (annotator, topic)
+    single = np.mean([stats.pearsonr(shares[a], shares[[b for b in range(3) if b != a]].mean(axis=0))[0]
+                      for a in range(3)])
+    metric_r = np.mean([stats.pearsonr(metric, shares[[b for b in range(3) if b != a]].mean(axis=0))[0]
+                        for a in range(3)])
+    rows = {(r["predictor"], r["level"], r["coefficient"]): r["value"] for r in result.ceiling
+            if r["dimension"] == "fact" and r["held_out"] == 1}
+    assert rows["single annotator", "summary", "pearson"] == pytest.approx(single, abs=1e-12)
+    assert rows["M_A", "summary", "pearson"] == pytest.approx(metric_r, abs=1e-12)
+    assert math.isnan(rows["single annotator", "system", "pearson"])
+    parity = [r for r in result.parity if (r["dimension"], r["level"], r["coefficient"]) == ("fact", "summary",
+                                                                                            "pearson")]
+    assert parity and 0 <= parity[0]["p_parity"] <= 1 and parity[0]["samples"] == 200
+    (alpha,) = [r for r in result.alpha if r["dimension"] == "fact"]
+    expected = krippendorff.alpha(reliability_data=labels.reshape(3, -1), level_of_measurement="nominal")
+    assert (alpha["measurement"], alpha["items"]) == ("nominal", T * parts)
+    assert alpha["alpha"] == pytest.approx(expected, abs=1e-12)
+    assert ("summary_level", "the summary level is every judged summary pooled, as the correlation stage's (human "
+                             "parity there: Pearson's r only)") in result.notes

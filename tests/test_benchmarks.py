@@ -1,11 +1,12 @@
-"""README task 1 on the seven benchmarks of the catalog, as a new user runs it: in a copy of the
-repository with nothing beside it, the release files fetched from a loopback mirror of their
+"""README task 1 on every benchmark of the catalog (``benchmarks: all``), as a new user runs it: in a copy
+of the repository with nothing beside it, the release files fetched from a loopback mirror of their
 repositories (tests/mirror.py, no internet) into the default cache, the README's commands as written
 (texts out, the docs' script scoring them, my.yaml, one command; the analyses lightened by one more
 config file, as tests/test_across.py does). Every data set's report opens with an answer, score-only
 FRANK runs without a text metric, SummEval keeps every annotation, and the leaderboard's cells of the
-user's metric equal scipy on the fetched data. The full configuration's figures are in
-docs/benchmarks.md."""
+user's metric equal scipy on the fetched data; XSumFaith's pooled correlations, SummEdits' AUC and
+balanced accuracy per domain and QAGS's alpha equal scipy, scikit-learn and krippendorff on the
+fetched release files. The full configuration's figures are in docs/benchmarks.md."""
 from __future__ import annotations
 
 import os
@@ -31,7 +32,10 @@ LIGHT = {"rouge": {"measures": ["R1", "R2", "RL"], "stemming": [1], "stopwords_r
          "sweeps": {"variants": ["R2_ST1_RS0_A_R"], "word_limits": [50], "compression": [20]},
          "intervals": {"shown": ["R2_ST1_RS0_A_R"], "resamples": 100},
          "statistics": {"bootstrap_samples": 200, "permutation_samples": 200, "null_samples": 200}}
-NAMES = ("frank", "newsroom", "qags_cnn", "qags_xsum", "rank19", "realsumm", "summeval")
+NAMES = ("frank", "newsroom", "qags_cnn", "qags_xsum", "rank19", "realsumm", "summedits", "summeval", "xsumfaith")
+# the release files the mirror of ../shared/data/raw lacks: the catalog marks them optional
+ABSENT = {"frank": ["data/benchmark_data.json"],
+          "summedits": ["data/summedits/summedits_billsum.json", "data/summedits/summedits_shakespeare.json"]}
 
 
 def run_readme_command(command: str, clone: Path, env: dict, *more_config: str) -> subprocess.CompletedProcess:
@@ -73,7 +77,7 @@ def mirror_env(url: str, cache: Path | None = None) -> dict:
 
 
 @pytest.fixture(scope="module")
-def seven(tmp_path_factory, loopback_mirror) -> Path:
+def task1(tmp_path_factory, loopback_mirror) -> Path:
     from test_docs import readme_commands, readme_config_files
     from test_to_score import docs_block
 
@@ -93,55 +97,67 @@ def seven(tmp_path_factory, loopback_mirror) -> Path:
 
 
 @pytest.mark.workflow
-def test_the_benchmarks_are_fetched_once_verified_into_the_default_cache(seven, loopback_mirror):
-    """Each release file of the seven was requested once (texts out fetched them; the full run found
-    them in the cache), and the cache and each fetch job's copies hold exactly the catalog's files."""
+def test_the_benchmarks_are_fetched_once_verified_into_the_default_cache(task1, loopback_mirror):
+    """Each release file of every benchmark was requested (texts out fetched them; the full run found
+    them in the cache), from its own repository (QAGS's per-worker judgments from W4ngatang/qags), and
+    the cache and each fetch job's copies hold exactly the catalog's files; the optional files the
+    mirror lacks are absent, and said so."""
     _, served = loopback_mirror
     benchmarks = [catalog.benchmarks()[n] for n in NAMES]
+    assert set(NAMES) <= set(catalog.benchmarks())
     for b in benchmarks:
         r = b.release
         for f in r.files:
-            assert served.requests.get(f"{r.repository}/{r.commit}/{f.path}", 0) >= 1, f.path
-            if f.optional:          # FRANK's texts are not in the mirror: absent, and said so
-                assert not (seven / "results" / b.name / "release" / f.path).exists()
+            repository, commit = r.origin(f)
+            assert served.requests.get(f"{repository}/{commit}/{f.path}", 0) >= 1, f.path
+            if f.optional:          # FRANK's texts, SummEdits' two domains: not in the mirror, absent
+                assert f.path in ABSENT[b.name] and not (task1 / "results" / b.name / "release" / f.path).exists()
                 continue
             from metaeval.data.fetch import digests
 
-            for copy in (seven / "resources/benchmarks" / r.repository / r.commit / f.path,
-                         seven / "results" / b.name / "release" / f.path):
+            for copy in (task1 / "resources/benchmarks" / repository / commit / f.path,
+                         task1 / "results" / b.name / "release" / f.path):
                 assert digests(copy) == (f.bytes, f.sha256, f.git_blob), copy
-        log = (seven / "results" / b.name / "logs/fetch.log").read_text()
+        log = (task1 / "results" / b.name / "logs/fetch.log").read_text()
         assert "verified" in log
-    frank = (seven / "results/frank/logs/fetch.log").read_text()
+    frank = (task1 / "results/frank/logs/fetch.log").read_text()
     assert "data/benchmark_data.json: optional, could not be had: HTTP 404: not found" in frank
-    note = (seven / "results/to_score/frank.jsonl").read_text().splitlines()[0]
+    # SummEdits' two domains the mirror lacks: left out, and the fetch's and the import's logs and the
+    # report say so
+    fetched = (task1 / "results/summedits/logs/fetch.log").read_text()
+    imported = (task1 / "results/summedits/logs/import_summedits.log").read_text()
+    for path in ABSENT["summedits"]:
+        assert f"{path}: optional, could not be had: HTTP 404: not found" in fetched
+        assert f"{path}: the domain " in imported and "left out" in imported
+    assert "Left out: billsum, shakespeare" in (task1 / "results/summedits/report.html").read_text()
+    note = (task1 / "results/to_score/frank.jsonl").read_text().splitlines()[0]
     assert "The release's data/benchmark_data.json could not be had: HTTP 404: not found" in note
     # the report cites the benchmark and names its licence, from the catalog
-    report = (seven / "results/frank/report.html").read_text()
+    report = (task1 / "results/frank/report.html").read_text()
     assert catalog.benchmarks()["frank"].citation.replace("&", "&amp;") in report
     assert "MIT (artidoro/frank)" in report and "github.com/artidoro/frank at commit 80a88fb" in report
 
 
 @pytest.mark.workflow
-def test_every_benchmark_report_opens_with_an_answer(seven):
-    assert sorted(p.name for p in (seven / "results").iterdir() if (p / "report.html").exists()) == \
+def test_every_benchmark_report_opens_with_an_answer(task1):
+    assert sorted(p.name for p in (task1 / "results").iterdir() if (p / "report.html").exists()) == \
         sorted([*NAMES, "all"])
     for name in NAMES:
-        text = (seven / "results" / name / "report.html").read_text(encoding="utf-8")
+        text = (task1 / "results" / name / "report.html").read_text(encoding="utf-8")
         answer = re.search(r'class="answer".*?</p>', text, re.S)[0]
         assert re.search(r"the best metric for \w+( \([\w, ]+\))? (at the summary level )?is <b>\S+</b> "
                          r"\((Pearson )?r = -?[0-9.]+",
                          answer), (name, answer[:600])
         assert "NA" not in re.sub(r"<[^>]+>", "", answer).split("best metric")[1][:80], (name, answer[:600])
-        # one system (QAGS) or pairs (Rank19): the summary-level answer; score-only FRANK: both levels
+        # one system (QAGS, SummEdits) or pairs (Rank19): the summary-level answer; score-only FRANK: both
         assert ("too few systems for a system-level correlation" in answer) == (name in ("qags_cnn", "qags_xsum",
-                                                                                       "rank19")), name
+                                                                                       "rank19", "summedits")), name
         assert ("At the summary level, the best metric" in answer) == (name == "frank"), name
 
 
 @pytest.mark.workflow
-def test_frank_is_score_only(seven):
-    res = seven / "results/frank"
+def test_frank_is_score_only(task1):
+    res = task1 / "results/frank"
     assert not (res / "scores/parts").exists() and not (res / "intervals").exists() and not (res / "sweeps").exists()
     summary = dict(tables.read_tsv(res / "data/summary.tsv").itertuples(index=False, name=None))
     assert summary["texts"].startswith("no") and summary["systems"] == "9" and summary["judged_summaries"] == "2246"
@@ -156,10 +172,10 @@ def test_frank_is_score_only(seven):
 
 
 @pytest.mark.workflow
-def test_realsumm_is_read_from_the_authors_release(seven):
+def test_realsumm_is_read_from_the_authors_release(task1):
     """REALSumm from neulab/REALSumm's own pickles (realsumm_pkl): 24 systems (bart_out once), no source
     articles, and the authors' 14 metric scores as file metrics (their correlations: tests/test_realsumm_release.py)."""
-    res = seven / "results/realsumm"
+    res = task1 / "results/realsumm"
     summary = dict(tables.read_tsv(res / "data/summary.tsv").itertuples(index=False, name=None))
     assert summary["systems"] == "24" and summary["judged_summaries"] == "2400" and summary["has_documents"] == "no"
     metrics = tables.read_tsv(res / "scores/file_metrics/metrics.tsv")
@@ -169,8 +185,8 @@ def test_realsumm_is_read_from_the_authors_release(seven):
 
 
 @pytest.mark.workflow
-def test_summeval_keeps_every_annotator(seven):
-    res = seven / "results/summeval"
+def test_summeval_keeps_every_annotator(task1):
+    res = task1 / "results/summeval"
     annotations = tables.read_tsv(res / "data/annotations.tsv")
     assert len(annotations) == 1200 * 4 * 8
     counts = annotations.groupby(["topic", "summarizer", "dimension", "group"]).size()
@@ -202,7 +218,7 @@ def _release_means(run: Path) -> dict[tuple[str, str], dict[str, float]]:
 
 
 @pytest.mark.workflow
-def test_the_users_metric_on_summeval_equals_scipy_on_the_fetched_release(seven):
+def test_the_users_metric_on_summeval_equals_scipy_on_the_fetched_release(task1):
     """The leaderboard's system-level cells of length_ratio on SummEval's four expert dimensions, against
     scipy on the fetched release alone: the docs' length ratio of each summary from the release's own
     texts (words of `decoded` per mean word count of its `references`), averaged per system, and the
@@ -210,15 +226,15 @@ def test_the_users_metric_on_summeval_equals_scipy_on_the_fetched_release(seven)
     import numpy as np
     from scipy import stats
 
-    records = _release_records(seven)
+    records = _release_records(task1)
     assert len(records) == 1200
     systems = sorted({r["model_id"] for r in records})
     ratio = {s: [] for s in systems}
     for r in records:
         words = sum(len(ref.split()) for ref in r["references"]) / len(r["references"])
         ratio[r["model_id"]].append(len(r["decoded"].split()) / max(words, 1.0))
-    means = _release_means(seven)
-    board = tables.read_tsv(seven / "results/all/leaderboard.tsv", numeric=("value",))
+    means = _release_means(task1)
+    board = tables.read_tsv(task1 / "results/all/leaderboard.tsv", numeric=("value",))
     cells = board[(board["dataset"] == "summeval") & (board["metric"] == "length_ratio") & (board["level"] == "system")]
     for d in ("coherence", "consistency", "fluency", "relevance"):
         human = [np.mean([v[d] for (_, s), v in means.items() if s == sys]) for sys in systems]
@@ -228,7 +244,7 @@ def test_the_users_metric_on_summeval_equals_scipy_on_the_fetched_release(seven)
 
 
 @pytest.mark.workflow
-def test_summeval_answers_per_dimension_equal_scipy(seven):
+def test_summeval_answers_per_dimension_equal_scipy(task1):
     """SummEval from the release, one run: every dimension is a target of its own, and the system- and
     summary-level Pearson, Spearman and Kendall of every variant with it equal scipy's on the scores
     and on the annotators' means computed here from the release files."""
@@ -237,13 +253,13 @@ def test_summeval_answers_per_dimension_equal_scipy(seven):
     import numpy as np
     from scipy import stats
 
-    res = seven / "results/summeval"
+    res = task1 / "results/summeval"
     dims = [*(d for d in ("coherence", "consistency", "fluency", "relevance")),
             *(f"turker_{d}" for d in ("coherence", "consistency", "fluency", "relevance"))]
     targets = tables.read_tsv(res / "human/targets.tsv")
     assert list(targets["target"]) == ["arithmetic", "geometric", "harmonic", "coverage", "linguistic_quality", *dims]
     assert list(targets.loc[targets["factual"] == "yes", "target"]) == ["consistency", "turker_consistency"]
-    means = _release_means(seven)
+    means = _release_means(task1)
     systems = sorted({s for _, s in means})
     # a system's score: the mean of its summaries' means, summed exactly (math.fsum), so that systems
     # whose means are equal tie as they do in exact arithmetic (Spearman and Kendall see ties)
@@ -306,7 +322,7 @@ def _summary_frame(res: Path, scores: Path, metric: str = "length_ratio") -> "pd
 
 
 @pytest.mark.workflow
-def test_the_leaderboard_cells_of_the_users_metric_equal_scipy(seven):
+def test_the_leaderboard_cells_of_the_users_metric_equal_scipy(task1):
     """Every leaderboard cell of the metric the test computed from to_score equals scipy on the same
     data: system r (systems' means), summary-level r within topics (mean over topics), pooled r, AUC
     (Mann-Whitney U over the labels) and ranking accuracy; FRANK's partial r of a released metric
@@ -315,13 +331,15 @@ def test_the_leaderboard_cells_of_the_users_metric_equal_scipy(seven):
     import pandas as pd
     from scipy import stats
 
-    board = tables.read_tsv(seven / "results/all/leaderboard.tsv", numeric=("value",))
+    board = tables.read_tsv(task1 / "results/all/leaderboard.tsv", numeric=("value",))
     mine = board[(board["metric"] == "length_ratio") & (board["rank"] != "NA")]
     seen = set()
     for _, cell in mine.iterrows():
-        res = seven / "results" / cell["dataset"]
-        f = _summary_frame(res, seven / "my_scores.tsv")
+        res = task1 / "results" / cell["dataset"]
+        f = _summary_frame(res, task1 / "my_scores.tsv")
         f = f[f["kind"] == "system"]
+        if cell["subset"] not in ("all", "mean"):      # a SummEdits domain: its summaries alone
+            f = f[f["topic"].map(_subsets(res)) == cell["subset"]]
         x, y = f["score"].astype(float), pd.to_numeric(f[cell["target"]], errors="coerce")
         ok = ~np.isnan(x.to_numpy()) & ~np.isnan(y.to_numpy())
         f, x, y = f[ok], x[ok], y[ok]
@@ -344,6 +362,8 @@ def test_the_leaderboard_cells_of_the_users_metric_equal_scipy(seven):
         elif level == "partial":
             # SummEval's consistency: the partial r controlling for the system (residuals on the systems)
             expected = _partial_r(x.to_numpy(), y.to_numpy(), f["summarizer"])
+        elif level == "balanced_accuracy":             # the mean over the domains: test_summedits_... below
+            continue
         elif level == "ranking":
             # Rank19: per topic the correct summary (human 1) against the incorrect one (0)
             pairs = pd.DataFrame({"t": f["topic"], "x": x, "y": y}).pivot_table(index="t", columns="y", values="x")
@@ -354,20 +374,33 @@ def test_the_leaderboard_cells_of_the_users_metric_equal_scipy(seven):
         seen.add((cell["dataset"], level))
     assert {("summeval", "system"), ("summeval", "summary"), ("realsumm", "system"), ("realsumm", "summary"),
             ("newsroom", "system"), ("qags_cnn", "pooled"), ("qags_cnn", "auc"), ("qags_xsum", "auc"),
-            ("rank19", "pooled"), ("rank19", "ranking"), ("summeval", "partial")} <= seen
+            ("rank19", "pooled"), ("rank19", "ranking"), ("summeval", "partial"), ("xsumfaith", "pooled"),
+            ("xsumfaith", "partial"), ("summedits", "auc")} <= seen
+    # every benchmark of the catalog is on the leaderboard, SummEdits with a column per domain
+    assert set(board["dataset"]) >= set(NAMES)
+    domains = set(board.loc[(board["dataset"] == "summedits") & (board["level"] == "auc"), "subset"])
+    assert domains == {"all", "ectsum", "news", "podcast", "qmsumm", "sales_call", "sales_email", "samsum", "scitldr"}
     # FRANK has no texts: the metric is absent there, and says why
     frank = board[(board["metric"] == "length_ratio") & (board["dataset"] == "frank")]
     assert len(frank) and set(frank["note"]) == {"no texts (score-only data set)"}
     # FRANK's partial r of a released metric: residuals of metric and human on the systems
     partial = board[(board["dataset"] == "frank") & (board["level"] == "partial")
                     & (board["metric"] == "BertScore_F1_Art")].iloc[0]
-    res = seven / "results/frank"
+    res = task1 / "results/frank"
     human = tables.read_tsv(res / "human/summary_human.tsv")
     scores = tables.read_tsv(res / "scores/file_metrics/scores.tsv")
     scores = scores[scores["metric"] == "BertScore_F1_Art"]
     f = human.merge(scores, on=["topic", "summarizer"])
     x, y = f["score"].astype(float).to_numpy(), pd.to_numeric(f["Factuality"]).to_numpy()
     assert partial["value"] == pytest.approx(_partial_r(x, y, f["summarizer"]), abs=1e-9)
+
+
+def _subsets(res: Path) -> dict[str, str]:
+    """topic -> its summaries' subset (SummEdits: one summary per topic), from the canonical copy."""
+    import json
+
+    lines = (res / "data/summaries.jsonl").read_text(encoding="utf-8").splitlines()
+    return {r["topic"]: r.get("subset", "") for r in map(json.loads, lines)}
 
 
 def _partial_r(x, y, systems) -> float:
@@ -393,7 +426,7 @@ def _williams_p(r12: float, r13: float, r23: float, n: int) -> float:
 
 
 @pytest.mark.workflow
-def test_the_users_wins_and_losses_against_two_released_metrics_by_hand(seven):
+def test_the_users_wins_and_losses_against_two_released_metrics_by_hand(task1):
     """REALSumm, system level: length_ratio against BERTScore_F and JS2 by Williams' formula worked
     here from the systems' means (the released scores from the data set's own score file); summary
     level: the paired bootstrap over the same topic draws (numpy's default_rng(seed).integers per
@@ -402,13 +435,13 @@ def test_the_users_wins_and_losses_against_two_released_metrics_by_hand(seven):
     import pandas as pd
     from scipy import stats
 
-    res = seven / "results/realsumm"
-    tests = tables.read_tsv(seven / "results/all/leaderboard_tests.tsv", numeric=("p_better", "p_worse"))
+    res = task1 / "results/realsumm"
+    tests = tables.read_tsv(task1 / "results/all/leaderboard_tests.tsv", numeric=("p_better", "p_worse"))
     tests = tests[(tests["dataset"] == "realsumm") & (tests["target"] == "litepyramid_recall")
                   & (tests["metric"] == "length_ratio")].set_index(["level", "other"])
     human = tables.read_tsv(res / "human/summary_human.tsv")
     released = tables.read_tsv(res / "scores/file_metrics/scores.tsv")
-    mine = _summary_frame(res, seven / "my_scores.tsv")[["topic", "summarizer", "score"]]
+    mine = _summary_frame(res, task1 / "my_scores.tsv")[["topic", "summarizer", "score"]]
     columns = {"length_ratio": mine}
     for other in ("BERTScore_F", "JS2"):
         columns[other] = released[released["metric"] == other][["topic", "summarizer", "score"]]
@@ -428,7 +461,7 @@ def test_the_users_wins_and_losses_against_two_released_metrics_by_hand(seven):
         assert (row["p_better"], row["p_worse"]) == pytest.approx((better, worse), abs=1e-9)
         verdicts[("system", other)] = "win" if better < 0.05 else "loss" if worse < 0.05 else "tie"
     # summary level: within-topic r per topic, then the topic draws of correlation.seed
-    options = Options.from_config(run_config(seven)).correlate
+    options = Options.from_config(run_config(task1)).correlate
     order = sorted(set(human["topic"]))                # the analyses' topics: summary_human's, sorted
     by_topic = dict(list(f.groupby("topic")))
 
@@ -457,15 +490,136 @@ def test_the_users_wins_and_losses_against_two_released_metrics_by_hand(seven):
         assert tests.loc[key, "verdict"] == verdict, key
 
 
+def _csv(path: Path) -> list[dict[str, str]]:
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
 @pytest.mark.workflow
-def test_the_leaderboard_page_in_a_browser(seven, tmp_path):
+def test_xsumfaiths_pooled_correlations_equal_scipy_on_the_fetched_release(task1):
+    """XSumFaith as its paper reports it: the Pearson and Spearman correlations of the authors'
+    BERTScore and Entailment with their faithful and factual scores over every judged summary pooled
+    (the 1,992 of eval_scores_xsum_summaries.csv, read here with csv alone) are scipy's; the
+    leaderboard's pooled cells are the same Pearson r."""
+    from scipy import stats
+
+    rows = _csv(task1 / "results/xsumfaith/release/eval_scores_xsum_summaries.csv")
+    assert len(rows) == 1992
+    table = tables.read_tsv(task1 / "results/xsumfaith/analysis/summary_level_correlations.tsv",
+                            numeric=("pearson", "spearman"), integer=("summaries",))
+    board = tables.read_tsv(task1 / "results/all/leaderboard.tsv", numeric=("value",))
+    for metric in ("BERTScore", "Entailment"):
+        x = [float(r[metric]) for r in rows]
+        for target, column in (("faithful", "Faithful"), ("factual", "Factual")):
+            y = [float(r[column]) for r in rows]
+            (row,) = table[(table["metric"] == metric) & (table["combination"] == target)].itertuples()
+            assert row.level == "summary (all judged summaries pooled)" and row.summaries == 1992
+            assert row.pearson == pytest.approx(stats.pearsonr(x, y)[0], abs=1e-12), (metric, target)
+            assert row.spearman == pytest.approx(stats.spearmanr(x, y)[0], abs=1e-12), (metric, target)
+            (cell,) = board[(board["dataset"] == "xsumfaith") & (board["target"] == target)
+                            & (board["level"] == "pooled") & (board["metric"] == metric)]["value"]
+            assert cell == pytest.approx(stats.pearsonr(x, y)[0], abs=1e-12)
+    # Gold is the reference of the four systems: judged by the workers (annotations), scored by no metric
+    summary = dict(tables.read_tsv(task1 / "results/xsumfaith/data/summary.tsv").itertuples(index=False, name=None))
+    assert (summary["systems"], summary["judged_summaries"], summary["human_summarizers"]) == ("4", "1992", "1")
+    annotations = tables.read_tsv(task1 / "results/xsumfaith/data/annotations.tsv")
+    assert (annotations["summarizer"] == "Gold").sum() == 1500
+    alpha = tables.read_tsv(task1 / "results/xsumfaith/annotators/alpha.tsv")
+    assert set(zip(alpha["dimension"], alpha["measurement"])) == {("faithful", "interval"), ("factual", "nominal")}
+
+
+def _best_threshold(labels, scores) -> float:
+    """The threshold (midpoints of the sorted distinct scores, one beyond each end; the lowest on ties)
+    with the highest scikit-learn balanced accuracy of score >= threshold."""
+    import numpy as np
+    from sklearn.metrics import balanced_accuracy_score
+
+    u = np.unique(scores)
+    candidates = [u[0] - 1, *((u[:-1] + u[1:]) / 2), u[-1] + 1]
+    accuracy = [balanced_accuracy_score(labels, scores >= c) for c in candidates]
+    return candidates[int(np.argmax(accuracy))]
+
+
+@pytest.mark.workflow
+def test_summedits_auc_and_balanced_accuracy_of_my_metric_equal_scikit_learn_per_domain(task1):
+    """SummEdits' protocol on the user's metric (the docs' length ratio: words of the summary per word
+    of its document, the release giving no reference) computed here from the fetched domain files with
+    json alone: per domain the AUC (roc_auc_score) and the balanced accuracy (balanced_accuracy_score)
+    on the test split at the threshold chosen on the evaluation split; the leaderboard's domain
+    columns and the mean over the domains."""
+    import json
+
+    import numpy as np
+    from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+
+    folder = task1 / "results/summedits/release/data/summedits"
+    binary = tables.read_tsv(task1 / "results/summedits/factuality/binary.tsv",
+                             numeric=("auc", "balanced_accuracy_test", "threshold"))
+    binary = binary[binary["metric"] == "length_ratio"].set_index("subset")
+    board = tables.read_tsv(task1 / "results/all/leaderboard.tsv", numeric=("value",))
+    board = board[(board["dataset"] == "summedits") & (board["metric"] == "length_ratio")]
+    accuracy = {}
+    for path in sorted(folder.glob("summedits_*.json")):
+        domain = path.stem[len("summedits_"):]
+        records = json.loads(path.read_text(encoding="utf-8"))
+        x = np.array([len(r["summary"].split()) / max(len(r["doc"].split()), 1.0) for r in records])
+        y = np.array([int(r["label"]) for r in records])
+        ev = np.array([r["split"] == "evaluation" for r in records])
+        threshold = _best_threshold(y[ev], x[ev])
+        accuracy[domain] = balanced_accuracy_score(y[~ev], x[~ev] >= threshold)
+        if domain in ("news", "podcast"):
+            assert binary.loc[domain, "auc"] == pytest.approx(roc_auc_score(y, x), abs=1e-12), domain
+            assert binary.loc[domain, "balanced_accuracy_test"] == pytest.approx(accuracy[domain], abs=1e-12), domain
+            (cell,) = board[(board["level"] == "auc") & (board["subset"] == domain)]["value"]
+            assert cell == pytest.approx(roc_auc_score(y, x), abs=1e-12)
+    assert len(accuracy) == 8
+    (mean,) = board[board["level"] == "balanced_accuracy"]["value"]
+    assert mean == pytest.approx(np.mean(list(accuracy.values())), abs=1e-12)
+    # the records carry the document as the source and no reference
+    record = json.loads((task1 / "results/to_score/summedits.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert record["references"] == [] and record["source"].startswith("Send this page to someone via email")
+
+
+@pytest.mark.workflow
+def test_qags_alpha_on_both_halves_equals_krippendorff_on_the_fetched_judgments(task1):
+    """QAGS's annotators: alpha (nominal) over the sentences (units) and the workers (coders, by the
+    release's ids) by the krippendorff package on the fetched mturk files, read here with json alone;
+    the human ceiling of the summary-level score, pooled (one system), is in ceiling.tsv."""
+    import json
+
+    import krippendorff
+    import numpy as np
+
+    for name, release in (("qags_cnn", "mturk_cnndm.jsonl"), ("qags_xsum", "mturk_xsum.jsonl")):
+        lines = (task1 / "results" / name / "release/data" / release).read_text(encoding="utf-8").splitlines()
+        units = [s for rec in map(json.loads, lines) for s in rec["summary_sentences"]]
+        workers = sorted({r["worker_id"] for s in units for r in s["responses"]})
+        data = np.full((len(workers), len(units)), np.nan)
+        for u, s in enumerate(units):
+            for r in s["responses"]:
+                data[workers.index(r["worker_id"]), u] = r["response"] == "yes"
+        alpha = tables.read_tsv(task1 / "results" / name / "annotators/alpha.tsv", numeric=("alpha",))
+        (row,) = alpha[alpha["dimension"] == "fact"].itertuples()
+        assert (row.measurement, int(row.items)) == ("nominal", len(units))
+        assert row.alpha == pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"),
+                                          abs=1e-12)
+        ceiling = tables.read_tsv(task1 / "results" / name / "annotators/ceiling.tsv", numeric=("value",))
+        single = ceiling[(ceiling["dimension"] == "fact") & (ceiling["predictor"] == "single annotator")
+                         & (ceiling["level"] == "summary") & (ceiling["coefficient"] == "pearson")]["value"]
+        assert len(single) == 1 and 0 < float(single.iloc[0]) < 1
+
+
+@pytest.mark.workflow
+def test_the_leaderboard_page_in_a_browser(task1, tmp_path):
     """results/all/leaderboard.html and the report across data sets, as headless Chromium renders
     them: clean, the focus metric first with its wins, ties and losses, one header per benchmark, and
     the absent cells saying why."""
     from test_across import browser_check
 
-    board = tables.read_tsv(seven / "results/all/leaderboard.tsv")
-    for page in (seven / "results/all/leaderboard.html", seven / "results/all/report.html"):
+    board = tables.read_tsv(task1 / "results/all/leaderboard.tsv")
+    for page in (task1 / "results/all/leaderboard.html", task1 / "results/all/report.html"):
         dom = browser_check(page, tmp_path / f"{page.stem}.png")
         html_tag = re.search(r"<html[^>]*>", dom)[0]
         assert 'data-ready="yes"' in html_tag and "data-errors" not in html_tag, html_tag
@@ -503,25 +657,25 @@ def _result_files(workdir: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.workflow
-def test_a_metric_added_to_the_score_file_re_runs_to_a_fresh_runs_bytes(seven, tmp_path, loopback_mirror):
+def test_a_metric_added_to_the_score_file_re_runs_to_a_fresh_runs_bytes(task1, tmp_path, loopback_mirror):
     """A second metric joins the score file of the benchmarks already run: the re-run reads the other
     metrics' rows from the jobs' memos (their logs say so) and writes the same bytes as a fresh run of
     both metrics."""
     import shutil
 
     scores = tmp_path / "two_metrics.tsv"
-    scores.write_text((seven / "my_scores.tsv").read_text(encoding="utf-8")
-                      + "\n".join(_word_count_rows(seven / "results/to_score")) + "\n", encoding="utf-8")
+    scores.write_text((task1 / "my_scores.tsv").read_text(encoding="utf-8")
+                      + "\n".join(_word_count_rows(task1 / "results/to_score")) + "\n", encoding="utf-8")
     mine = {"metric_scores": [str(scores)], "leaderboard": {"focus": ["length_ratio", "word_count"]}}
     rerun, fresh = tmp_path / "rerun", tmp_path / "fresh"
-    shutil.copytree(seven, rerun, symlinks=True)           # copy2: the files keep their times
+    shutil.copytree(task1, rerun, symlinks=True)           # copy2: the files keep their times
     (fresh / "config").mkdir(parents=True)
-    shutil.copy(seven / "config/config.yaml", fresh / "config/config.yaml")
-    env = mirror_env(loopback_mirror[0], seven / "resources/benchmarks")
+    shutil.copy(task1 / "config/config.yaml", fresh / "config/config.yaml")
+    env = mirror_env(loopback_mirror[0], task1 / "resources/benchmarks")
     for workdir in (rerun, fresh):
         (workdir / "my.yaml").write_text(yaml.safe_dump(mine))
-        snakemake(workdir, "--cores", "2", "--configfile", str(seven / ".test/config/benchmarks.yaml"),
-                  str(seven / "light.yaml"), str(workdir / "my.yaml"), env=env)
+        snakemake(workdir, "--cores", "2", "--configfile", str(task1 / ".test/config/benchmarks.yaml"),
+                  str(task1 / "light.yaml"), str(workdir / "my.yaml"), env=env)
     log = (rerun / "results/summeval/logs/statistics.log").read_text(encoding="utf-8")
     # word_count_A and word_count_M join the 15 tested variants of the first run
     assert "memo resampled: 15 of 17 rows read from the last run, 2 computed" in log, log

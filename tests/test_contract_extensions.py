@@ -251,3 +251,53 @@ def test_score_only_is_known_before_any_job_runs(tmp_path):
     assert not opts.has_texts("so") and opts.has_texts("tiny")
     assert opts.gather_job("so").rouge.measures == () and opts.gather_job("tiny") == opts.gather
     assert opts.file_metrics("so").partial_coverage is False
+
+
+PARTS = """topic\tsummarizer\tdimension\tannotator\tgroup\tpart\tscore
+T1\t1\trelevance\te1\texpert\t1\t3
+T1\t1\trelevance\te1\texpert\t2\t4
+T1\t1\trelevance\te2\texpert\t1\t5
+T1\t1\trelevance\te2\texpert\t2\t5
+T2\t1\trelevance\te1\texpert\t1\t2
+T2\t1\trelevance\tc1\tcrowd\t1\t1
+"""
+
+
+def test_annotations_of_parts_are_read_averaged_per_summary_and_written_back(tmp_path):
+    """A part column (QAGS judges sentences): an annotator's score of a summary is the mean of its
+    parts' (e1 on (T1, 1): (3 + 4) / 2), the judgment the rule over the annotators ((3.5 + 5) / 2);
+    the copy keeps every part and reads back to the same bytes."""
+    ds = quiet_load(annotated(tmp_path, annotations=PARTS))
+    assert ds.judgments[("T1", "1")]["relevance"] == 4.25 and ds.judgments[("T2", "1")]["relevance"] == 2.0
+    assert [(a.annotator, a.part, a.score) for a in ds.annotations if a.key == ("T1", "1")][:2] == [
+        ("e1", "1", 3.0), ("e1", "2", 4.0)]
+    assert dict(summary_table(ds))["annotated_parts"] == "3"
+    write_dataset(ds, folder_paths(tmp_path / "out"))
+    lines = (tmp_path / "out" / "annotations.tsv").read_text().splitlines()
+    assert lines[0] == "topic\tsummarizer\tdimension\tannotator\tgroup\tpart\tscore" and len(lines) == 7
+    write_dataset(quiet_load(tmp_path / "out"), folder_paths(tmp_path / "again"))
+    assert (tmp_path / "out" / "annotations.tsv").read_bytes() == (tmp_path / "again" / "annotations.tsv").read_bytes()
+
+
+@pytest.mark.parametrize("bad, where", [
+    ("T1\t1\trelevance\te1\texpert\t1\t3\nT1\t1\trelevance\te1\texpert\t1\t4",
+     r"annotations.tsv, line 3, field 'annotator': second score of 'e1' for \('T1', '1'\) \(part '1'\)"),
+    ("T1\t1\trelevance\te1\texpert\t1\t3\nT1\t1\trelevance\te1\texpert\t\t4",
+     r"annotations.tsv, line 3, field 'part': 'e1' judges \('T1', '1'\) on 'relevance' by parts on line 2; expected "
+     "the summary whole or by parts, not both"),
+])
+def test_bad_annotations_of_parts(tmp_path, bad, where):
+    folder = annotated(tmp_path, annotations="topic\tsummarizer\tdimension\tannotator\tgroup\tpart\tscore\n" + bad + "\n")
+    with pytest.raises(DatasetError, match=where):
+        quiet_load(folder)
+
+
+@pytest.mark.parametrize("key, value, where", [
+    ("references", "maybe", r"dataset.yaml, line \d+, field 'references': 'maybe' is not true or false"),
+    ("summary_level", "topic", r"dataset.yaml, line \d+, field 'summary_level': 'topic'; expected within_topic or "
+                               "pooled"),
+])
+def test_bad_release_keys_of_dataset_yaml(tmp_path, key, value, where):
+    folder = write_tiny(tmp_path / "d", yaml_text=TINY_YAML + f"{key}: {value}\n")
+    with pytest.raises(DatasetError, match=where):
+        quiet_load(folder)

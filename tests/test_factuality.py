@@ -200,6 +200,19 @@ def test_auc_and_balanced_accuracy_equal_scikit_learn():
     assert lo < binary.auc(s, y) < hi
 
 
+def test_resampled_aucs_equal_scikit_learn_on_the_drawn_summaries():
+    """Each bootstrap sample's AUC, from the counts of the drawn summaries, is scikit-learn's AUC of the
+    sample written out (every drawn summary repeated as often as drawn; ties one half)."""
+    rng = np.random.default_rng(8)
+    x, y = np.round(rng.normal(0.5, 1, 40), 1), np.round(rng.normal(size=25), 1)
+    dx, dy = rng.integers(0, 40, (20, 40)), rng.integers(0, 25, (20, 25))
+    values = binary.resampled_aucs(x, y, binary.counts(dx, 40), binary.counts(dy, 25))
+    for b in range(20):
+        scores = np.concatenate([x[dx[b]], y[dy[b]]])
+        labels = np.concatenate([np.ones(40), np.zeros(25)])
+        assert values[b] == pytest.approx(sk_metrics.roc_auc_score(labels, scores), abs=1e-12)
+
+
 def test_delong_equals_plain_loops():
     rng = np.random.default_rng(4)
     y = (rng.random(60) < 0.5).astype(float)
@@ -287,6 +300,44 @@ def test_stage_tables_match_the_references_and_are_byte_stable(tmp_path):
     assert outs["a"] == outs["b"]
 
 
+def _best_ba(labels: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
+    """The threshold (the midpoints of the sorted distinct scores and one beyond each end, the lowest on
+    ties) maximising scikit-learn's balanced accuracy of score >= threshold, and that accuracy."""
+    u = np.unique(scores)
+    candidates = [u[0] - 1, *((u[:-1] + u[1:]) / 2), u[-1] + 1]
+    accuracy = [sk_metrics.balanced_accuracy_score(labels, scores >= c) for c in candidates]
+    i = int(np.argmax(accuracy))
+    return candidates[i], accuracy[i]
+
+
+def test_each_subset_has_its_delong_tests_its_oracle_and_the_mean_over_the_subsets():
+    """Per subset: AUC (scikit-learn), the balanced accuracy at the threshold chosen on the validation
+    split and applied to the test split, and the oracle's (the threshold chosen on the test split
+    itself, as SummaC's benchmark does), each by scikit-learn with the threshold searched here; DeLong
+    tests in each subset; the means over the subsets are the means of those values."""
+    inp = _inputs(kind="binary", per=40)
+    res = F.compute(inp, DEFAULTS._replace(bootstrap_samples=50))
+    b, labels, x = res.binary, inp.dimensions["Factuality"], inp.metrics["good"]
+    for sub in ("a", "b"):
+        row = b[(b["subset"] == sub) & (b["metric"] == "good")].iloc[0]
+        m = inp.subsets == sub
+        assert row["auc"] == pytest.approx(sk_metrics.roc_auc_score(labels[m], x[m]), abs=1e-12)
+        v, t = m & (inp.splits == "valid"), m & (inp.splits == "test")
+        threshold, _ = _best_ba(labels[v], x[v])
+        assert row["balanced_accuracy_test"] == pytest.approx(
+            sk_metrics.balanced_accuracy_score(labels[t], x[t] >= threshold), abs=1e-12)
+        oracle, best = _best_ba(labels[t], x[t])
+        assert (row["oracle_threshold"], row["balanced_accuracy_oracle"]) == pytest.approx((oracle, best), abs=1e-12)
+        assert best >= row["balanced_accuracy_test"]
+    tests = res.auc_tests
+    assert set(tests["subset"]) == {"all", "a", "b"} and len(tests[tests["subset"] == "a"]) == 3   # 3 metrics, 3 pairs
+    mean = res.means[res.means["metric"] == "good"].iloc[0]
+    for column in ("auc", "balanced_accuracy_test", "balanced_accuracy_oracle"):
+        assert mean[column] == pytest.approx(b[(b["subset"] != "all") & (b["metric"] == "good")][column].mean(),
+                                             abs=1e-12)
+    assert mean["subsets"] == 2
+
+
 def test_one_system_binary_data_set_gets_notes_and_a_seeded_split():
     inp = _inputs(kind="binary", systems=1, per=60, splits=False, flips=False)
     o = DEFAULTS._replace(bootstrap_samples=50)
@@ -331,7 +382,7 @@ def _answer_file(res, folder: Path) -> str:
 def test_a_split_the_data_set_does_not_have_is_an_error_naming_file_field_and_key():
     inp = _inputs()
     with pytest.raises(DatasetError) as e:
-        F.check_splits(inp, DEFAULTS._replace(validation_split="dev"))
+        F.check_splits(inp, DEFAULTS._replace(validation_split=("dev",)))
     assert str(e.value).startswith("toy/summaries.jsonl, field 'split': no summary has the split 'dev'")
     assert "factuality.validation_split" in str(e.value) and "test, valid" in str(e.value)
 

@@ -288,3 +288,43 @@ def test_a_fetch_killed_mid_file_leaves_no_partial_file_and_the_next_completes(t
         fetch.compute(rel, fetch.Source(url, str(tmp_path / "cache"), FAST))
     assert git_blob(cached) == big.git_blob
     assert not list(cached.parent.glob(f".{cached.name}.tmp*"))            # the leftover is gone
+
+
+def test_a_file_of_another_repository_comes_from_there_and_is_cached_there(tmp_path, release):
+    """A release may read a file of another repository (QAGS's per-worker judgments beside BARTScore's
+    pickle): it is requested at that repository and commit, cached under them (their own lock), and
+    copied beside the others; its public URL names its repository. A catalog entry gives both keys
+    or neither."""
+    root, rel = release
+    other, commit = "someone/else", "f" * 40
+    data = b"a line\n"
+    out = root / other / commit / "data/judgments.jsonl"
+    out.parent.mkdir(parents=True)
+    out.write_bytes(data)
+    extra = ReleaseFile("data/judgments.jsonl", git_blob(out), len(data), hashlib.sha256(data).hexdigest(), len(data),
+                        False, other, commit)
+    rel = rel._replace(files=(*rel.files, extra))
+    assert rel.origins() == [(REPOSITORY, COMMIT), (other, commit)]
+    with serve(root) as (url, seen):
+        fetch.write(fetch.compute(rel, source(tmp_path, url)), tmp_path / "out/MANIFEST.tsv")
+    assert seen.requests[f"{other}/{commit}/data/judgments.jsonl"] == 1
+    assert (tmp_path / "cache" / other / commit / "data/judgments.jsonl").read_bytes() == data
+    assert (tmp_path / "cache/.locks" / other / f"{commit}.lock").exists()
+    assert (tmp_path / "out/data/judgments.jsonl").read_bytes() == data
+    rows = {r["path"]: r for r in fetch.manifest_rows(tmp_path / "out/MANIFEST.tsv")}
+    assert rows["data/judgments.jsonl"]["url"] == f"https://raw.githubusercontent.com/{other}/{commit}/data/judgments.jsonl"
+    assert rows["c.tsv"]["url"] == f"https://raw.githubusercontent.com/{REPOSITORY}/{COMMIT}/c.tsv"
+    entry = (tmp_path / "catalog.yaml")
+    entry.write_text(f"""x:
+  title: X
+  description: d
+  citation: c
+  license: MIT
+  repository: {REPOSITORY}
+  commit: {COMMIT}
+  files:
+    a.json: {{git_blob: "{"0" * 40}", bytes: 3, repository: {other}}}
+  dataset: {{format: summeval_jsonl}}
+""")
+    with pytest.raises(catalog.CatalogError, match=r"x.files\['a.json'\]: expected both repository and commit"):
+        catalog.read(entry)

@@ -68,7 +68,7 @@ def _row(board, level, metric, target="coherence", dataset="d"):
 def test_columns_ranks_and_verdicts_by_hand():
     board = leaderboard.compute([_dataset()], OPTIONS)
     # the dimension only (coverage is a Graham combination, Flip_x an ablation), at two levels
-    assert board.columns == [("d", "coherence", "system"), ("d", "coherence", "summary")]
+    assert board.columns == [("d", "coherence", "system", "all"), ("d", "coherence", "summary", "all")]
     # the file metrics first (the focus by default), the baseline, then the best ROUGE (R1: its
     # mean variant; the median R1_ST1_RS0_M_R, higher, is not a system score of the board)
     assert board.metrics == ["MINE", "OTHER", "R2_ST1_RS0_R", "R1_ST1_RS0_R"]
@@ -159,3 +159,41 @@ def test_soft_pairwise_accuracy_pairwise_accuracy_and_deltas_sit_beside_r_at_the
     assert math.isnan(board.deltas[("MINE", "coherence")]["delta_90"])
     assert set(board.deltas) == {("MINE", "coherence")}
     assert "<td>0.0100</td><td>NA</td><td>0.3000</td>" in leaderboard.html_section(board)
+
+
+def test_each_subset_is_an_auc_column_and_the_balanced_accuracy_mean_one_more():
+    """A binary target with subsets (SummEdits' domains): the AUC on every summary and in each subset,
+    each subset's column with its own DeLong tests, and the mean balanced accuracy over the subsets
+    (untested: no wins or losses); the values are the tables', the ranks and verdicts worked by hand."""
+    d = _dataset()
+    d.targets = _frame([["consistent", "dimension", "x", "yes", "yes", ""]],
+                       ["target", "kind", "definition", "factual", "primary", "expression"])
+    d.correlations = d.correlations.iloc[0:0]
+    d.summary_level = d.summary_level.iloc[0:0]
+    auc = {("all", "MINE"): 0.6, ("all", "OTHER"): 0.7, ("news", "MINE"): 0.8, ("news", "OTHER"): 0.55,
+           ("podcast", "MINE"): 0.5, ("podcast", "OTHER"): 0.65}
+    d.binary = _frame([["consistent", "binary", sub, m, "file", 10, 5, v, v - 0.1, v + 0.1]
+                       for (sub, m), v in auc.items()],
+                      ["dimension", "labels", "subset", "metric", "source", "n", "consistent", "auc", "auc_lo", "auc_hi"])
+    # DeLong: in news MINE is significantly better (p 0.01), elsewhere no difference
+    d.auc_tests = _frame([["consistent", "binary", sub, "MINE", "OTHER", p] for sub, p in
+                          (("all", 0.3), ("news", 0.01), ("podcast", 0.2))],
+                         ["dimension", "labels", "subset", "metric_a", "metric_b", "p"])
+    d.binary_means = _frame([["consistent", "binary", "MINE", "file", 2, 0.65, 0.61, 0.7],
+                             ["consistent", "binary", "OTHER", "file", 2, 0.6, 0.58, 0.66]],
+                            ["dimension", "labels", "metric", "source", "subsets", "auc", "balanced_accuracy_test",
+                             "balanced_accuracy_oracle"])
+    board = leaderboard.compute([d], OPTIONS)
+    assert board.columns == [("d", "consistent", "auc", "all"), ("d", "consistent", "auc", "news"),
+                             ("d", "consistent", "auc", "podcast"), ("d", "consistent", "balanced_accuracy", "mean")]
+    cell = {(r["subset"], r["metric"]): r for r in board.rows if r["metric"] in ("MINE", "OTHER")}
+    assert [cell["news", m]["value"] for m in ("MINE", "OTHER")] == [0.8, 0.55]
+    assert (cell["news", "MINE"]["wins"], cell["news", "OTHER"]["losses"], cell["news", "OTHER"]["worse_than_best"]) \
+        == (1, 1, "yes")
+    assert (cell["podcast", "OTHER"]["rank"], cell["podcast", "MINE"]["ties"]) == (1, 1)
+    mean = cell["mean", "MINE"]
+    assert (mean["value"], mean["rank"], mean["statistic"], mean["wins"], mean["ties"], mean["losses"]) == \
+        (0.61, 1, "balanced accuracy", 0, 0, 0)
+    assert cell["mean", "OTHER"]["worse_than_best"] == "NA"
+    assert "AUC (binary labels), news" in leaderboard.html_section(board)
+    assert "balanced accuracy (test split), mean over the subsets" in leaderboard.markdown_table(board)[1][-1]

@@ -53,6 +53,8 @@ def derived_fields(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         "agreement": dict(combinations=h["combinations"]),
         "rerank": dict(summarizers=c["summarizers"]),
         "factuality": dict(proportion_cutoff=float(f["proportion_cutoff"]),
+                           validation_split=(f["validation_split"],) if isinstance(f["validation_split"], str)
+                           else tuple(f["validation_split"]),
                            validation_fraction=float(f["validation_fraction"]), confidence=float(f["confidence"]),
                            baselines=tuple(dict.fromkeys(Variant.parse(v).summary_metric
                                                          for v in [*c["baselines"], config["agreement"]["baseline"]]))),

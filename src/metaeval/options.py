@@ -470,18 +470,18 @@ def check_delta(config: Mapping[str, Any]) -> None:
 
 
 def check_factuality(config: Mapping[str, Any]) -> None:
-    """The ``factuality:`` splits against the data sets whose splits are known at parse time (their
-    format's, metaeval.data.formats: FRANK's release has valid / test); other data sets' splits are
-    checked when the job reads their summaries."""
+    """The ``factuality:`` splits (one of those named) against the data sets whose splits are known at
+    parse time (their format's: FRANK's valid / test, SummEdits' evaluation / test); other data sets'
+    are checked when the job reads their summaries."""
     f = config["factuality"]
     for name, entry in sorted(config["datasets"].items()):
         fmt = FORMATS[entry["format"]]
         if not fmt.splits:
             continue
         for key in ("validation_split", "test_split"):
-            if f[key] not in fmt.splits:
-                raise ConfigError(f"config key factuality.{key}: {f[key]!r} is not a split of data set {name} "
-                                  f"({fmt.title} has the splits {', '.join(fmt.splits)})")
+            if not set(given := [f[key]] if isinstance(f[key], str) else f[key]) & set(fmt.splits):
+                raise ConfigError(f"config key factuality.{key}: {' or '.join(map(repr, given))} is not a split of data "
+                                  f"set {name} ({fmt.title} has the splits {', '.join(fmt.splits)})")
 
 
 class Options:

@@ -239,7 +239,7 @@ class FactualityOptions(NamedTuple):
     dimensions: tuple[str, ...]
     metrics: tuple[str, ...]
     proportion_cutoff: float
-    validation_split: str
+    validation_split: tuple[str, ...]     # the first of these a data set has
     test_split: str
     validation_fraction: float
     min_summaries_per_system: int

@@ -381,7 +381,8 @@ STAGES: tuple[Stage, ...] = (
           {**_table("factuality", "partial", "partial_correlations"), "williams": "factuality/williams.tsv",
            **_table("factuality", "ablation", "ablation"), **_figure("factuality", "ablation", "figure_ablation"),
            **_table("factuality", "summary", "summary_correlations"),
-           **_table("factuality", "binary", "binary"), "auc_tests": "factuality/auc_tests.tsv",
+           **_table("factuality", "binary", "binary"), **_table("factuality", "binary_means", "binary_means"),
+           "auc_tests": "factuality/auc_tests.tsv",
            **_table("factuality", "ranking", "ranking_accuracy"), "ranking_tests": "factuality/ranking_tests.tsv",
            "answer": "factuality/answer.tsv", "notes": "factuality/notes.tsv"},
           "factual consistency: FRANK's partial correlation and ablation, QAGS / SummaC AUC and balanced accuracy, "
@@ -399,7 +400,7 @@ STAGES: tuple[Stage, ...] = (
               ReportSection("Factual consistency: summary-level correlations by subset and split", (
                   ReportItem("factuality", "summary_md"),)),
               ReportSection("Factual consistency: detecting consistent summaries (QAGS, SummaC)", (
-                  ReportItem("factuality", "binary_md"),
+                  ReportItem("factuality", "binary_md"), ReportItem("factuality", "binary_means_md"),
                   ReportItem("factuality", "auc_tests", "metaeval.stages.factuality:AUC_TESTS_CAPTION"),
               )),
               ReportSection("Factual consistency: ranking accuracy on preference pairs (Falke et al. 2019)", (

@@ -8,6 +8,7 @@ from metaeval.data.datasets import write_dataset
 from metaeval.logs import job_log
 
 with job_log(snakemake.log[0], "import_bartscore") as log:
-    ds = import_bartscore_pkl(snakemake.input.pickle, name=snakemake.params.name, release=snakemake.params.options)
+    ds = import_bartscore_pkl(snakemake.input.pickle, name=snakemake.params.name, release=snakemake.params.options,
+                              annotations=snakemake.input.get("annotations"))
     write_dataset(ds, dict(snakemake.output.items()))
-    log.info("%d summaries, %d judged", len(ds.summaries), len(ds.judgments))
+    log.info("%d summaries, %d judged, %d annotations", len(ds.summaries), len(ds.judgments), len(ds.annotations))

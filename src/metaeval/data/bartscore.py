@@ -24,9 +24,12 @@ from typing import Any, Mapping
 from .canonical_files import check_imported
 from .contract import REFERENCE_NAME, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name, check_text
 from .dataset_yaml import dimension_spec
+from .qags import read_mturk
 from .safe_pickle import brief, load_data_pickle
 
 SENTENCE_END = (".", "!", "?")
+# the releases whose authors' per-worker judgments can be read beside the pickle (metaeval.data.qags)
+QAGS_RELEASES = ("QAGS_CNN", "QAGS_XSUM")
 
 
 @dataclass(frozen=True)
@@ -239,9 +242,11 @@ def _few(values: list) -> str:
     return f"[{shown}]" if len(values) <= 4 else f"[{shown}, ... {len(values)} in all]"
 
 
-def import_bartscore_pkl(path: Path | str, name: str, release: str | None = None) -> Dataset:
+def import_bartscore_pkl(path: Path | str, name: str, release: str | None = None,
+                         annotations: Path | str | None = None) -> Dataset:
     """Read one of BARTScore's unified files; ``release`` (default: the file's folder name) picks
-    its profile in :data:`RELEASES`. Errors name the file, the record (doc_id, system) and the field;
+    its profile in :data:`RELEASES`; ``annotations``: QAGS's per-worker judgments of the same release
+    (:mod:`metaeval.data.qags`). Errors name the file, the record (doc_id, system) and the field;
     any other failure on a hostile file is reported the same way (:func:`_read_records`)."""
     path = Path(path)
     release = release or path.parent.name
@@ -265,5 +270,15 @@ def import_bartscore_pkl(path: Path | str, name: str, release: str | None = None
     meta = {"name": name, "description": profile.description, "source": profile.source, "license": profile.license,
             "citation": profile.citation, "dimensions": {d.name: dimension_spec(d) for d in dims.values()},
             "human": human}
+    annotated = []
+    if annotations is not None:
+        if release not in QAGS_RELEASES:
+            raise DatasetError(f"{annotations}: per-worker judgments are read for {' and '.join(QAGS_RELEASES)} only "
+                               f"(W4ngatang/qags data/mturk_*.jsonl); {path} is {release}")
+        systems = {s.topic: s for s in summaries if s.kind == "system"}
+        annotated = read_mturk(annotations, list(documents), documents, systems)
+        meta["description"] += (" The authors' per-worker judgments (W4ngatang/qags) are annotations: each "
+                                "sentence's 3 workers' yes / no, a sentence a part of the summary.")
+        meta["source"] += f"; the workers' judgments: W4ngatang/qags data/{Path(annotations).name}"
     return Dataset(name=name, meta=meta, dimensions=dims, human=human, summaries=summaries, judgments=judgments,
-                   documents=documents)
+                   documents=documents, annotations=annotated)

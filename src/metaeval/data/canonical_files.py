@@ -12,9 +12,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from .contract import (ANNOTATION_HEADER, SUMMARY_KINDS, Annotation, Dimension, NameTwins, Summary, check_name, fail,
-                       parse_number,
-                       json_objects, read_text)
+from .contract import (ANNOTATION_HEADER, ANNOTATION_PART, SUMMARY_KINDS, Annotation, Dimension, NameTwins, Summary,
+                       check_name, fail, json_objects, parse_number, per_summary, read_text)
 from ..stats.aggregation import Aggregation, aggregate
 from .pyramid import TopicPyramid
 
@@ -234,18 +233,22 @@ def read_annotations(path: Path, dims: Mapping[str, Dimension], summary_keys: It
                      ) -> list[Annotation]:
     """annotations.tsv: one row per (summary, dimension, annotator); header ``topic summarizer
     dimension annotator score`` or with ``group`` before ``score`` (without it every annotator is in
-    the group ``all``). An annotator belongs to one group."""
+    the group ``all``), and with ``part`` before ``score`` when rows judge parts of a summary (one
+    row per part: an annotator judges a summary whole or by parts, not both). An annotator belongs to
+    one group."""
     keys = set(summary_keys)
     lines = read_text(path).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     full, short = list(ANNOTATION_HEADER), [c for c in ANNOTATION_HEADER if c != "group"]
+    headers = [full, short, *([*h[:-1], ANNOTATION_PART, h[-1]] for h in (full, short))]
     header = lines[0].rstrip("\r").split("\t") if lines else []
-    if header not in (full, short):
+    if header not in headers:
         raise fail(path, 1, None, f"header {header}; expected the tab-separated columns {' '.join(full)} "
-                   "(group may be left out)")
+                   f"(group may be left out; {ANNOTATION_PART} before score where rows judge parts of a summary)")
     out: list[Annotation] = []
-    seen: dict[tuple[str, str, str, str], int] = {}
+    seen: dict[tuple[str, ...], int] = {}
+    whole: dict[tuple[str, str, str, str], tuple[bool, int]] = {}
     groups: dict[str, tuple[str, int]] = {}
     # names and score cells repeat on most lines: each distinct one is checked once (the first
     # line where it occurs is the one an error would name)
@@ -260,9 +263,9 @@ def read_annotations(path: Path, dims: Mapping[str, Dimension], summary_keys: It
         if row["dimension"] not in dims:
             raise fail(path, line_no, "dimension", f"{row['dimension']!r} is not a dimension declared in dataset.yaml "
                        f"(declared: {', '.join(dims)})")
-        for name in ("annotator", "group"):
+        for name in ("annotator", "group", ANNOTATION_PART):
             if name in row and (name, row[name]) not in checked_names:
-                if not row[name]:
+                if not row[name] and name != ANNOTATION_PART:     # an empty part: the whole summary
                     raise fail(path, line_no, name, "empty; expected a name")
                 check_name(path, line_no, name, row[name])
                 checked_names.add((name, row[name]))
@@ -271,18 +274,25 @@ def read_annotations(path: Path, dims: Mapping[str, Dimension], summary_keys: It
         if first[0] != group:
             raise fail(path, line_no, "group", f"annotator {row['annotator']!r} is in group {first[0]!r} on line "
                        f"{first[1]}; expected one group per annotator")
-        ident = (*key, row["dimension"], row["annotator"])
+        part = row.get(ANNOTATION_PART, "")
+        ident = (*key, row["dimension"], row["annotator"], part)
         if ident in seen:
-            raise fail(path, line_no, "annotator", f"second score of {row['annotator']!r} for ({key[0]!r}, {key[1]!r}) "
-                       f"on {row['dimension']!r}; first on line {seen[ident]}")
+            of = f" (part {part!r})" if part else ""
+            raise fail(path, line_no, "annotator", f"second score of {row['annotator']!r} for ({key[0]!r}, {key[1]!r})"
+                       f"{of} on {row['dimension']!r}; first on line {seen[ident]}")
         seen[ident] = line_no
+        by_parts, first_line = whole.setdefault(ident[:4], (bool(part), line_no))
+        if by_parts != bool(part):
+            raise fail(path, line_no, ANNOTATION_PART, f"{row['annotator']!r} judges ({key[0]!r}, {key[1]!r}) on "
+                       f"{row['dimension']!r} {'by parts' if by_parts else 'whole'} on line {first_line}; expected "
+                       "the summary whole or by parts, not both")
         cell = row["score"].strip()
         score = scores.get((cell, row["dimension"]))
         if score is None:
             value = parse_number(path, line_no, "score", cell, "an ASCII decimal number")
             score = scores[cell, row["dimension"]] = check_value(path, line_no, "score", cell, dims[row["dimension"]],
                                                                  value)
-        out.append(Annotation(key[0], key[1], row["dimension"], row["annotator"], group, score))
+        out.append(Annotation(key[0], key[1], row["dimension"], row["annotator"], group, score, part))
     return out
 
 
@@ -294,7 +304,7 @@ def annotation_means(dims: Mapping[str, Dimension], annotations: Sequence[Annota
     mean; :mod:`metaeval.stats.aggregation`). The contract's rule for a dimension without a
     judgments.tsv column."""
     sums: dict[tuple[str, str | None], dict[tuple[str, str], list[float]]] = {}
-    for a in annotations:
+    for a in per_summary(list(annotations)):
         for group in (None, a.group):
             sums.setdefault((a.dimension, group), {}).setdefault(a.key, []).append(a.score)
     out: dict[str, dict[tuple[str, str], float]] = {}

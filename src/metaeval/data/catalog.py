@@ -41,7 +41,7 @@ _SEGMENT = re.compile(r"[A-Za-z0-9_.+=@,~ -]+")
 _KEYS = ("title", "description", "citation", "license", "repository", "commit", "files", "dataset", "joins", "judges")
 # what a benchmark that joins another (its judges metrics of that data set) declares of them
 _JUDGE_KEYS = ("layout", "judges", "methods", "pairwise_rule", "duplicates")
-_FILE_KEYS = ("git_blob", "bytes", "sha256", "max_bytes", "optional")
+_FILE_KEYS = ("git_blob", "bytes", "sha256", "max_bytes", "optional", "repository", "commit")
 
 
 class ReleaseFile(NamedTuple):
@@ -52,6 +52,10 @@ class ReleaseFile(NamedTuple):
     sha256: str | None            # where known
     max_bytes: int                # the largest response accepted: ``bytes`` when known
     optional: bool                # the benchmark can do without it
+    # the repository and commit of a file from another repository than the benchmark's (QAGS's
+    # per-worker judgments are the authors', its summaries and scores BARTScore's); None: the benchmark's
+    repository: str | None = None
+    commit: str | None = None
 
 
 class Release(NamedTuple):
@@ -62,8 +66,17 @@ class Release(NamedTuple):
     commit: str
     files: tuple[ReleaseFile, ...]
 
+    def origin(self, file: ReleaseFile) -> tuple[str, str]:
+        """(repository, commit) a file is read from: its own where it names them, else the benchmark's."""
+        return file.repository or self.repository, file.commit or self.commit
+
+    def origins(self) -> list[tuple[str, str]]:
+        """Every (repository, commit) of the release, the benchmark's first."""
+        return list(dict.fromkeys([(self.repository, self.commit), *(self.origin(f) for f in self.files)]))
+
     def public_url(self, file: ReleaseFile) -> str:
-        return f"{PUBLIC}/{self.repository}/{self.commit}/{file.path}"
+        repository, commit = self.origin(file)
+        return f"{PUBLIC}/{repository}/{commit}/{file.path}"
 
 
 @dataclass(frozen=True)
@@ -83,8 +96,13 @@ class Benchmark:
     @property
     def source(self) -> str:
         """Where the files come from, as the report and the resolved config say it."""
-        paths = ", ".join(f.path + (" (optional)" if f.optional else "") for f in self.release.files)
-        return f"github.com/{self.release.repository} at commit {self.release.commit}: {paths}"
+        r = self.release
+        parts = []
+        for repository, commit in r.origins():
+            paths = ", ".join(f.path + (" (optional)" if f.optional else "") for f in r.files
+                              if r.origin(f) == (repository, commit))
+            parts.append(f"github.com/{repository} at commit {commit}: {paths}")
+        return "; ".join(parts)
 
 
 class CatalogError(CheckError):
@@ -129,7 +147,7 @@ def commit_problem(commit: Any) -> str | None:
 def release_problem(release: Release) -> str | None:
     """What of a release record would make a URL, a cache path or a copy climb out of its folder (the
     catalog is checked when it is read; a fetch checks its record again before any request)."""
-    for problem in (repository_problem(release.repository), commit_problem(release.commit),
+    for problem in (*(p for r, c in release.origins() for p in (repository_problem(r), commit_problem(c))),
                     *(safe_path(f.path) for f in release.files)):
         if problem:
             return problem
@@ -161,7 +179,15 @@ def _file(path: Path, where: str, name: str, spec: Any) -> ReleaseFile:
     optional = spec.get("optional", False)
     if not isinstance(optional, bool):
         raise _fail(path, f"{at}.optional", "expected true or false")
-    return ReleaseFile(name, spec["git_blob"], size, sha256, size if size is not None else limit, optional)
+    repository, commit = spec.get("repository"), spec.get("commit")
+    if (repository is None) != (commit is None):
+        raise _fail(path, at, "expected both repository and commit (a file from another repository), or neither")
+    for key, problem in (("repository", repository_problem(repository) if repository is not None else None),
+                         ("commit", commit_problem(commit) if commit is not None else None)):
+        if problem:
+            raise _fail(path, f"{at}.{key}", problem)
+    return ReleaseFile(name, spec["git_blob"], size, sha256, size if size is not None else limit, optional, repository,
+                       commit)
 
 
 def _text(path: Path, where: str, spec: Mapping[str, Any], key: str) -> str:
@@ -172,7 +198,9 @@ def _text(path: Path, where: str, spec: Mapping[str, Any], key: str) -> str:
 
 
 def _dataset(path: Path, where: str, spec: Any, files: tuple[ReleaseFile, ...]) -> dict[str, Any]:
-    """The importer's declaration, its files key filled in from the required files when left out."""
+    """The importer's declaration, its files key filled in from the required files when left out; it
+    and the format's other keys naming release files (:attr:`ReleaseFormat.release_keys`) must name
+    files (or folders of files) of the benchmark."""
     if not isinstance(spec, dict) or spec.get("format") not in FORMATS:
         raise _fail(path, f"{where}.dataset.format", f"expected one of {', '.join(FORMATS)}")
     fmt = FORMATS[spec["format"]]
@@ -183,15 +211,16 @@ def _dataset(path: Path, where: str, spec: Any, files: tuple[ReleaseFile, ...]) 
             raise _fail(path, f"{where}.dataset.path", f"expected the path of the release (the {spec['format']} "
                                                        f"format reads one), since the benchmark has {len(required)} files")
         out[fmt.files_key] = required if fmt.files_key == "paths" else required[0]
-    given = out[fmt.files_key]
-    for i, p in enumerate(given if isinstance(given, list) else [given]):
-        problem = safe_path(p)
-        key = f"{fmt.files_key}[{i}]" if isinstance(given, list) else fmt.files_key
-        if problem:
-            raise _fail(path, f"{where}.dataset.{key}", problem)
-        if not any(f.path == p or f.path.startswith(p + "/") for f in files):
-            raise _fail(path, f"{where}.dataset.{key}", f"{p!r} is neither a file of the benchmark nor a folder of "
-                                                        "its files")
+    for files_key in (fmt.files_key, *(k for k in fmt.release_keys if k in out)):
+        given = out[files_key]
+        for i, p in enumerate(given if isinstance(given, list) else [given]):
+            problem = safe_path(p)
+            key = f"{files_key}[{i}]" if isinstance(given, list) else files_key
+            if problem:
+                raise _fail(path, f"{where}.dataset.{key}", problem)
+            if not any(f.path == p or f.path.startswith(p + "/") for f in files):
+                raise _fail(path, f"{where}.dataset.{key}", f"{p!r} is neither a file of the benchmark nor a folder "
+                                                            "of its files")
     return out
 
 
@@ -353,11 +382,18 @@ def entry(benchmark: Benchmark, results: str) -> dict[str, Any]:
     is kept)."""
     root = release_folder(benchmark.name, results)
     out = dict(benchmark.dataset)
-    key = FORMATS[out["format"]].files_key
-    given = out[key]
-    out[key] = [f"{root}/{p}" for p in given] if isinstance(given, list) else f"{root}/{given}"
+    for key in release_keys(out):
+        given = out[key]
+        out[key] = [f"{root}/{p}" for p in given] if isinstance(given, list) else f"{root}/{given}"
     out.update(source=benchmark.source, license=benchmark.license, citation=benchmark.citation)
     return out
+
+
+def release_keys(declaration: Mapping[str, Any]) -> list[str]:
+    """The keys of a declaration (an importer's, paths relative to the repository) that name release
+    files: its format's files key and the other keys its format reads files from, where given."""
+    fmt = FORMATS[declaration["format"]]
+    return [fmt.files_key, *(k for k in fmt.release_keys if k in declaration)]
 
 
 def fetched_files(benchmark: Benchmark, results: str) -> dict[str, str]:
@@ -377,8 +413,10 @@ def markdown_table(catalog: Mapping[str, Benchmark] | None = None) -> str:
         optional = [f for f in r.files if f.optional]
         note = f" (+ {len(optional)} optional{', size unknown' if any(f.bytes is None for f in optional) else ''})" \
             if optional else ""
-        rows.append(f"| `{b.name}` | {b.title} | [{r.repository}](https://github.com/{r.repository}/tree/{r.commit}) "
-                    f"`{r.commit[:7]}` | {len(r.files) - len(optional)}{note} | {size:,} | {b.license} |")
+        where = " + ".join(f"[{repository}](https://github.com/{repository}/tree/{commit}) `{commit[:7]}`"
+                           for repository, commit in r.origins())
+        rows.append(f"| `{b.name}` | {b.title} | {where} | {len(r.files) - len(optional)}{note} | {size:,} | "
+                    f"{b.license} |")
     return "\n".join(rows)
 
 

@@ -34,6 +34,9 @@ DIMENSION_KINDS = ("graded", "binary", "proportion", "preference")
 DIMENSION_ROLES = ("factual",)
 FACTUAL_KINDS = ("binary", "proportion", "preference")
 ANNOTATION_HEADER = ("topic", "summarizer", "dimension", "annotator", "group", "score")
+# annotations.tsv's optional column before ``score``: the part of the summary an annotation judges
+# (QAGS's sentences); a summary's annotation by an annotator is then the mean over its parts
+ANNOTATION_PART = "part"
 HUMAN_COMPONENTS = ("coverage", "linguistic_quality")
 # The files of a data set folder, by key (docs/DATASET_FORMAT.md); the first three are required.
 FILES = {"dataset": "dataset.yaml", "summaries": "summaries.jsonl", "judgments": "judgments.tsv",
@@ -133,7 +136,8 @@ class Dimension:
 
 @dataclass(frozen=True)
 class Annotation:
-    """One annotator's score of one summary on one dimension (annotations.tsv)."""
+    """One annotator's score of one summary on one dimension (annotations.tsv), or of one part of it
+    (``part``: e.g. a sentence's number, as QAGS judges sentence by sentence; "" = the summary)."""
 
     topic: str
     summarizer: str
@@ -141,10 +145,24 @@ class Annotation:
     annotator: str
     group: str
     score: float
+    part: str = ""
 
     @property
     def key(self) -> tuple[str, str]:
         return (self.topic, self.summarizer)
+
+
+def per_summary(annotations: list[Annotation]) -> list[Annotation]:
+    """Every annotator's annotation of every summary (and dimension): as given, or, where the
+    annotator judged parts of it, the mean of its parts' scores (the share of QAGS sentences a worker
+    said yes to), in the order of first appearance."""
+    if not any(a.part for a in annotations):
+        return annotations
+    parts: dict[tuple[str, str, str, str], list[Annotation]] = {}
+    for a in annotations:
+        parts.setdefault((a.topic, a.summarizer, a.dimension, a.annotator), []).append(a)
+    return [Annotation(*key[:4], given[0].group, math.fsum(a.score for a in given) / len(given))
+            for key, given in parts.items()]
 
 
 @dataclass
@@ -164,6 +182,19 @@ class Dataset:
     has_texts: bool = True         # dataset.yaml ``texts: false``: summaries without text (score-only)
     aggregation: Aggregation = Aggregation()   # how annotators' scores become a judgment
     aggregated: tuple[str, ...] = ()           # the dimensions whose judgments were aggregated from annotations.tsv
+
+    @property
+    def has_references(self) -> bool:
+        """Whether the release has reference summaries (dataset.yaml ``references: false``: none, its
+        summaries and sources have texts for metrics of the user's, the workflow's reference-based
+        metrics do not apply)."""
+        return self.meta.get("references", True) is not False
+
+    @property
+    def pooled_summary_level(self) -> bool:
+        """Whether the benchmark correlates at the summary level over all judged summaries pooled
+        (dataset.yaml ``summary_level: pooled``, as XSumFaith's paper does)."""
+        return self.meta.get("summary_level") == "pooled"
 
     def summary(self, topic: str, summarizer: str) -> Summary:
         return self._index[(topic, summarizer)]
@@ -310,6 +341,23 @@ def load_json(text: str, path: Path | str, line: int | None, expected: str, **ho
         raise fail(path, line, None, f"a number with too many digits ({e}); expected {expected}") from None
     except RecursionError:
         raise fail(path, line, None, f"nested too deeply; expected {expected}") from None
+
+
+class JsonRecord(dict):
+    """A JSON object of a release as :func:`record_pairs` reads it, remembering the first key it gave
+    twice (the importers name it with the record: json keeps the last value silently)."""
+
+    duplicate: str | None = None
+
+
+def record_pairs(pairs: list[tuple[str, Any]]) -> JsonRecord:
+    """``json``'s ``object_pairs_hook`` for a release's records (:class:`JsonRecord`)."""
+    out = JsonRecord()
+    for k, v in pairs:
+        if k in out and out.duplicate is None:
+            out.duplicate = k
+        out[k] = v
+    return out
 
 
 # Characters a name may not contain: the tables are tab-separated lines (and Python's splitlines

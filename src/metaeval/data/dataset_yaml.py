@@ -50,7 +50,12 @@ DIMENSION_KEYS = ("min", "max", "description", "kind", "annotations", "role")
 # the normalised copy writes (what the data set has; recomputed, never trusted, when read) and the
 # known truth a simulated data set records (metaeval.data.simulate).
 DATASET_KEYS = ("name", "description", "source", "license", "citation", "dimensions", "human", "texts", "metrics",
-                "has_documents", "has_pyramids", "simulation", "aggregation", "judged_lone_references")
+                "has_documents", "has_pyramids", "simulation", "aggregation", "judged_lone_references", "references",
+                "summary_level")
+# dataset.yaml's summary_level: how its benchmark correlates at the summary level (pooled: over every
+# judged summary, as XSumFaith's paper does; within_topic: within each topic, averaged, the default
+# where topics have 3 summarizers or more)
+SUMMARY_LEVELS = ("within_topic", "pooled")
 
 
 def parse_dimension(path: Path, lines: Mapping[tuple[str, ...], int], name: str, spec: Any) -> Dimension:
@@ -186,6 +191,12 @@ def parse_dataset_yaml(path: Path, text: str, human_override: Mapping[str, list[
     if not isinstance(texts, bool):
         raise fail(path, lines.get(("texts",)), "texts", f"{texts!r} is not true or false (false: summaries "
                    "without text, a score-only data set)")
+    if meta.get("references", True) is not True and meta.get("references") is not False:
+        raise fail(path, lines.get(("references",)), "references", f"{meta['references']!r} is not true or false "
+                   "(false: a release without reference summaries, whose summaries and sources have texts)")
+    if meta.get("summary_level", SUMMARY_LEVELS[0]) not in SUMMARY_LEVELS:
+        raise fail(path, lines.get(("summary_level",)), "summary_level", f"{meta['summary_level']!r}; expected "
+                   f"{' or '.join(SUMMARY_LEVELS)} (how the benchmark correlates metrics with humans per summary)")
     if not isinstance(meta.get("judged_lone_references", False), bool):
         raise fail(path, lines.get(("judged_lone_references",)), "judged_lone_references",
                    f"{meta['judged_lone_references']!r} is not true or false (true: a judged human summary may be its "

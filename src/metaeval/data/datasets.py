@@ -21,8 +21,8 @@ from typing import Any, Collection, Mapping
 from ..files import write_text
 from .canonical_files import (annotation_means, check_judged_references, check_preferences, read_annotations,
                               read_documents, read_judgments, read_pyramids, read_summaries)
-from .contract import (ANNOTATION_HEADER, FILES, REQUIRED, SUMMARY_KINDS, Dataset, DatasetError, Summary, fail,
-                       read_text)
+from .contract import (ANNOTATION_HEADER, ANNOTATION_PART, FILES, REQUIRED, SUMMARY_KINDS, Dataset, DatasetError,
+                       Summary, fail, read_text)
 from . import safe_yaml
 from .dataset_yaml import aggregation_spec, parse_aggregation, parse_dataset_yaml
 
@@ -90,11 +90,16 @@ def read_dataset(paths: Mapping[str, str], human_override: Mapping[str, list[str
                        "at least one (or remove it from dataset.yaml)")
     check_preferences(jpath, dims, judgments, {**lines, **jlines})
     topics_with_refs = {s.topic for s in summaries if s.kind == "human"}
-    for key, line_no in sorted(jlines.items(), key=lambda kv: kv[1]) if texts else ():
+    references = meta.get("references", True) is not False
+    if not references and topics_with_refs:
+        first = next(s for s in summaries if s.kind == "human")
+        raise fail(spath, first.line, "kind", f"a human summary ({first.topic!r}, {first.summarizer!r}), but "
+                   "dataset.yaml says references: false (a release without reference summaries); expected none")
+    for key, line_no in sorted(jlines.items(), key=lambda kv: kv[1]) if texts and references else ():
         if key[0] not in topics_with_refs:
             raise fail(jpath, line_no, "topic",
                        f"topic {key[0]!r} has judged summaries but no human (reference) summary in summaries.jsonl")
-    if texts and not meta.get("judged_lone_references"):
+    if texts and references and not meta.get("judged_lone_references"):
         check_judged_references(jpath, summaries, judgments, jlines)
     dpath = Path(paths["documents"]) if paths.get("documents") else None
     # An empty documents.jsonl (as the normalised copy writes for a data set without documents)
@@ -135,6 +140,11 @@ def check_lone_references_scored(ds: Dataset, scored: Collection[tuple[str, str]
 
 def _sort_key(s: Summary) -> tuple[str, int, str]:
     return (s.topic, SUMMARY_KINDS.index(s.kind), s.summarizer)
+
+
+def _part_order(part: str) -> tuple[int, int | str]:
+    """Parts in order: numbers (QAGS's sentences) by value, then names."""
+    return (0, int(part)) if part.isdigit() else (1, part)
 
 
 def _fmt(v: float) -> str:
@@ -188,9 +198,13 @@ def write_dataset(ds: Dataset, paths: Mapping[str, str]) -> None:
         for t, p in sorted(pyramids.items())))
     if "annotations" in paths:
         dim_order = {d: i for i, d in enumerate(dims)}
-        rows = ["\t".join(ANNOTATION_HEADER)]
-        for a in sorted(ds.annotations, key=lambda a: (order[a.key], dim_order[a.dimension], a.group, a.annotator)):
-            rows.append("\t".join([a.topic, a.summarizer, a.dimension, a.annotator, a.group, repr(float(a.score))]))
+        # a part column only where annotations judge parts of a summary (the contract's six otherwise)
+        parts = any(a.part for a in ds.annotations)
+        rows = ["\t".join([*ANNOTATION_HEADER[:-1], *([ANNOTATION_PART] if parts else []), ANNOTATION_HEADER[-1]])]
+        for a in sorted(ds.annotations, key=lambda a: (order[a.key], dim_order[a.dimension], a.group, a.annotator,
+                                                       _part_order(a.part))):
+            rows.append("\t".join([a.topic, a.summarizer, a.dimension, a.annotator, a.group,
+                                   *([a.part] if parts else []), repr(float(a.score))]))
         write_text(paths["annotations"], "".join(r + "\n" for r in rows))
 
 
@@ -224,6 +238,9 @@ def summary_table(ds: Dataset) -> list[tuple[str, str]]:
     # rows only a data set with the extensions of the benchmarks as released has, so that older data sets' tables stay as they were
     if not ds.has_texts:
         rows.append(("texts", "no (score-only: text metrics are skipped)"))
+    elif not ds.has_references:
+        rows.append(("references", "none (the release has no reference summaries: the workflow's text metrics, all "
+                                   "reference-based, are skipped)"))
     for key in ("split", "subset"):
         counts = Counter(getattr(s, key) for s in judged if getattr(s, key) is not None)
         if counts:
@@ -239,6 +256,8 @@ def summary_table(ds: Dataset) -> list[tuple[str, str]]:
             groups.setdefault(a.group, set()).add(a.annotator)
         rows.append(("annotations", str(len(ds.annotations))))
         rows.append(("annotated_summaries", str(len({a.key for a in ds.annotations}))))
+        if any(a.part for a in ds.annotations):
+            rows.append(("annotated_parts", str(len({(*a.key, a.part) for a in ds.annotations}))))
         rows.append(("annotators_by_group", ",".join(f"{g}:{len(v)}" for g, v in sorted(groups.items()))))
     for d in ds.dimensions.values():
         if d.kind != "graded":

@@ -141,17 +141,18 @@ class Source:
         return cls(given, os.path.abspath(environ.get(ENV_CACHE) or default_cache))
 
     def location(self, release: Release, file: ReleaseFile) -> str:
-        """The URL (or the mirror folder's path) of a file."""
+        """The URL (or the mirror folder's path) of a file (from its own repository and commit)."""
         if self.mirror is None:
             return release.public_url(file)
         sep = "/" if "://" in self.mirror else os.sep
-        return sep.join([self.mirror, release.repository, release.commit, file.path])
+        return sep.join([self.mirror, *release.origin(file), file.path])
 
     def cached(self, release: Release, file: ReleaseFile) -> Path:
-        return Path(self.cache, release.repository, release.commit, file.path)
+        return Path(self.cache, *release.origin(file), file.path)
 
-    def lock(self, release: Release) -> Path:
-        return Path(self.cache, ".locks", release.repository, f"{release.commit}.lock")
+    def lock(self, repository: str, commit: str) -> Path:
+        """The lock of one repository and commit in the cache."""
+        return Path(self.cache, ".locks", repository, f"{commit}.lock")
 
 
 @contextlib.contextmanager
@@ -344,27 +345,36 @@ def compute(release: Release, source: Source) -> list[Fetched]:
     if problem:
         raise FetchError(f"{release.benchmark}: {problem}; refused before any request")
     fetcher = _Fetcher(release, source)
-    out = []
-    with _locked(source.lock(release), release.benchmark), contextlib.closing(fetcher):
-        for file in release.files:
-            try:
-                out.append(Fetched(file, fetcher.ensure(file), release.public_url(file), ""))
-                continue
-            except _NotThere as e:
-                if not file.optional:
-                    hint = MIRROR_HINT if source.mirror is None else "the mirror lacks a file of the release"
-                    raise FetchError(f"{fetcher.what(file)}: {source.location(release, file)}: {e}; {hint}") from None
-                note = f"could not be had: {e}"
-            except FetchError as e:
-                if not file.optional:
-                    raise
-                note = ("could not be had: the source could not be reached" if isinstance(e, _Unreachable) else
-                        f"refused: {e}")
-            # an optional file that cannot be had, or not as the catalog says it: left out, and said so
-            log.warning("%s: optional, %s (%s): the run goes on without it", fetcher.what(file), note,
-                        source.location(release, file))
-            out.append(Fetched(file, None, release.public_url(file), note))
-    return out
+    found: dict[str, Fetched] = {}
+    with contextlib.closing(fetcher):
+        # under the cache's lock of each repository and commit in turn (a release may read two)
+        for origin in release.origins():
+            with _locked(source.lock(*origin), release.benchmark):
+                for file in (f for f in release.files if release.origin(f) == origin):
+                    found[file.path] = _fetched(fetcher, file)
+    return [found[f.path] for f in release.files]
+
+
+def _fetched(fetcher: _Fetcher, file: ReleaseFile) -> Fetched:
+    """One file in the cache, verified; an optional file that cannot be had is left out with the
+    reason; any other failure is a :class:`FetchError`."""
+    release, source = fetcher.release, fetcher.source
+    try:
+        return Fetched(file, fetcher.ensure(file), release.public_url(file), "")
+    except _NotThere as e:
+        if not file.optional:
+            hint = MIRROR_HINT if source.mirror is None else "the mirror lacks a file of the release"
+            raise FetchError(f"{fetcher.what(file)}: {source.location(release, file)}: {e}; {hint}") from None
+        note = f"could not be had: {e}"
+    except FetchError as e:
+        if not file.optional:
+            raise
+        note = ("could not be had: the source could not be reached" if isinstance(e, _Unreachable) else
+                f"refused: {e}")
+    # an optional file that cannot be had, or not as the catalog says it: left out, and said so
+    log.warning("%s: optional, %s (%s): the run goes on without it", fetcher.what(file), note,
+                source.location(release, file))
+    return Fetched(file, None, release.public_url(file), note)
 
 
 def copy_verified(fetched: Fetched, out: Path) -> None:

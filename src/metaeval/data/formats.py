@@ -44,6 +44,14 @@ FRANK_FILES = (FRANK_HUMAN, FRANK_BASELINES)   # what a frank data set's folder 
 # score-only whether or not the file is there), given to a metric of yours by the texts-out job
 FRANK_TEXTS = "benchmark_data.json"
 FRANK_SPLITS = ("valid", "test")
+# XSumFaith's three files (metaeval.data.xsumfaith), by their names in the release
+XSUMFAITH_SPANS = "hallucination_annotations_xsum_summaries.csv"
+XSUMFAITH_FACTUAL = "factuality_annotations_xsum_summaries.csv"
+XSUMFAITH_SCORES = "eval_scores_xsum_summaries.csv"
+XSUMFAITH_FILES = (XSUMFAITH_SPANS, XSUMFAITH_FACTUAL, XSUMFAITH_SCORES)
+# SummEdits' domain files (metaeval.data.summedits): summedits_<domain>.json, each record in one split
+SUMMEDITS_FILE = re.compile(r"^summedits_(?P<domain>[a-z0-9_]+)\.json$")
+SUMMEDITS_SPLITS = ("evaluation", "test")
 SUMMARY_FILE = re.compile(r"^(?P<topic>[^.]+)\.M\.(?P<length>[^.]+)\.(?P<x>[^.]+)\.(?P<summarizer>[A-Za-z0-9]+)$")
 
 
@@ -112,7 +120,9 @@ class ReleaseFormat:
     inputs: Callable[[Entry], dict[str, Any]]         # the release files its first job reads, by name
     problem: Callable[[str, Entry], str | None] = _no_problem   # its own checks: the message of the first problem
     options: Callable[[Entry], Any] = _none           # what its import job passes the importer (``params.options``)
-    has_texts: Callable[[Entry], bool] = _has_texts   # whether its summaries have texts
+    # whether the workflow's text metrics apply: its summaries have texts and references (SummEdits'
+    # have texts but no references)
+    has_texts: Callable[[Entry], bool] = _has_texts
     score_files: Callable[[Entry], list[str]] = _no_score_files  # score files of the release read as they are
     writes_scores: bool = False     # its importer writes a score file (``SCORES`` among the stage's files)
     # whether an entry's import job writes scores to read (a table entry only when it maps metric columns)
@@ -131,6 +141,10 @@ class ReleaseFormat:
     texts_file: Callable[[Entry], str | None] = _none
     # the key of an entry that names its release files: "path" (one file or folder) or "paths" (a list)
     files_key: str = "path"
+    # other keys of an entry that name release files, read by the import when given (bartscore_pkl's
+    # ``annotations``; summedits' ``if_present``): a catalog benchmark's are checked against its files
+    # and put under its fetch job's folder, as its files key is
+    release_keys: tuple[str, ...] = ()
 
     def files(self) -> dict[str, str]:
         """The import stage's files by key (:data:`FILES` and, if it writes one, the score file)."""
@@ -159,14 +173,15 @@ def _canonical_inputs(entry: Entry) -> dict[str, str]:
 
 
 def _canonical_texts(entry: Entry) -> bool:
-    """``texts: false`` in the folder's dataset.yaml (read here with the safe loader; the validation
-    job reports any other problem of the file)."""
+    """``texts: false`` (a score-only data set) or ``references: false`` (no reference summaries: the
+    text metrics, all reference-based, do not apply) in the folder's dataset.yaml (read here with the
+    safe loader; the validation job reports any other problem of the file)."""
     path = Path(entry["path"]) / FILES["dataset"]
     try:
         meta, _ = read_yaml(path, path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, DatasetError):
         return True
-    return not (isinstance(meta, dict) and meta.get("texts") is False)
+    return not (isinstance(meta, dict) and (meta.get("texts") is False or meta.get("references") is False))
 
 
 def _canonical_scores(entry: Entry) -> list[str]:
@@ -195,6 +210,45 @@ def _frank_problem(key: str, entry: Entry) -> str | None:
 def _frank_inputs(entry: Entry) -> dict[str, str]:
     folder = Path(entry["path"])
     return {Path(name).stem: str(folder / name) for name in FRANK_FILES}
+
+
+def _xsumfaith_problem(key: str, entry: Entry) -> str | None:
+    names = [Path(p).name for p in entry["paths"]]
+    for i, (path, name) in enumerate(zip(entry["paths"], names)):
+        if name not in XSUMFAITH_FILES or names.count(name) > 1:
+            return (f"config key {key}.paths[{i}]: {path!r}; expected XSumFaith's three files, once each, under their "
+                    f"release names ({', '.join(XSUMFAITH_FILES)})")
+        if not Path(path).is_file():
+            return f"config key {key}.paths[{i}]: {path!r} is not a file"
+    missing = [n for n in XSUMFAITH_FILES if n not in names]
+    return f"config key {key}.paths: no {missing[0]}; expected all three of {', '.join(XSUMFAITH_FILES)}" \
+        if missing else None
+
+
+def _summedits_files(entry: Entry) -> list[tuple[str, str]]:
+    return [(f"{k}[{i}]", p) for k in ("paths", "if_present") for i, p in enumerate(entry.get(k) or ())]
+
+
+def _summedits_problem(key: str, entry: Entry) -> str | None:
+    """Every file named summedits_<domain>.json, each domain once; the ``paths`` must exist (a file of
+    ``if_present`` may not: it is read when it is there)."""
+    domains: dict[str, str] = {}
+    for k, path in _summedits_files(entry):
+        found = SUMMEDITS_FILE.match(Path(path).name)
+        if not found:
+            return (f"config key {key}.{k}: {path!r}; expected a SummEdits domain file named summedits_<domain>.json "
+                    "(the release's names, data/summedits/ of salesforce/factualNLG)")
+        if found["domain"] in domains:
+            return f"config key {key}.{k}: {path!r} is a second file of the domain {found['domain']!r} ({domains[found['domain']]})"
+        domains[found["domain"]] = k
+        if k.startswith("paths") and not Path(path).is_file():
+            return f"config key {key}.{k}: {path!r} is not a file"
+    return None
+
+
+def _bartscore_inputs(entry: Entry) -> dict[str, str]:
+    """The pickle, and QAGS's per-worker judgments when the entry names them."""
+    return {"pickle": entry["path"], **({"annotations": entry["annotations"]} if entry.get("annotations") else {})}
 
 
 def _realsumm_problem(key: str, entry: Entry) -> str | None:
@@ -324,8 +378,9 @@ FORMATS: dict[str, ReleaseFormat] = {f.name: f for f in (
                   paths=lambda e: [(f"paths[{i}]", p) for i, p in enumerate(e["paths"])],
                   inputs=lambda e: {"paths": list(e["paths"])}, files_key="paths"),
     ReleaseFormat(name="bartscore_pkl", schema="bartscore_pkl", module="metaeval.data.bartscore",
-                  stage="import_bartscore", script="import_bartscore", paths=_path,
-                  inputs=lambda e: {"pickle": e["path"]}, problem=_bartscore_problem,
+                  stage="import_bartscore", script="import_bartscore",
+                  inputs=_bartscore_inputs, problem=_bartscore_problem, release_keys=("annotations",),
+                  paths=lambda e: _path(e) + ([("annotations", e["annotations"])] if e.get("annotations") else []),
                   options=lambda e: e.get("release")),   # which release's layout (None: the file's folder name)
     ReleaseFormat(name="frank", schema="frank", module="metaeval.data.frank", stage="import_frank",
                   script="import_frank", paths=_path, inputs=_frank_inputs, problem=_frank_problem,
@@ -349,6 +404,22 @@ FORMATS: dict[str, ReleaseFormat] = {f.name: f for f in (
                              "BARTScore's copy of REALSumm (github.com/neulab/BARTScore, SUM/REALSumm/data.pkl) has "
                              "them for the same 100 topics (doc ids): a data set of format bartscore_pkl with that "
                              "file gives texts with sources."),
+    ReleaseFormat(name="xsumfaith", schema="xsumfaith", module="metaeval.data.xsumfaith", stage="import_xsumfaith",
+                  script="import_xsumfaith", paths=lambda e: [(f"paths[{i}]", p) for i, p in enumerate(e["paths"])],
+                  inputs=lambda e: {"paths": list(e["paths"])}, problem=_xsumfaith_problem, writes_scores=True,
+                  files_key="paths", title="XSumFaith's release",
+                  texts_from="XSumFaith's release has no articles: they are the XSum corpus's (Narayan et al. 2018), "
+                             "the BBC article whose id is the topic (the XSum data set's id field)."),
+    ReleaseFormat(name="summedits", schema="summedits", module="metaeval.data.summedits", stage="import_summedits",
+                  script="import_summedits", paths=lambda e: [(f"paths[{i}]", p) for i, p in enumerate(e["paths"])],
+                  inputs=lambda e: {"paths": list(e["paths"])}, problem=_summedits_problem, files_key="paths",
+                  release_keys=("if_present",), splits=SUMMEDITS_SPLITS, title="SummEdits' release",
+                  # the domain files read when they are there (the import job's inputs are the others)
+                  options=lambda e: tuple(e.get("if_present") or ()),
+                  # no reference summaries: the workflow's text metrics (all reference-based) do not apply
+                  has_texts=lambda e: False,
+                  texts_from="SummEdits' release has no reference summaries: a metric of yours reads the summary "
+                             "and its document (source)."),
     ReleaseFormat(name="duc_tac", schema="duc_tac", module="metaeval.data.importers", stage="import_duc_tac",
                   script="import_duc_tac", paths=_duc_tac_paths, inputs=_duc_tac_inputs, problem=_duc_tac_problem,
                   options=duc_tac_options),

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 from ..metrics.families import metric_id_problem
 from .contract import (NUMBER_EXPECTED, Dataset, DatasetError, Dimension, NameTwins, Summary, check_name, check_texts,
-                       fail, load_json, may_hold_surrogates, parse_number, read_text)
+                       fail, load_json, may_hold_surrogates, parse_number, read_text, record_pairs)
 from .dataset_yaml import dimension_spec
 # the release's files and splits, declared with the format
 from .formats import (FRANK_BASELINES as BASELINES, FRANK_FILES as RELEASE_FILES,  # noqa: F401
@@ -48,21 +48,6 @@ CATEGORIES = {
 METRIC_ID = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*")
 
 
-class _Record(dict):
-    """A release record as json reads it, remembering the first key it gave twice."""
-
-    duplicate: str | None = None
-
-
-def _record_pairs(pairs: list[tuple[str, Any]]) -> _Record:
-    out = _Record()
-    for k, v in pairs:
-        if k in out and out.duplicate is None:
-            out.duplicate = k
-        out[k] = v
-    return out
-
-
 def _at(i: int, rec: dict[str, Any] | None = None) -> str:
     """A record as messages name it: its index, and its article and model when it has them."""
     if rec is not None and isinstance(rec.get("hash"), str) and isinstance(rec.get("model_name"), str):
@@ -72,7 +57,7 @@ def _at(i: int, rec: dict[str, Any] | None = None) -> str:
 
 def _records(path: Path) -> list[dict[str, Any]]:
     text = read_text(path)
-    data = load_json(text, path, None, "the release's list of records", object_pairs_hook=_record_pairs)
+    data = load_json(text, path, None, "the release's list of records", object_pairs_hook=record_pairs)
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
         raise DatasetError(f"{path}: expected a list of records (JSON objects)")
     escapes = may_hold_surrogates(text)   # once: the text is megabytes

@@ -25,7 +25,7 @@ from .. import tables
 from ..metrics.families import REGISTRY, corpus_families
 from ..stats.bootstrap import PerSummary
 from ..variants import Variant, summary_metric_id
-from .human import primary_of, primary_target
+from .human import pooled_of, primary_of, primary_target
 
 
 @dataclass
@@ -38,6 +38,9 @@ class AnalysisInputs:
     system_human: np.ndarray               # (S, C)
     per_summary: PerSummary
     primary: str | None = None             # the primary target (human/targets.tsv), None: the main combination
+    # the summary level pools every judged summary whatever the number of summarizers (targets.tsv's
+    # summary_level: the data set's benchmark correlates so, as XSumFaith's paper)
+    pooled: bool = False
 
     @property
     def main(self) -> str | None:
@@ -157,7 +160,7 @@ def load(system_scores: str, summary_scores: str, summary_human: str, system_hum
 
     ps = PerSummary(keep, topics, metrics, stats, human)
     return AnalysisInputs(keep, [kinds[s] for s in keep], [Variant.parse(v) for v in variant_ids], sys_metric,
-                          combinations, sys_human, ps, primary_of(targets))
+                          combinations, sys_human, ps, primary_of(targets), pooled_of(targets))
 
 
 def load_named(inputs: Mapping[str, str], summarizers: str) -> AnalysisInputs:

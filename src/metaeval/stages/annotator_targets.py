@@ -50,7 +50,8 @@ class AnnotatorInputs:
     # (dimension, annotator) -> (S, T) grid of the analysis' summarizers and topics
     grids: dict[tuple[str, str], np.ndarray]
     groups: dict[str, list[str]]            # group -> annotators (in order of first appearance)
-    items: dict[str, list[tuple[str, str, str, float]]]   # dimension -> (topic, summarizer, annotator, score)
+    # dimension -> (topic, summarizer, part ("" = the summary), annotator, score): alpha's units
+    items: dict[str, list[tuple[str, str, str, str, float]]]
     aggregation: Aggregation = Aggregation()                # the data set's rule (dataset.yaml)
     composites: dict[str, tuple[str, list[str]]] = field(default_factory=dict)   # composite target -> (func, dims)
 

@@ -93,20 +93,23 @@ def from_annotations(inp: AnalysisInputs, dims: Mapping[str, Dimension], human: 
     groups: dict[str, list[str]] = {}
     items: dict[str, list] = {}
     group_col = frame["group"] if "group" in frame.columns else [ALL] * len(frame)
+    part_col = frame["part"] if "part" in frame.columns else [""] * len(frame)
     scores = tables.to_float(frame["score"]) if len(frame) else np.zeros(0)
-    for topic, summ, dim, ann, group, score in zip(frame["topic"], frame["summarizer"], frame["dimension"],
-                                                   frame["annotator"], group_col, scores):
+    parts: dict[tuple[str, int, int], list[float]] = {}
+    for topic, summ, dim, ann, group, part, score in zip(frame["topic"], frame["summarizer"], frame["dimension"],
+                                                         frame["annotator"], group_col, part_col, scores):
         members = groups.setdefault(group, [])
         if ann not in members:
             members.append(ann)
-        items.setdefault(dim, []).append((topic, summ, ann, float(score)))
+        items.setdefault(dim, []).append((topic, summ, part, ann, float(score)))
         s, t = s_index.get(summ), t_index.get(topic)
-        if s is None or t is None:
-            continue                      # a summarizer the analysis leaves out (e.g. a reference)
+        if s is not None and t is not None:   # else a summarizer the analysis leaves out (e.g. a reference)
+            parts.setdefault((dim, ann, s, t), []).append(float(score))
+    for (dim, ann, s, t), given in parts.items():   # a summary judged by parts: the mean of its parts
         grid = grids.get((dim, ann))
         if grid is None:
             grid = grids[(dim, ann)] = np.full((S, T), np.nan)
-        grid[s, t] = score
+        grid[s, t] = math.fsum(given) / len(given)
     return AnnotatorInputs(inp, dict(dims), {k: list(v) for k, v in human.items()}, grids, groups, items,
                            aggregation, {k: (f, list(d)) for k, (f, d) in composites.items()})
 
@@ -197,9 +200,15 @@ def compute(ai: AnnotatorInputs, options: AnnotatorsOptions) -> AnnotatorsResult
             res.notes.append(("combination", f"{main}: not analysed per annotator ({why})"))
         if form is not None:
             units.insert(0, (main, lambda g, names, c=main, f=form: Unit(ai, c, names, f)))
+    # the summary level as the correlation stage's: within topic, or every judged summary pooled
+    pooled = inp.pooled or len(inp.summarizers) < 3
     if len(inp.summarizers) < 3:
-        res.notes.append(("too_few_systems", f"only {len(inp.summarizers)} summarizer(s): every correlation needs "
-                                             "at least 3, so the ceiling and parity are NA"))
+        res.notes.append(("too_few_systems", f"only {len(inp.summarizers)} summarizer(s): every system-level "
+                                             "correlation needs at least 3, so the system-level ceiling and parity "
+                                             "are NA"))
+    if pooled:
+        res.notes.append(("summary_level", "the summary level is every judged summary pooled, as the correlation "
+                                           "stage's (human parity there: Pearson's r only)"))
     draws_cache: dict = {}
     analysed: dict[tuple[str, str], Unit] = {}
     for dimension, make in units:
@@ -214,13 +223,13 @@ def compute(ai: AnnotatorInputs, options: AnnotatorsOptions) -> AnnotatorsResult
                                                    "ceiling or parity"))
             predictors = _predictors(ai, dimension, group, groups, members, make, chosen)
             for r in ce.ceiling(len(names), names, unit.grid, predictors, o.max_held_out_sets, o.seed,
-                                rule_label(ai.aggregation)):
+                                rule_label(ai.aggregation), pooled):
                 res.ceiling.append({"dimension": dimension, "group": group, "annotators": len(names),
                                     "held_out": r.k, "target_size": r.rest, "predictor": r.predictor,
                                     "kind": r.kind, "level": r.level, "coefficient": r.coefficient,
                                     "value": r.value, "sets": r.sets})
             if o.bootstrap_samples > 0 and len(names) >= 2:
-                _parity(unit, group, predictors, chosen, o, res, draws_cache)
+                _parity(unit, group, predictors, chosen, o, res, draws_cache, pooled)
     res.notes += target_notes(ai, analysed, groups)
     res.notes.append(("settings", f"seed {o.seed}; {o.bootstrap_samples} bootstrap samples (alpha: items; parity: "
                                   f"topics and the held-out annotator); at most {o.max_held_out_sets} held-out sets "
@@ -240,27 +249,29 @@ def group_members(ai: AnnotatorInputs) -> tuple[list[str], dict[str, list[str]]]
 
 def alpha_rows(ai: AnnotatorInputs, o: AnnotatorsOptions) -> tuple[list[dict[str, object]], list[tuple[str, str]]]:
     """Krippendorff's alpha (ALPHA_COLUMNS) of every annotated dimension and group over every
-    annotated summary (references too), with its bootstrap interval; and notes of undefined values."""
+    annotated summary (references too), or every annotated part of one where annotators judged parts
+    (QAGS's sentences), with its bootstrap interval; nominal where the annotations are all 0 or 1
+    (labels); and notes of undefined values."""
     groups, members = group_members(ai)
     rows: list[dict[str, object]] = []
     notes: list[tuple[str, str]] = []
     for d in sorted(ai.items):
         dim = ai.dimensions.get(d)
         kind = dim.kind if dim else "graded"
-        level = ka.level_of(kind)
-        item_index: dict[tuple[str, str], int] = {}
-        for topic, summ, _, _ in ai.items[d]:
-            item_index.setdefault((topic, summ), len(item_index))
-        annotated = {x[2] for x in ai.items[d]}
+        level = "nominal" if all(x[4] in (0.0, 1.0) for x in ai.items[d]) else ka.level_of(kind)
+        item_index: dict[tuple[str, str, str], int] = {}
+        for topic, summ, part, _, _ in ai.items[d]:
+            item_index.setdefault((topic, summ, part), len(item_index))
+        annotated = {x[3] for x in ai.items[d]}
         for group in groups:
             names = [a for a in members[group] if a in annotated]
             if not names:
                 continue
             row = {a: i for i, a in enumerate(names)}
             data = np.full((len(names), len(item_index)), np.nan)
-            for topic, summ, ann, score in ai.items[d]:
+            for topic, summ, part, ann, score in ai.items[d]:
                 if ann in row:
-                    data[row[ann], item_index[(topic, summ)]] = score
+                    data[row[ann], item_index[(topic, summ, part)]] = score
             value = ka.alpha(data, level)
             b = ka.bootstrap_alpha(data, level, o.bootstrap_samples, o.seed, o.confidence) \
                 if not math.isnan(value) else ka.AlphaInterval(math.nan, math.nan, np.zeros(0))
@@ -299,8 +310,9 @@ def _predictors(ai, dimension, group, groups, members, make, chosen):
 
 
 def _parity(unit: Unit, group: str, predictors, chosen, o: AnnotatorsOptions, res: AnnotatorsResult,
-            cache: dict) -> None:
-    """Human parity of every predictor of one unit (its dimension and the group's annotators)."""
+            cache: dict, pooled: bool) -> None:
+    """Human parity of every predictor of one unit (its dimension and the group's annotators), the
+    summary level ``pooled`` or within topic."""
     inp, dimension, names = unit.ai.analysis, unit.dimension, unit.names
     pred_names = list(predictors)
     grids = np.stack([predictors[p][1] for p in pred_names])
@@ -319,7 +331,8 @@ def _parity(unit: Unit, group: str, predictors, chosen, o: AnnotatorsOptions, re
             parts.append(resampled_means(predictors[p][1], c).T[:, :, None])               # (B, S, 1)
         return np.concatenate(parts, axis=2)
 
-    for r in ce.parity(len(names), unit.grid, grids, pred_names, system_of_draws, o.bootstrap_samples, o.seed):
+    for r in ce.parity(len(names), unit.grid, grids, pred_names, system_of_draws, o.bootstrap_samples, o.seed,
+                       pooled):
         kind = predictors[r.predictor][0]
         comparison = (f"{r.predictor} vs {group} {rule_label(unit.ai.aggregation)}" if kind == "group_mean"
                       else f"metric vs a single {group} annotator")
@@ -342,7 +355,7 @@ CEILING_CAPTION = (
     "The human ceiling (leave one annotator out): each annotator of a group is correlated with the mean of the other "
     "annotators of the group, and every metric and the other groups' means with the same targets; values are means "
     "over the held-out annotators (Pearson r at the system level and at the summary level = within topic across "
-    "systems, averaged over topics). How to read this: 'single annotator' is what one more person reaches - a metric "
+    "systems, averaged over topics, or every summary pooled where the correlations pool). How to read this: 'single annotator' is what one more person reaches - a metric "
     "at or above it is as good as a human judge of this data; the gap between a metric and it is the room left. "
     "Compare within a row group only (same dimension, group and level). ceiling.tsv has Spearman and Kendall, "
     "every number k of held-out annotators (mean of k vs the other m - k) and the targets of the full group mean "

@@ -229,6 +229,9 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
     if n_sys < 3:
         notes.append(("summary_level", f"{n_sys} summarizer(s): no topic has 3 summaries to correlate within, so the "
                                        "summary level is the correlation over all judged summaries pooled"))
+    elif inp.pooled:
+        notes.append(("summary_level", "the data set's benchmark correlates over every judged summary (dataset.yaml "
+                                       "summary_level: pooled): the summary level is all judged summaries pooled"))
     level, level_tests = summary_level_rows(inp, options)
     return CorrelationResult(rows, inp.variant_ids, williams, level, notes, list(inp.summary_metric), level_tests)
 
@@ -244,7 +247,7 @@ def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions
     metrics, human, combs = inp.summary_metric, inp.per_summary.human, inp.combinations
     if not metrics or not combs:
         return [], {}
-    pooled_level = len(inp.summarizers) < 3
+    pooled_level = len(inp.summarizers) < 3 or inp.pooled
     if pooled_level:
         points = [(POOLED_LEVEL, *r) for r in pooled(metrics, human, combs)]
         per_topic = None

@@ -136,11 +136,18 @@ def check_splits(inp: FactualityInputs, o: FactualityOptions) -> None:
     names = inp.split_names
     if not names:
         return
-    for key, value in (("validation_split", o.validation_split), ("test_split", o.test_split)):
+    for key, value in (("validation_split", validation_split(inp, o)), ("test_split", o.test_split)):
         if value not in names:
-            raise DatasetError(f"{inp.summaries_path}, field 'split': no summary has the split {value!r} named by "
+            given = " or ".join(map(repr, o.validation_split)) if key == "validation_split" else repr(value)
+            raise DatasetError(f"{inp.summaries_path}, field 'split': no summary has the split {given} named by "
                                f"config key factuality.{key}; this data set's splits are {', '.join(names)} "
                                f"(set factuality.{key} to one of them)")
+
+
+def validation_split(inp: FactualityInputs, o: FactualityOptions) -> str:
+    """The first split of ``factuality.validation_split`` the data set has (FRANK's valid,
+    SummEdits' evaluation), else the first named."""
+    return next((v for v in o.validation_split if v in inp.split_names), o.validation_split[0])
 
 
 def split_masks(inp: FactualityInputs, o: FactualityOptions) -> tuple[np.ndarray, np.ndarray, str]:
@@ -148,8 +155,8 @@ def split_masks(inp: FactualityInputs, o: FactualityOptions) -> tuple[np.ndarray
     sorted topics (``validation_fraction`` of them, ``default_rng(seed)``), so that every summary
     of a topic is on one side."""
     if inp.split_names:
-        return (inp.splits == o.validation_split, inp.splits == o.test_split,
-                f"the data set's splits ({o.validation_split} / {o.test_split})")
+        chosen = validation_split(inp, o)
+        return (inp.splits == chosen, inp.splits == o.test_split, f"the data set's splits ({chosen} / {o.test_split})")
     topics = np.array(sorted(set(inp.topics)), dtype=object)
     rng = np.random.default_rng(o.seed)
     k = int(round(o.validation_fraction * topics.size))
@@ -191,6 +198,7 @@ class FactualityResult:
     answer: pd.DataFrame
     notes: pd.DataFrame
     split_how: str
+    means: pd.DataFrame              # BINARY_MEANS_COLUMNS: each metric's mean over the subsets
 
 
 PARTIAL_COLUMNS = ["dimension", "subset", "split", "metric", "source", "n", "systems", "pearson", "pearson_lo",
@@ -203,8 +211,11 @@ SUMMARY_COLUMNS = ["dimension", "subset", "split", "metric", "source", "n", "pea
                    "pearson_p", "spearman", "spearman_p", "kendall", "kendall_p"]
 BINARY_COLUMNS = ["dimension", "labels", "subset", "metric", "source", "n", "consistent", "auc", "auc_lo", "auc_hi",
                   "threshold", "n_validation", "balanced_accuracy_validation", "n_test", "balanced_accuracy_test",
-                  "balanced_accuracy_test_lo", "balanced_accuracy_test_hi"]
-AUC_TEST_COLUMNS = ["dimension", "labels", "metric_a", "metric_b", "n", "auc_a", "auc_b", "difference", "se", "z", "p"]
+                  "balanced_accuracy_test_lo", "balanced_accuracy_test_hi", "oracle_threshold", "balanced_accuracy_oracle"]
+BINARY_MEANS_COLUMNS = ["dimension", "labels", "metric", "source", "subsets", "auc", "balanced_accuracy_test",
+                        "balanced_accuracy_oracle"]
+AUC_TEST_COLUMNS = ["dimension", "labels", "subset", "metric_a", "metric_b", "n", "auc_a", "auc_b", "difference", "se",
+                    "z", "p"]
 RANKING_COLUMNS = ["dimension", "metric", "source", "pairs", "correct", "ties", "incorrect", "accuracy", "lo", "hi",
                    "accuracy_ties_half"]
 RANKING_TEST_COLUMNS = ["dimension", "metric_a", "metric_b", "pairs", "a_only", "b_only", "p"]
@@ -312,7 +323,8 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
         tables.frame(ablation_rows, ABLATION_COLUMNS), tables.frame(summary_rows, SUMMARY_COLUMNS),
         tables.frame(binary_rows, BINARY_COLUMNS), tables.frame(auc_rows, AUC_TEST_COLUMNS),
         tables.frame(ranking_rows, RANKING_COLUMNS), tables.frame(ranking_test_rows, RANKING_TEST_COLUMNS),
-        tables.frame([], ANSWER_COLUMNS), tables.frame(notes, NOTE_COLUMNS), split_how)
+        tables.frame([], ANSWER_COLUMNS), tables.frame(notes, NOTE_COLUMNS), split_how,
+        tables.frame(protocols.subset_means(binary_rows, BINARY_COLUMNS), BINARY_MEANS_COLUMNS))
     result.answer = tables.frame([best_answer(result, inp, o)], ANSWER_COLUMNS)
     return result
 
@@ -404,8 +416,10 @@ CAPTIONS = {
     "binary": "Detecting consistent summaries (QAGS, SummaC). How to read this: AUC = the probability that a "
               "consistent summary scores above an inconsistent one (0.5 = chance), with a {conf} bootstrap interval; "
               "balanced accuracy (mean of the true positive and true negative rates, 0.5 = chance) at the threshold "
-              "chosen on the validation summaries and applied unchanged to the test summaries ({split}). labels: "
-              "how a summary's label is read (a proportion at the stated cut-off).",
+              "chosen on the validation summaries and applied unchanged to the test summaries ({split}); BA oracle: "
+              "at the threshold chosen on the test summaries themselves, as SummaC's benchmark chooses it (an upper "
+              "bound, not a held-out result). labels: how a summary's label is read (a proportion at the stated "
+              "cut-off).",
     "ranking": "Ranking accuracy on preference pairs (Falke et al. 2019). How to read this: of the pairs of a correct "
                "and an incorrect summary, the share where the metric scores the correct one strictly higher (0.5 = "
                "chance), with a {conf} Clopper-Pearson interval; ties (equal scores) count as not correct and are "
@@ -465,10 +479,16 @@ ABLATION_FIGURE_CAPTION = (
     "when that category's errors are ignored (FRANK's ablation). Red (positive): the metric's agreement "
     "with humans rests on noticing these errors; white or blue: it does not see them.")
 
+BINARY_MEANS_CAPTION = (
+    "Detecting consistent summaries, the mean over the subsets (SummEdits' domains: its paper's overall score). "
+    "How to read this: each metric's AUC, balanced accuracy on the test split (threshold chosen on the validation "
+    "split) and the oracle's balanced accuracy (threshold chosen on the test split itself, as SummaC's benchmark "
+    "does: an upper bound, not a result), averaged over the subsets with equal weight.")
+
 AUC_TESTS_CAPTION = (
-    "How to read this: DeLong's test of two metrics' AUCs on the same summaries (all subsets): difference = "
-    "AUC a - AUC b, se its standard error, p two-sided; p < 0.05 means the two metrics detect consistent "
-    "summaries differently well.")
+    "How to read this: DeLong's test of two metrics' AUCs on the same summaries (subset all: every summary; else the "
+    "subset's): difference = AUC a - AUC b, se its standard error, p two-sided; p < 0.05 means the two metrics "
+    "detect consistent summaries differently well.")
 
 RANKING_TESTS_CAPTION = (
     "How to read this: the exact McNemar test between two metrics on the same pairs: a only = pairs metric "
@@ -508,12 +528,18 @@ def write(result: FactualityResult, o: FactualityOptions, out: Mapping[str, str]
     tables.write_tsv(result.binary, out["binary_tsv"])
     tables.write_markdown(out["binary_md"], CAPTIONS["binary"].format(conf=conf, split=result.split_how),
                           ["dimension", "labels", "subset", "metric", "n", "consistent", "AUC", "95% CI", "threshold",
-                           "BA validation", "BA test", "95% CI"],
+                           "BA validation", "BA test", "95% CI", "BA oracle"],
                           [[r.dimension, r.labels, r.subset, r.metric, str(r.n), str(r.consistent), _fmt(r.auc),
                             f"[{_fmt(r.auc_lo)}, {_fmt(r.auc_hi)}]", f"{float(r.threshold):.4g}",
                             _fmt(r.balanced_accuracy_validation), _fmt(r.balanced_accuracy_test),
-                            f"[{_fmt(r.balanced_accuracy_test_lo)}, {_fmt(r.balanced_accuracy_test_hi)}]"]
-                           for r in result.binary.itertuples(index=False)])
+                            f"[{_fmt(r.balanced_accuracy_test_lo)}, {_fmt(r.balanced_accuracy_test_hi)}]",
+                            _fmt(r.balanced_accuracy_oracle)] for r in result.binary.itertuples(index=False)])
+    tables.write_tsv(result.means, out["binary_means_tsv"])
+    tables.write_markdown(out["binary_means_md"], BINARY_MEANS_CAPTION, ["dimension", "metric", "subsets", "AUC",
+                                                                         "BA test", "BA oracle"],
+                          _md_rows(result.means, ["dimension", "metric", "subsets", "auc", "balanced_accuracy_test",
+                                                  "balanced_accuracy_oracle"],
+                                   ["auc", "balanced_accuracy_test", "balanced_accuracy_oracle"]))
     tables.write_tsv(result.auc_tests, out["auc_tests"])
     tables.write_tsv(result.ranking, out["ranking_tsv"])
     tables.write_markdown(out["ranking_md"], CAPTIONS["ranking"].format(conf=conf),
@@ -551,11 +577,13 @@ def methods(config: Mapping) -> list[str]:
         "r(category ignored), partial Pearson where the partial correlation applies, else Pearson; all summaries.",
         f"Binary labels: a binary dimension as given, a proportion as 1 when >= {f.get('proportion_cutoff')} "
         "(consistent) else 0. ROC AUC (Mann-Whitney, ties one half) on all summaries of each subset, bootstrap "
-        "within each label; balanced accuracy at the threshold maximising it on the validation split (the data "
-        f"set's split {f.get('validation_split')!r} when its summaries carry splits, else a seeded split of "
-        f"{f.get('validation_fraction')} of the topics), applied to the test split ({f.get('test_split')!r} or the "
-        "rest); DeLong's test (two-sided, Sun & Xu 2014's placement values) between every pair of metrics' AUCs on "
-        "all summaries.",
+        "within each label; balanced accuracy at the threshold maximising it on the validation split (the first of "
+        f"the data set's splits {', '.join(map(repr, f.get('validation_split', [])))} when its summaries carry "
+        f"splits, else a seeded split of {f.get('validation_fraction')} of the topics), applied to the test split "
+        f"({f.get('test_split')!r} or the rest), and the oracle's, at the threshold maximising it on the test split "
+        "itself (SummaC's benchmark; labelled as such); with two or more subsets, each metric's mean over the "
+        "subsets (SummEdits' overall score); DeLong's test (two-sided, Sun & Xu 2014's placement values) between "
+        "every pair of metrics' AUCs on all summaries and in each subset.",
         "Preference pairs: ranking accuracy = correct / pairs (ties not correct, listed apart), Clopper-Pearson "
         "interval; exact McNemar test (binomial sign test on discordant pairs) between every pair of metrics.",
         "Summary-level correlations across all summaries (not within topics: one summary per system and document "

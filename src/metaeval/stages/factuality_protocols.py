@@ -206,9 +206,11 @@ class Labels(NamedTuple):
 
 def detection(lab: Labels, inp: FactualityInputs, o: FactualityOptions, metrics: Sequence[str],
               notes: list[tuple[str, str, str]]) -> tuple[list[list], list[list]]:
-    """QAGS / SummaC: every metric's ROC AUC with its bootstrap interval, on all summaries and each
-    subset, and its balanced accuracy at the threshold chosen on the validation summaries and
-    applied to the test summaries; DeLong tests between every pair of metrics on all summaries."""
+    """QAGS / SummaC / SummEdits: every metric's ROC AUC with its bootstrap interval, on all summaries
+    and each subset, its balanced accuracy at the threshold chosen on the validation summaries and
+    applied to the test summaries, and, labelled so, the oracle's: the threshold chosen on the test
+    summaries themselves, as SummaC's benchmark chooses it (an upper bound, not a held-out result);
+    DeLong tests between every pair of metrics on all summaries and in each subset."""
     d, rule, labels, valid_mask, test_mask = lab
     rows, tests = [], []
     defined = np.isfinite(labels)
@@ -229,36 +231,55 @@ def detection(lab: Labels, inp: FactualityInputs, o: FactualityOptions, metrics:
             thr, ba_v = best_threshold(x[v], labels[v])
             ba_t = balanced_accuracy(x[t], labels[t], thr) if np.isfinite(thr) else np.nan
             t_lo, t_hi = bootstrap_balanced_accuracy(x[t], labels[t], thr, o.bootstrap_samples, o.seed, o.confidence)
+            oracle = best_threshold(x[t], labels[t])
             return (int(ok.sum()), int((labels[ok] == 1).sum()), a, lo, hi, thr, int(v.sum()), ba_v, int(t.sum()),
-                    ba_t, t_lo, t_hi)
+                    ba_t, t_lo, t_hi, *oracle)
 
         # each metric's row is its own: the job's memo keeps it for the next run
         context = ("detection", d, rule, sub, labels, m, valid_mask, test_mask, o.bootstrap_samples, o.seed,
                    o.confidence)
         found = memo.records("detection", context, metric_keys(inp, metrics), detected)
         rows += [[d, rule, sub, mid, inp.sources[mid], *r] for mid, r in zip(metrics, found)]
-        if sub == ALL:
-            pairs = list(combinations(metrics, 2))
-            pos = labels[m] == 1
-            # a metric that scores every summary has one set of placements for all its pairs
-            complete = {k: None for k in metrics if np.isfinite(inp.metrics[k][m]).all()} \
-                if min(pos.sum(), (~pos).sum()) >= 2 else {}
+        # DeLong in every scope: a subset (SummEdits' domain) is a column of the leaderboard
+        pairs = list(combinations(metrics, 2))
+        pos = labels[m] == 1
+        # a metric that scores every summary has one set of placements for all its pairs
+        complete = {k: None for k in metrics if np.isfinite(inp.metrics[k][m]).all()} \
+            if min(pos.sum(), (~pos).sum()) >= 2 else {}
 
-            def tested(i: int, m=m) -> tuple:
-                a_, b_ = pairs[i]
-                if a_ in complete and b_ in complete:
-                    for k in (a_, b_):
-                        complete[k] = complete[k] or placements(inp.metrics[k][m], pos)
-                    r = delong_of_placements(complete[a_], complete[b_])
-                else:
-                    r = delong_test(inp.metrics[a_][m], inp.metrics[b_][m], labels[m])
-                n = int((m & np.isfinite(inp.metrics[a_]) & np.isfinite(inp.metrics[b_])).sum())
-                return (n, r.auc_a, r.auc_b, r.difference, r.se, r.z, r.p)
+        def tested(i: int, m=m) -> tuple:
+            a_, b_ = pairs[i]
+            if a_ in complete and b_ in complete:
+                for k in (a_, b_):
+                    complete[k] = complete[k] or placements(inp.metrics[k][m], pos)
+                r = delong_of_placements(complete[a_], complete[b_])
+            else:
+                r = delong_test(inp.metrics[a_][m], inp.metrics[b_][m], labels[m])
+            n = int((m & np.isfinite(inp.metrics[a_]) & np.isfinite(inp.metrics[b_])).sum())
+            return (n, r.auc_a, r.auc_b, r.difference, r.se, r.z, r.p)
 
-            keys = pair_keys(inp, pairs)
-            found = memo.records("delong", ("delong", d, rule, labels, m), keys, tested)
-            tests += [[d, rule, a_, b_, *r] for (a_, b_), r in zip(pairs, found)]
+        keys = pair_keys(inp, pairs)
+        found = memo.records("delong", ("delong", d, rule, labels, m), keys, tested)
+        tests += [[d, rule, sub, a_, b_, *r] for (a_, b_), r in zip(pairs, found)]
     return rows, tests
+
+
+def subset_means(binary: list[list], columns: Sequence[str]) -> list[list]:
+    """The mean over the subsets (SummEdits' domains, as its paper reports it) of every metric's AUC,
+    balanced accuracy on the test split and the oracle's, per dimension: rows (dimension, labels,
+    metric, source, subsets, auc, balanced_accuracy_test, balanced_accuracy_oracle), for data sets with
+    two or more subsets; a subset where a value is undefined leaves that mean undefined (NaN)."""
+    by: dict[tuple[str, str, str, str], list[dict]] = {}
+    for row in binary:
+        r = dict(zip(columns, row))
+        if r["subset"] != ALL:
+            by.setdefault((r["dimension"], r["labels"], r["metric"], r["source"]), []).append(r)
+    out = []
+    for key, rows in by.items():
+        if len(rows) >= 2:
+            out.append([*key, len(rows), *(float(np.mean([float(r[c]) for r in rows]))
+                                           for c in ("auc", "balanced_accuracy_test", "balanced_accuracy_oracle"))])
+    return out
 
 
 def metric_keys(inp: FactualityInputs, metrics: Sequence[str]) -> list[str]:

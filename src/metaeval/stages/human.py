@@ -160,6 +160,9 @@ class HumanScores(NamedTuple):
     skipped: dict[str, str]          # combination (or dimension) -> why it is not a target
     targets: list[Target] = []
     primary: str | None = None
+    # how the benchmark correlates at the summary level (dataset.yaml summary_level: XSumFaith's paper
+    # pools every judged summary): every target's, in targets.tsv, for the analyses
+    summary_level: str = "within_topic"
 
 
 def compute(ds: Dataset, options: HumanOptions) -> HumanScores:
@@ -179,7 +182,8 @@ def compute(ds: Dataset, options: HumanOptions) -> HumanScores:
             sh.combinations[t.name] = composite(*parts[t.name])
     names = [t.name for t in found]
     sy = system_human_scores(sh, options.order, parts)
-    return HumanScores(sh, sy, names, skipped, found, primary_target(names, options.primary, options.entry))
+    return HumanScores(sh, sy, names, skipped, found, primary_target(names, options.primary, options.entry),
+                       str(ds.meta.get("summary_level", "within_topic")))
 
 
 def write(result: HumanScores, out: Mapping[str, str]) -> None:
@@ -197,12 +201,14 @@ def write(result: HumanScores, out: Mapping[str, str]) -> None:
                      out["systems"])
     tables.write_tsv(tables.frame(list(result.skipped.items()), ["combination", "reason"]), out["skipped"])
     rows = [(t.name, t.kind, t.definition, "yes" if t.factual else "no", "yes" if t.name == result.primary else "no",
-             t.expression) for t in result.targets]
+             t.expression, result.summary_level) for t in result.targets]
     tables.write_tsv(tables.frame(rows, TARGET_COLUMNS), out["targets"])
 
 
 # expression: a composite's declaration as the entry gives it (empty for the others)
-TARGET_COLUMNS = ("target", "kind", "definition", "factual", "primary", "expression")
+# summary_level: within_topic, or pooled where the data set's benchmark correlates over every judged
+# summary (dataset.yaml summary_level)
+TARGET_COLUMNS = ("target", "kind", "definition", "factual", "primary", "expression", "summary_level")
 
 
 def read_composites(path: str | None, dimensions: Sequence[str]) -> dict[str, tuple[str, list[str]]]:
@@ -217,6 +223,15 @@ def read_composites(path: str | None, dimensions: Sequence[str]) -> dict[str, tu
 def read_targets(path: str) -> pd.DataFrame:
     """human/targets.tsv: every target with its kind, definition, factual flag and primary flag."""
     return tables.read_tsv(path)
+
+
+def pooled_of(path: str | None) -> bool:
+    """Whether targets.tsv says the data set correlates at the summary level over every judged
+    summary pooled (dataset.yaml ``summary_level: pooled``)."""
+    if not path:
+        return False
+    t = read_targets(path)
+    return "summary_level" in t.columns and bool((t["summary_level"] == "pooled").any())
 
 
 def primary_of(path: str | None) -> str | None:

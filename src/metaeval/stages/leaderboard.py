@@ -15,7 +15,11 @@ level         statistic (file of the data set); pairwise test
 ``summary``   Pearson r within topics, mean over topics (analysis/summary_level_correlations.tsv), or
 ``pooled``    over all judged summaries; paired bootstrap over topics, one-sided (Koehn 2004;
               analysis/summary_level_tests.tsv)
-``auc``       ROC AUC of binary labels (factuality/binary.tsv); DeLong, two-sided (auc_tests.tsv)
+``auc``       ROC AUC of binary labels (factuality/binary.tsv), on every summary and, a column each, in
+              each subset (SummEdits' domains); DeLong, two-sided (auc_tests.tsv)
+``balanced_accuracy``  balanced accuracy on the test split at the threshold chosen on the validation
+              split, the mean over the subsets (factuality/binary_means.tsv: SummEdits' overall
+              score; subset ``mean``); no pairwise test
 ``partial``   partial r controlling for the system (partial_correlations.tsv); Williams (williams.tsv)
 ``ranking``   ranking accuracy of preference pairs (ranking_accuracy.tsv); exact McNemar (ranking_tests.tsv)
 ============  ====================================================================================
@@ -54,18 +58,20 @@ from ..records import LeaderboardOptions
 from ..tables import NA
 from ..variants import MEASURE_PATTERN, Variant
 from .correlation import POOLED_LEVEL, SUMMARY_LEVEL
-from .leaderboard_page import (DELTAS, NO_TEXTS, NOT_AT_LEVEL, NOT_COMPUTED, NOT_SHIPPED, UNDEFINED, Leaderboard,
-                               html_section, markdown_table)
+from .leaderboard_page import (DELTAS, NO_REFERENCES, NO_TEXTS, NOT_AT_LEVEL, NOT_COMPUTED, NOT_SHIPPED, UNDEFINED,
+                               Leaderboard, html_section, markdown_table)
 
 STATISTIC = {"system": "r", "summary": "r", "pooled": "r", "auc": "AUC", "partial": "partial r",
-             "ranking": "accuracy"}
+             "ranking": "accuracy", "balanced_accuracy": "balanced accuracy"}
 TEST = {"system": "Williams (one-sided)", "summary": "paired bootstrap over topics (one-sided)",
         "pooled": "paired bootstrap over topics (one-sided)", "auc": "DeLong (two-sided)",
-        "partial": "Williams (one-sided)", "ranking": "exact McNemar (two-sided)"}
+        "partial": "Williams (one-sided)", "ranking": "exact McNemar (two-sided)", "balanced_accuracy": "none"}
+# a column's subset: every summary, one subset (a SummEdits domain), or the mean over the subsets
+ALL, MEAN = "all", "mean"
 # the correlation stage's two summary levels, by the leaderboard's names
 SUMMARY_LEVELS = {SUMMARY_LEVEL: "summary", POOLED_LEVEL: "pooled"}
 
-LEADERBOARD_COLUMNS = ("dataset", "target", "level", "metric", "name", "kind", "focus", "variant", "statistic",
+LEADERBOARD_COLUMNS = ("dataset", "target", "level", "subset", "metric", "name", "kind", "focus", "variant", "statistic",
                        "value", "lo", "hi", "rank", "of", "best", "p_vs_best", "worse_than_best", "test", "wins",
                        "ties", "losses", "spa", "spa_lo", "spa_hi", "pairwise_accuracy", "note")
 # the system level's other statistics of a metric (NA at the other levels): soft pairwise accuracy
@@ -74,7 +80,7 @@ LEADERBOARD_COLUMNS = ("dataset", "target", "level", "metric", "name", "kind", "
 # agree with 80/90/95 % of the time are pooled over the data sets (delta_thresholds.tsv, a job that
 # waits on every data set's pairs): the report across data sets sets them beside the leaderboard
 SYSTEM_EXTRAS = ("spa", "spa_lo", "spa_hi", "pairwise_accuracy")
-TESTS_COLUMNS = ("dataset", "target", "level", "metric", "other", "value", "other_value", "p_better", "p_worse",
+TESTS_COLUMNS = ("dataset", "target", "level", "subset", "metric", "other", "value", "other_value", "p_better", "p_worse",
                  "verdict", "test")
 
 _ROUGE_METRIC = re.compile(rf"{MEASURE_PATTERN}_ST[01]_RS[01]_[PRF]")
@@ -115,6 +121,8 @@ class DatasetFiles:
     ranking_tests: pd.DataFrame
     spa: pd.DataFrame = field(default_factory=pd.DataFrame)         # soft_pairwise_accuracy.tsv
     accuracy: pd.DataFrame = field(default_factory=pd.DataFrame)    # statistics/accuracy.tsv
+    binary_means: pd.DataFrame = field(default_factory=pd.DataFrame)   # factuality/binary_means.tsv
+    references: bool = True               # False: a release without reference summaries (SummEdits)
 
 
 def load_dataset(name: str, files: Mapping[str, str], williams_of: Callable[[str], pd.DataFrame | None]
@@ -130,7 +138,9 @@ def load_dataset(name: str, files: Mapping[str, str], williams_of: Callable[[str
                         read(files["auc_tests"]), read(files["partial_tsv"]), read(files["williams"]),
                         read(files["ranking_tsv"]), read(files["ranking_tests"]),
                         read(files["spa"]) if "spa" in files else pd.DataFrame(),
-                        read(files["accuracy"]) if "accuracy" in files else pd.DataFrame())
+                        read(files["accuracy"]) if "accuracy" in files else pd.DataFrame(),
+                        read(files["binary_means_tsv"]) if "binary_means_tsv" in files else pd.DataFrame(),
+                        not str(summary.get("references", "")).startswith("none"))
 
 
 # ----------------------------------------------------------------------------- the columns
@@ -146,6 +156,11 @@ class Column:
     p: Callable[[str, str], float]
     two_sided: bool
     extras: dict[str, dict[str, float]] = field(default_factory=dict)   # metric -> SYSTEM_EXTRAS' values
+    subset: str = ALL                     # every summary, one subset, or the mean over the subsets
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.dataset, self.target, self.level, self.subset)
 
     @property
     def statistic(self) -> str:
@@ -283,12 +298,20 @@ def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column
             values = _values(rows, "metric", "pearson", "pearson_lo", "pearson_hi")
             matrix = (tests.loc[target] if len(tests) and target in tests.index.get_level_values(0) else None)
             out.append(Column(d.name, target, level, values, _matrix_lookup(matrix, {m: m for m in values}), False))
-        # the factual-consistency protocols
-        b = d.binary[(d.binary["dimension"] == target) & (d.binary["subset"] == "all")] if len(d.binary) else d.binary
-        if len(b):
-            t = d.auc_tests[d.auc_tests["dimension"] == target]
-            values = _values(b, "metric", "auc", "auc_lo", "auc_hi")
-            out.append(Column(d.name, target, "auc", values, _pair_lookup(t, ordered=False), True))
+        # the factual-consistency protocols: AUC on every summary, then in each subset (a column each),
+        # and the balanced accuracy's mean over the subsets
+        b = d.binary[d.binary["dimension"] == target] if len(d.binary) else d.binary
+        for subset in dict.fromkeys([ALL, *(b["subset"] if len(b) else ())]):
+            rows = b[b["subset"] == subset]
+            if len(rows):
+                t = d.auc_tests[(d.auc_tests["dimension"] == target) & (d.auc_tests["subset"] == subset)]
+                values = _values(rows, "metric", "auc", "auc_lo", "auc_hi")
+                out.append(Column(d.name, target, "auc", values, _pair_lookup(t, ordered=False), True, subset=subset))
+        means = d.binary_means[d.binary_means["dimension"] == target] if len(d.binary_means) else d.binary_means
+        if len(means):
+            values = {m: (float(v), math.nan, math.nan, m)
+                      for m, v in zip(means["metric"], tables.to_float(means["balanced_accuracy_test"]))}
+            out.append(Column(d.name, target, "balanced_accuracy", values, lambda a, b: math.nan, True, subset=MEAN))
         pa = d.partial
         if len(pa):
             pa = pa[(pa["dimension"] == target) & (pa["subset"] == "all") & (pa["split"] == "all")]
@@ -336,6 +359,7 @@ def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Le
                  else "best ROUGE" if m in best_rouge else "built-in") for m in metrics}
     names = {m: str(file_metrics[m].get("name") or m) if m in file_metrics else m for m in metrics}
     texts = {d.name: d.texts for d in datasets}
+    references = {d.name: d.references for d in datasets}
     rows, tests, notes = [], [], []
     for f in focus:
         if not any(f in c.values for c in columns):
@@ -345,7 +369,8 @@ def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Le
         defined = {m: c.values[m][0] for m in shown if m in c.values and not math.isnan(c.values[m][0])}
         best = max(defined, key=lambda m: (defined[m], -metrics.index(m))) if defined else None
         for m in shown:
-            row = {"dataset": c.dataset, "target": c.target, "level": c.level, "metric": m, "name": names[m],
+            row = {"dataset": c.dataset, "target": c.target, "level": c.level, "subset": c.subset, "metric": m,
+                   "name": names[m],
                    "kind": kinds[m], "focus": "yes" if m in focus else "no", "statistic": c.statistic,
                    "test": c.test, "of": len(defined), "best": best or NA}
             extras = c.extras.get(m, dict.fromkeys(SYSTEM_EXTRAS, math.nan))
@@ -354,7 +379,7 @@ def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Le
                 rows.append({**row, "variant": NA, "value": math.nan, "lo": math.nan, "hi": math.nan, "rank": NA,
                              "p_vs_best": math.nan, "worse_than_best": NA, "wins": NA, "ties": NA, "losses": NA,
                              "note": absent_reason(m, c, texts[c.dataset], m in file_metrics,
-                                                   per_dataset_files[c.dataset], m in focus)})
+                                                   per_dataset_files[c.dataset], m in focus, references[c.dataset])})
                 continue
             value, lo, hi, source = c.values[m]
             wins = ties = losses = 0
@@ -367,8 +392,8 @@ def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Le
                 verdict = ("win" if better < options.alpha else "loss" if worse < options.alpha else "tie")
                 wins, ties, losses = wins + (verdict == "win"), ties + (verdict == "tie"), losses + (verdict == "loss")
                 if m in focus:
-                    tests.append({"dataset": c.dataset, "target": c.target, "level": c.level, "metric": m,
-                                  "other": o, "value": value, "other_value": defined[o], "p_better": better,
+                    tests.append({"dataset": c.dataset, "target": c.target, "level": c.level, "subset": c.subset,
+                                  "metric": m, "other": o, "value": value, "other_value": defined[o], "p_better": better,
                                   "p_worse": worse, "verdict": verdict, "test": c.test})
             p_best = math.nan if m == best else c.p_better(best, m)
             worse_than_best = ("best" if m == best else NA if math.isnan(p_best)
@@ -376,14 +401,14 @@ def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Le
             rows.append({**row, "variant": source, "value": value, "lo": lo, "hi": hi, "rank": _rank(defined, m),
                          "p_vs_best": p_best, "worse_than_best": worse_than_best, "wins": wins, "ties": ties,
                          "losses": losses, "note": ""})
-    return Leaderboard([(c.dataset, c.target, c.level) for c in columns], metrics, rows, tests, focus, names, kinds,
-                       options, notes)
+    return Leaderboard([c.key for c in columns], metrics, rows, tests, focus, names, kinds, options, notes)
 
 
 def absent_reason(metric: str, column: Column, texts: bool, is_file_metric: bool, dataset_files: set[str],
-                  focus: bool = False) -> str:
+                  focus: bool = False, references: bool = True) -> str:
     """Why a metric has no value in a column, in a few words: a focus metric (the user's) missing on
-    a score-only data set could not be computed there, whatever else ships."""
+    a score-only data set could not be computed there, whatever else ships; a built-in metric on a
+    release without reference summaries has none to compare with."""
     if metric in column.values:
         return UNDEFINED
     if is_file_metric and metric not in dataset_files:
@@ -392,7 +417,7 @@ def absent_reason(metric: str, column: Column, texts: bool, is_file_metric: bool
         return NOT_AT_LEVEL
     if not texts:
         return NO_TEXTS
-    return NOT_COMPUTED
+    return NOT_COMPUTED if references else NO_REFERENCES
 
 
 # ----------------------------------------------------------------------------- writing
@@ -409,7 +434,8 @@ def read(leaderboard_tsv: str, options: LeaderboardOptions) -> Leaderboard:
     """The leaderboard back from its TSV (for the report across data sets, which opens with it)."""
     frame = tables.read_tsv(leaderboard_tsv, numeric=("value", "lo", "hi", "p_vs_best", *SYSTEM_EXTRAS))
     rows = frame.to_dict("records")
-    columns = list(dict.fromkeys((str(r["dataset"]), str(r["target"]), str(r["level"])) for r in rows))
+    columns = list(dict.fromkeys((str(r["dataset"]), str(r["target"]), str(r["level"]), str(r["subset"]))
+                                 for r in rows))
     metrics = list(dict.fromkeys(str(r["metric"]) for r in rows))
     focus = [m for m in metrics if any(r["metric"] == m and r["focus"] == "yes" for r in rows)]
     metrics = [*focus, *(m for m in metrics if m not in focus)]

@@ -16,7 +16,15 @@ from ..tables import NA
 
 LEVEL_NAME = {"system": "system", "summary": "summary (within topic)", "pooled": "summary (pooled)",
               "auc": "AUC (binary labels)", "partial": "partial r (system controlled)",
-              "ranking": "ranking accuracy"}
+              "ranking": "ranking accuracy", "balanced_accuracy": "balanced accuracy (test split)"}
+# a column's subset as its header says it ("all": nothing to say)
+SUBSET_NAME = {"all": "", "mean": "mean over the subsets"}
+
+
+def level_name(level: str, subset: str) -> str:
+    """A column's level as its header says it, with its subset (a SummEdits domain, or the mean)."""
+    where = SUBSET_NAME.get(subset, subset)
+    return LEVEL_NAME[level] + (f", {where}" if where else "")
 # the metric differences humans agree with 80/90/95 % of the time (delta_thresholds.tsv's thresholds)
 DELTAS = ("delta_80", "delta_90", "delta_95")
 
@@ -25,18 +33,19 @@ UNDEFINED = "undefined (constant scores, or too few items)"
 NOT_SHIPPED = "not in this data set's score files"
 NOT_AT_LEVEL = "not scored at this level"
 NO_TEXTS = "no texts (score-only data set)"
+NO_REFERENCES = "no reference summaries (the built-in metrics compare with one)"
 NOT_COMPUTED = "not computed on this data set"
 
 # the page's short form of each reason (the full one: the cell's title and leaderboard.tsv's note)
 SHORT_NOTES = {UNDEFINED: "undefined", NOT_SHIPPED: "not shipped", NOT_AT_LEVEL: "not at this level",
-               NO_TEXTS: "no texts", NOT_COMPUTED: "not computed"}
+               NO_TEXTS: "no texts", NO_REFERENCES: "no references", NOT_COMPUTED: "not computed"}
 
 
 @dataclass
 class Leaderboard:
     """The leaderboard of every data set (its rows and tests: the columns named by
     :mod:`metaeval.stages.leaderboard`'s LEADERBOARD_COLUMNS and TESTS_COLUMNS)."""
-    columns: list[tuple[str, str, str]]            # (dataset, target, level), in order
+    columns: list[tuple[str, str, str, str]]       # (dataset, target, level, subset), in order
     metrics: list[str]                             # the rows, focus first
     rows: list[dict[str, object]]                  # LEADERBOARD_COLUMNS
     tests: list[dict[str, object]]                 # TESTS_COLUMNS: each focus metric against every other
@@ -77,7 +86,7 @@ def html_section(board: Leaderboard) -> str:
     """The leaderboard's HTML: the first ``options.targets_shown`` targets of each data set as one
     table, then every column in a second, collapsed table, then the focus metrics' deltas."""
     shown_targets: dict[str, list[str]] = {}
-    for d, t, _ in board.columns:
+    for d, t, *_ in board.columns:
         targets = shown_targets.setdefault(d, [])
         if t not in targets and len(targets) < board.options.targets_shown:
             targets.append(t)
@@ -111,13 +120,15 @@ def _missing(x: object) -> bool:
     return x is None or x == NA or (isinstance(x, float) and math.isnan(x))
 
 
-def _by_cell(board: Leaderboard) -> dict[tuple[str, str, str, str], Mapping[str, object]]:
-    return {(str(r["dataset"]), str(r["target"]), str(r["level"]), str(r["metric"])): r for r in board.rows}
+def _by_cell(board: Leaderboard) -> dict[tuple[str, str, str, str, str], Mapping[str, object]]:
+    return {(str(r["dataset"]), str(r["target"]), str(r["level"]), str(r["subset"]), str(r["metric"])): r
+            for r in board.rows}
 
 
 CAPTION = ("The leaderboard: one column per benchmark, target and level; one row per metric (the file metrics, "
            "the baselines and each column's best ROUGE metric; the focus metrics first, marked ►). A cell: the "
-           "statistic (system and summary level: Pearson r; AUC; partial r; ranking accuracy), '*' when "
+           "statistic (system and summary level: Pearson r; AUC, on every summary and in each subset; partial r; "
+           "ranking accuracy; balanced accuracy, the mean over the subsets, untested), '*' when "
            "significantly worse than the column's best (its test, p < alpha), its rank among the metrics shown "
            "(#1 = best), for the focus metrics its wins, ties and losses (W T L) against every other metric "
            "of the column by the same test, and at the system level its soft pairwise accuracy (SPA, Thompson "
@@ -127,24 +138,24 @@ CAPTION = ("The leaderboard: one column per benchmark, target and level; one row
 
 def markdown_table(board: Leaderboard) -> tuple[str, list[str], list[list[str]]]:
     cells = _by_cell(board)
-    header = ["metric", *(f"{d} {t} {LEVEL_NAME[lv]}" for d, t, lv in board.columns)]
+    header = ["metric", *(f"{d} {t} {level_name(lv, sub)}" for d, t, lv, sub in board.columns)]
     body = []
     for m in board.metrics:
         focus = m in board.focus
         body.append([("► " if focus else "") + board.names[m],
-                     *(_cell(cells.get((d, t, lv, m)), focus) for d, t, lv in board.columns)])
+                     *(_cell(cells.get((*c, m)), focus) for c in board.columns)])
     caption = CAPTION + f" alpha = {board.options.alpha}."
     return caption, header, body
 
 
-def html_table(board: Leaderboard, cols: Sequence[tuple[str, str, str]], caption: bool = True) -> str:
+def html_table(board: Leaderboard, cols: Sequence[tuple[str, str, str, str]], caption: bool = True) -> str:
     """The leaderboard's ``cols`` as one HTML table: a header row per benchmark, target and level;
     one row per metric, the focus metrics first and marked; absent cells say why."""
     cells = _by_cell(board)
     if not cols:
         return '<p class="answer">No column: no data set has a target with a defined correlation.</p>'
 
-    def spans(key: Callable[[tuple[str, str, str]], tuple]) -> str:
+    def spans(key: Callable[[tuple[str, str, str, str]], tuple]) -> str:
         out, i = [], 0
         while i < len(cols):
             j = i
@@ -156,13 +167,13 @@ def html_table(board: Leaderboard, cols: Sequence[tuple[str, str, str]], caption
 
     head = (f'<tr><th rowspan="3">metric</th>{spans(lambda c: (c[0],))}</tr>'
             f"<tr>{spans(lambda c: (c[0], c[1]))}</tr>"
-            f"<tr>{''.join(f'<th>{html.escape(LEVEL_NAME[c[2]])}</th>' for c in cols)}</tr>")
+            f"<tr>{''.join(f'<th>{html.escape(level_name(c[2], c[3]))}</th>' for c in cols)}</tr>")
     body = []
     for m in board.metrics:
         focus = m in board.focus
         tds = []
-        for d, t, lv in cols:
-            r = cells.get((d, t, lv, m))
+        for d, t, lv, sub in cols:
+            r = cells.get((d, t, lv, sub, m))
             if r is None:
                 tds.append('<td class="lb-none"></td>')
             elif r["rank"] == NA:

@@ -34,9 +34,9 @@ def _exceptions(rouge: Mapping) -> str:
 
 # The methods' items that describe the text metrics (ROUGE, BLEU, chrF, SERA, pyramids' neighbours
 # aside: by position in :func:`methods`), replaced by one sentence for a score-only data set.
-SCORE_ONLY = ("No text metrics: the data set gives no summary texts (dataset.yaml texts: false), so ROUGE, BLEU, "
-              "chrF, SERA, ROUGE-1.5.5's intervals and the sweeps are skipped; every analysis below runs on the "
-              "metrics from score files.")
+SCORE_ONLY = ("No text metrics: the data set gives no summary texts (dataset.yaml texts: false) or no reference "
+              "summaries (references: false), so ROUGE, BLEU, chrF, SERA, ROUGE-1.5.5's intervals and the sweeps are "
+              "skipped; every analysis below runs on the metrics from score files.")
 
 
 def methods(config: Mapping, texts: bool = True, used: Mapping[str, str] = {}) -> str:
@@ -307,7 +307,8 @@ def build(inputs: Mapping[str, str], config: Mapping) -> str:
             f"<p><b>Source:</b> {html.escape(str(meta.get('source', '')))}<br><b>Licence:</b> "
             f"{html.escape(str(meta.get('license', '')))}<br><b>Cite:</b> {html.escape(str(meta.get('citation', '')))}</p>"]
     sections = [("The data set", dataset_html(path("summary", "summary"))),
-                ("Methods", methods(config, texts=meta.get("texts", True) is not False, used=used_in(inputs, meta)))]
+                ("Methods", methods(config, texts=meta.get("texts", True) is not False and meta.get("references", True)
+                                    is not False, used=used_in(inputs, meta)))]
     sections += report_sections(inputs, left_out, empty)
     repro = ["<p>Scoring signatures:</p>",
              f"<pre>{html.escape(Path(path('scores', 'signature')).read_text(encoding='utf-8'))}</pre>",

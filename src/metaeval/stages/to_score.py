@@ -13,7 +13,8 @@ order, with the keys in this order:
   order, chosen as the scoring stage chooses them (:func:`metaeval.metrics.rouge.reference_sets`): a
   judged human summary without itself (jackknifing), any other summary with all of them (with
   ``rouge.jackknife_systems`` the built-in metrics also average over the leave-one-out sets; a
-  metric of yours may do the same with this list); null in a data set without texts;
+  metric of yours may do the same with this list); empty in a release without reference summaries
+  (SummEdits); null in a data set without texts;
 * ``source``: the topic's document text, or the list of its texts when it has several, in
   documents.jsonl's order; null when the data set has none;
 * ``note``: null, or why a field is null and where its text could come from (the release format's
@@ -75,6 +76,8 @@ def missing(ds: Dataset, options: ToScoreOptions, absent: str = "") -> list[str]
     if not ds.has_texts:
         return [f"data set {options.dataset!r} has no texts (a score-only data set: no summary, reference or "
                 f"source text).{where or ' Its canonical folder would need summaries with sentences (docs/DATASET_FORMAT.md).'}"]
+    if not ds.has_references:
+        return [f"data set {options.dataset!r} has no reference summaries (references is an empty list).{where}"]
     if not ds.documents:
         return [f"data set {options.dataset!r} has no source documents (source is null).{where or ' A documents.jsonl in its canonical folder would give them (docs/DATASET_FORMAT.md).'}"]
     return []
@@ -91,7 +94,9 @@ def compute(loaded: Loaded, options: ToScoreOptions) -> ToScore:
     records = []
     for s in sorted(ds.judged(), key=lambda s: (s.topic, s.summarizer)):
         summary = references = None
-        if ds.has_texts:
+        if ds.has_texts and not ds.has_references:
+            summary, references = text_of(s.sentences), []
+        elif ds.has_texts:
             refs = ds.references(s.topic)
             peer = next((i for i, r in enumerate(refs) if r.summarizer == s.summarizer), None)
             chosen = reference_sets(list(range(len(refs))), peer, jackknife=False)[0]

@@ -48,16 +48,26 @@ def pairable(data: np.ndarray) -> int:
     return int(((~np.isnan(data)).sum(axis=0) >= 2).sum())
 
 
+# krippendorff.alpha builds a value-by-value coincidence matrix per item (items x values^2 cells);
+# beyond this many cells (XSumFaith's per-worker shares: 2,500 items x hundreds of distinct values,
+# gigabytes) alpha is the closed form of :func:`weighted_alpha` with every item once, equal to it
+KRIPPENDORFF_MAX_CELLS = 20_000_000
+
+
 def alpha(data: np.ndarray, level: str) -> float:
-    """Krippendorff's alpha of ``data`` (annotators x items, NaN = missing) by ``krippendorff.alpha``;
-    NaN when fewer than two items are pairable or every pairable value is the same (no variation:
-    alpha is 0/0)."""
+    """Krippendorff's alpha of ``data`` (annotators x items, NaN = missing) by ``krippendorff.alpha``
+    (by :func:`weighted_alpha` with unit weights where the package's coincidence matrices would pass
+    :data:`KRIPPENDORFF_MAX_CELLS`); NaN when fewer than two items are pairable or every pairable
+    value is the same (no variation: alpha is 0/0)."""
     data = np.asarray(data, dtype=float)
     if data.ndim != 2 or data.shape[0] < 2 or pairable(data) < 1:
         return float("nan")
     values = data[:, (~np.isnan(data)).sum(axis=0) >= 2]
+    distinct = np.unique(data[~np.isnan(data)]).size
     if np.unique(values[~np.isnan(values)]).size < 2:
         return float("nan")
+    if data.shape[1] * distinct * distinct > KRIPPENDORFF_MAX_CELLS:
+        return float(weighted_alpha(data, level, np.ones((1, data.shape[1])))[0])
     import krippendorff
 
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))

@@ -78,12 +78,15 @@ def build(ds, summarizers: Sequence[str], topics: Sequence[str], pyramid_grids: 
             members.append(a.annotator)
     groups = {g: groups[g] for g in sorted(groups)}
     by_source: dict[tuple[str, str], np.ndarray] = {}
+    # an annotator's annotation of a summary: its score, or the mean of its parts' (QAGS's sentences)
+    given: dict[tuple[str, str, int, int], list[float]] = {}
     for a in ds.annotations:
         s, t = s_index.get(a.summarizer), t_index.get(a.topic)
-        if s is None or t is None:
-            continue
-        grid = by_source.setdefault((a.dimension, a.annotator), np.full(shape, np.nan))
-        grid[s, t] = a.score
+        if s is not None and t is not None:
+            given.setdefault((a.dimension, a.annotator, s, t), []).append(a.score)
+    for (dimension, annotator, s, t), scores in given.items():
+        grid = by_source.setdefault((dimension, annotator), np.full(shape, np.nan))
+        grid[s, t] = math.fsum(scores) / len(scores)
     group_of = {a: g for g, members in groups.items() for a in members}
     dims = list(dict.fromkeys([*(d for part in COMPONENTS for d in ds.human.get(part, [])), *ds.dimensions]))
     rule = getattr(ds, "aggregation", Aggregation())

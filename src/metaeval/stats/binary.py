@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .core import percentile_interval, ranks
+from .core import counts, percentile_interval, ranks
 
 
 def auc(scores, labels) -> float:
@@ -36,25 +36,33 @@ def auc(scores, labels) -> float:
     return float((r[:pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
 
 
-def _auc_rows(scores: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """AUC of every row of ``scores`` (B, n) with the fixed positive mask ``pos`` (n,)."""
-    m, k = int(pos.sum()), int((~pos).sum())
-    r = ranks(scores)
-    return (r[:, pos].sum(axis=-1) - m * (m + 1) / 2) / (m * k)
+def resampled_aucs(x: np.ndarray, y: np.ndarray, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
+    """The AUC (B,) of the positives' scores ``x`` (m,) against the negatives' ``y`` (k,) when positive
+    i counts cx[b, i] times and negative j cy[b, j] times (each row of cx summing to m, of cy to k: a
+    sample drawn within each label): the count-weighted Mann-Whitney sum over the negatives of the
+    positives above each (ties one half), from the cumulative counts of the sorted positives, so a
+    sample costs O(m + k) and no sort. Every term is a count or a half: the sums are exact."""
+    m, k = x.size, y.size
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    below = np.concatenate([np.zeros((cx.shape[0], 1)), np.cumsum(cx[:, order], axis=1)], axis=1)   # (B, m + 1)
+    left, right = np.searchsorted(xs, y, side="left"), np.searchsorted(xs, y, side="right")
+    above = m - below[:, right]                                    # positives above each negative
+    tied = below[:, right] - below[:, left]
+    return (cy * (above + 0.5 * tied)).sum(axis=1) / (m * k)
 
 
 def bootstrap_auc(scores, labels, samples: int, seed: int, confidence: float) -> tuple[float, float]:
-    """Percentile interval of the AUC; summaries resampled within each label (module docstring)."""
+    """Percentile interval of the AUC; summaries resampled within each label (module docstring):
+    the positives' draws, then the negatives', from ``default_rng(seed)``."""
     s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
     pos_i, neg_i = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     if pos_i.size == 0 or neg_i.size == 0 or samples < 1:
         return (np.nan, np.nan)
     rng = np.random.default_rng(seed)
-    idx = np.concatenate([pos_i[rng.integers(0, pos_i.size, (samples, pos_i.size))],
-                          neg_i[rng.integers(0, neg_i.size, (samples, neg_i.size))]], axis=1)
-    mask = np.zeros(idx.shape[1], dtype=bool)
-    mask[:pos_i.size] = True
-    values = _auc_rows(s[idx], mask)
+    pos_draw = rng.integers(0, pos_i.size, (samples, pos_i.size))
+    neg_draw = rng.integers(0, neg_i.size, (samples, neg_i.size))
+    values = resampled_aucs(s[pos_i], s[neg_i], counts(pos_draw, pos_i.size), counts(neg_draw, neg_i.size))
     lo, hi = percentile_interval(values, confidence)
     return float(lo), float(hi)
 

@@ -19,7 +19,9 @@ Levels (the project's definitions): system level = Pearson / Spearman / Kendall 
 summarizers of their mean score over their judged summaries (the human system score is the mean over
 topics of the per-summary mean of the annotators); summary level = within each topic across the
 summarizers, averaged over the topics where it is defined (:func:`metaeval.stats.correlation.
-summary_level`, the correlation stage's summary-level table).
+summary_level`, the correlation stage's summary-level table), or, where the correlation stage pools
+(fewer than 3 summarizers, or a benchmark that correlates so: QAGS, XSumFaith), over every judged
+summary pooled (``pooled``).
 
 What is comparable: a metric's and a held-out set's correlations with the same targets (the same
 k, group, dimension and level) - both are judged against the mean of m - k annotators, so both are
@@ -53,7 +55,7 @@ import numpy as np
 from .bootstrap import resampled_means
 from .core import counts, pearson_against, ranks
 from .stable import nanmean as stable_nanmean
-from .correlation import column_correlations
+from .correlation import column_correlations, point_correlations
 
 COEFFICIENTS = ("pearson", "spearman", "kendall")
 LEVELS = ("system", "summary")
@@ -120,16 +122,30 @@ def slice_correlations(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return out
 
 
-def correlate(predictors: np.ndarray, targets: np.ndarray, predictor_systems: np.ndarray | None = None
-              ) -> Correlations:
+def pooled_correlations(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson, Spearman and Kendall tau-b (3, P, Q) of every x[p] with every y[q] (x (P, S, T), y
+    (Q, S, T)) over every (summarizer, topic) cell where both are defined, pooled
+    (:func:`metaeval.stats.correlation.point_correlations`: NaN with fewer than 3 cells or a
+    constant side; Kendall's pairs counted after sorting, so thousands of summaries cost n log n)."""
+    xs, ys = x.reshape(x.shape[0], -1), y.reshape(y.shape[0], -1)
+    out = np.full((3, len(xs), len(ys)), np.nan)
+    for p, a in enumerate(xs):
+        for q, b in enumerate(ys):
+            out[:, p, q] = point_correlations(a, b)[:3]
+    return out
+
+
+def correlate(predictors: np.ndarray, targets: np.ndarray, predictor_systems: np.ndarray | None = None,
+              pooled: bool = False) -> Correlations:
     """Every predictor grid (P, S, T) with every target grid (Q, S, T): system level over the
     system scores (the predictors' own system scores ``predictor_systems`` (P, S) when given, e.g.
     a corpus-level metric's, else their means over topics), summary level within each topic over
-    the summarizers, averaged over the topics where defined (NaN when none)."""
+    the summarizers, averaged over the topics where defined (NaN when none), or with ``pooled`` over
+    every summary (:func:`pooled_correlations`)."""
     xs = system_scores(predictors) if predictor_systems is None else predictor_systems
     system = slice_correlations(xs[:, :, None], system_scores(targets)[:, :, None])[..., 0]
     per_topic = slice_correlations(predictors, targets)
-    summary = nanmean(per_topic, axis=-1)
+    summary = pooled_correlations(predictors, targets) if pooled else nanmean(per_topic, axis=-1)
     return Correlations(system, summary, per_topic)
 
 
@@ -147,13 +163,14 @@ class CeilingRow:
 
 def ceiling(m: int, names: Sequence[str], grid_of: Callable[[tuple[int, ...]], np.ndarray],
             predictors: Mapping[str, tuple[str, np.ndarray, np.ndarray | None]], max_sets: int, seed: int,
-            rule: str = "mean") -> list[CeilingRow]:
+            rule: str = "mean", pooled: bool = False) -> list[CeilingRow]:
     """The ceiling of one group and dimension (module docstring). ``grid_of(indices)`` = the (S, T)
     per-summary score of those annotators (of ``m``, named ``names``) aggregated by the data set's
     rule (``rule`` names it in the held-out sets' rows: "mean of 2 held out"); ``predictors``:
     name -> (kind, (S, T) per-summary grid, (S,) own system scores or None). Rows for k = 0 (the
     predictors against the full mean), every k = 1 .. m - 1 (the held-out sets' mean and every
-    predictor, averaged over the same sets) and, at k = 1, each annotator."""
+    predictor, averaged over the same sets) and, at k = 1, each annotator; ``pooled``: the summary
+    level over every summary pooled."""
     rng = np.random.default_rng(seed)
     pred_names = list(predictors)
     pred_grids = np.stack([predictors[p][1] for p in pred_names]) if pred_names else None
@@ -171,21 +188,21 @@ def ceiling(m: int, names: Sequence[str], grid_of: Callable[[tuple[int, ...]], n
     everyone = tuple(range(m))
     if pred_names and m >= 1:
         full = grid_of(everyone)[None]
-        corr = correlate(pred_grids, full, _own_systems(predictors, pred_names, pred_grids))
+        corr = correlate(pred_grids, full, _own_systems(predictors, pred_names, pred_grids), pooled)
         for i, p in enumerate(pred_names):
             add(0, m, p, predictors[p][0], {lv: getattr(corr, lv)[:, i, :] for lv in LEVELS})
     for k in range(1, m):
         sets = held_out_sets(m, k, max_sets, rng)
         held = np.stack([grid_of(h) for h in sets])
         targets = np.stack([grid_of(tuple(a for a in everyone if a not in h)) for h in sets])
-        corr = correlate(held, targets)
+        corr = correlate(held, targets, pooled=pooled)
         diag = {lv: np.stack([getattr(corr, lv)[:, q, q] for q in range(len(sets))], axis=1) for lv in LEVELS}
         add(k, m - k, f"{rule} of {k} held out" if k > 1 else "single annotator", "annotators", diag)
         if k == 1:
             for q, (a,) in enumerate(sets):
                 add(1, m - 1, names[a], "annotator", {lv: diag[lv][:, q:q + 1] for lv in LEVELS})
         if pred_names:
-            pc = correlate(pred_grids, targets, _own_systems(predictors, pred_names, pred_grids))
+            pc = correlate(pred_grids, targets, _own_systems(predictors, pred_names, pred_grids), pooled)
             for i, p in enumerate(pred_names):
                 add(k, m - k, p, predictors[p][0], {lv: getattr(pc, lv)[:, i, :] for lv in LEVELS})
     return rows
@@ -213,11 +230,13 @@ class ParityRow:
 
 def parity(m: int, grid_of: Callable[[tuple[int, ...]], np.ndarray], predictor_grids: np.ndarray,
            predictor_names: Sequence[str], system_of_draws: Callable[[np.ndarray], np.ndarray],
-           samples: int, seed: int) -> list[ParityRow]:
+           samples: int, seed: int, pooled: bool = False) -> list[ParityRow]:
     """Human parity of every predictor against a single annotator of a group of m (module
     docstring). ``predictor_grids`` (P, S, T): per-summary scores (summary level);
     ``system_of_draws(c)``: the predictors' system scores (B, S, P) for topic counts c (B, T)
-    (all ones = the full data). Needs m >= 2."""
+    (all ones = the full data). Needs m >= 2. ``pooled``: the summary level over every summary
+    pooled, resampled for Pearson's r only (each drawn topic's summaries weighted by its count;
+    Spearman's and Kendall's parity there are NaN)."""
     if m < 2 or not len(predictor_names):
         return []
     T = predictor_grids.shape[2]
@@ -233,8 +252,8 @@ def parity(m: int, grid_of: Callable[[tuple[int, ...]], np.ndarray], predictor_g
     P = len(predictor_names)
     full_sys = system_of_draws(np.ones((1, T)))[0]                               # (S, P)
     # full data: the mean over held-out annotators
-    corr_pred = correlate(predictor_grids, targets, full_sys.T)                 # (3, P, m)
-    corr_ann = correlate(singles, targets)                                       # (3, m, m), diagonal
+    corr_pred = correlate(predictor_grids, targets, full_sys.T, pooled)         # (3, P, m)
+    corr_ann = correlate(singles, targets, pooled=pooled)                        # (3, m, m), diagonal
     diag = {lv: np.stack([getattr(corr_ann, lv)[:, a, a] for a in range(m)], axis=1) for lv in LEVELS}
     # summary level under the draws: topic-weighted means of the within-topic correlations
     pt_pred = corr_pred.per_topic                                                 # (3, P, m, T)
@@ -246,6 +265,10 @@ def parity(m: int, grid_of: Callable[[tuple[int, ...]], np.ndarray], predictor_g
         if not sel.any():
             continue
         cw = c[sel]                                                                # (b, T)
+        if pooled:      # Pearson over the drawn topics' summaries, each counted as often as its topic
+            boot_sum_pred[0][:, sel] = pooled_pearson_draws(predictor_grids, targets[a], cw).T
+            boot_sum_ann[0, sel] = pooled_pearson_draws(singles[a][None], targets[a], cw)[:, 0]
+            continue
         boot_sum_pred[:, :, sel] = _weighted_topic_mean(pt_pred[:, :, a, :], cw)
         boot_sum_ann[:, sel] = _weighted_topic_mean(pt_ann[:, a, None, :], cw)[:, 0]
     # system level under the draws: system scores from the drawn topics
@@ -277,6 +300,23 @@ def parity(m: int, grid_of: Callable[[tuple[int, ...]], np.ndarray], predictor_g
                                       float((1 + np.sum(d - d_hat <= d_hat)) / (1 + len(d))),
                                       float((1 + np.sum(d - d_hat >= d_hat)) / (1 + len(d))), len(d)))
     return rows
+
+
+def pooled_pearson_draws(x: np.ndarray, y: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Pearson's r (b, P) of every x[p] (x (P, S, T)) with y (S, T) over the cells where both are
+    defined, each topic's cells counted c[i, t] times (c (b, T): the topic draws of b samples), from
+    each topic's sums (count, sum x, sum y, sum x^2, sum y^2, sum xy), so a sample costs O(T) per
+    predictor; NaN where fewer than 3 cells are drawn or a side is constant."""
+    ok = ~np.isnan(x) & ~np.isnan(y)[None]
+    xs, ys = np.where(ok, x, 0.0), np.where(ok, y[None], 0.0)
+    n, sx, sy, sxx, syy, sxy = (c @ part.sum(axis=1).T for part in (ok.astype(float), xs, ys, xs * xs, ys * ys,
+                                                                      xs * ys))
+    cells = (c > 0).astype(float) @ ok.sum(axis=1).T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        vx, vy = sxx - sx * sx / n, syy - sy * sy / n
+        r = (sxy - sx * sy / n) / np.sqrt(vx * vy)
+    defined = (cells >= 3) & (vx > 1e-12 * np.maximum(1.0, sxx)) & (vy > 1e-12 * np.maximum(1.0, syy))
+    return np.where(defined, np.clip(r, -1.0, 1.0), np.nan)
 
 
 def _mean_defined(v: np.ndarray) -> float:

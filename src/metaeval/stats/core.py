@@ -274,10 +274,11 @@ def draws(seed: int, samples: int, n_sys: int, n_top: int, resample: str
 
 
 def counts(idx: np.ndarray, n: int) -> np.ndarray:
-    """(B, n) float64: how often each item is drawn in each sample."""
-    out = np.zeros((idx.shape[0], n))
-    np.add.at(out, (np.repeat(np.arange(idx.shape[0]), idx.shape[1]), idx.ravel()), 1.0)
-    return out
+    """(B, n) float64: how often each item is drawn in each sample (one bincount of every sample's
+    draws offset by its row)."""
+    b = idx.shape[0]
+    flat = (np.arange(b)[:, None] * n + np.asarray(idx, dtype=np.int64)).ravel()
+    return np.bincount(flat, minlength=b * n).reshape(b, n).astype(float)
 
 
 def bootstrap(statistic: Callable[[np.ndarray | None, np.ndarray | None, int, int], np.ndarray],

@@ -34,6 +34,7 @@ import numpy as np
 from .. import memo
 from .core import (corrcoef, counts, draws, paired_bootstrap_p, pearson, pearson_against, percentile_interval, ranks,
                    sorted_pair_counts)
+from .stable import binary_scale
 
 
 def point_correlations(metric: np.ndarray, human: np.ndarray) -> tuple[float, float, float, int]:
@@ -236,10 +237,9 @@ def summary_level_samples(metrics: Mapping[str, np.ndarray], human: Mapping[str,
             for k, i in enumerate(rows):
                 for j, c in enumerate(combinations):
                     ok = ~np.isnan(metrics[names[i]]) & ~np.isnan(human[c])
-                    cells = np.nonzero(ok)                                   # the summaries with both scores
                     point[k, j] = point_correlations(metrics[names[i]][ok], human[c][ok])[0]
                     if not np.isnan(point[k, j]):
-                        boot[:, k, j] = pearson(metrics[names[i]][cells], human[c][cells], w[:, cells[1]])
+                        boot[:, k, j] = pooled_samples(metrics[names[i]], human[c], w)
             return {"point": point, "boot": boot}
 
         # each metric's samples are its own (the draws are the seed's): the job's memo keeps them
@@ -248,6 +248,45 @@ def summary_level_samples(metrics: Mapping[str, np.ndarray], human: Mapping[str,
         out = memo.rows("pooled_summary_level", context, keys, compute, {"boot": 1})
         point, boot = out["point"], out["boot"]
     return point, boot
+
+
+def pooled_samples(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Pearson's r (B,) of the grids x and y (S, T) over the cells where both are defined, topic t's
+    cells counted w[b, t] times (w (B, T): the topic draws of B samples), by the rule of
+    :func:`metaeval.stats.core.pearson` (NaN with fewer than 3 items, the counts summed, or a side
+    constant over the drawn cells), from each topic's count, sums, sums of squares and of products:
+    a sample costs O(T), not O(cells). The values are first brought to ordinary magnitude by a power
+    of two where extreme (:func:`metaeval.stats.stable.binary_scale`: exact) and centred at their
+    means over every defined cell, so the sums of squares of a sample lose no digits to its mean. A
+    side is constant in a sample only if every drawn topic's values are equal (counted with the
+    sums), and then if the drawn topics' values are one."""
+    ok = ~np.isnan(x) & ~np.isnan(y)
+    topic = np.nonzero(ok)[1]
+    T = x.shape[1]
+    xv, _ = binary_scale(x[ok])
+    yv, _ = binary_scale(y[ok])
+    xc, yc = xv - xv.mean(), yv - yv.mean()
+    bounds = []
+    for v in (xv, yv):
+        lo, hi = np.full(T, np.inf), np.full(T, -np.inf)
+        np.minimum.at(lo, topic, v)
+        np.maximum.at(hi, topic, v)
+        bounds.append((lo, hi))
+    sums = np.stack([*(np.bincount(topic, weights=v, minlength=T)
+                       for v in (np.ones_like(xc), xc, yc, xc * xc, yc * yc, xc * yc)),
+                     *((lo < hi).astype(float) for lo, hi in bounds)], axis=1)            # (T, 8)
+    n, sx, sy, sxx, syy, sxy, mixed_x, mixed_y = (w @ sums).T
+    constant = []
+    for (lo, hi), mixed in zip(bounds, (mixed_x, mixed_y)):
+        flat = np.zeros(w.shape[0], dtype=bool)
+        maybe = np.flatnonzero(mixed == 0)              # every drawn topic's values equal: one value?
+        if maybe.size:
+            drawn = w[maybe] > 0
+            flat[maybe] = np.where(drawn, lo, np.inf).min(axis=1) == np.where(drawn, hi, -np.inf).max(axis=1)
+        constant.append(flat)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.clip((sxy - sx * sy / n) / np.sqrt((sxx - sx * sx / n) * (syy - sy * sy / n)), -1.0, 1.0)
+    return np.where((n < 3) | constant[0] | constant[1], np.nan, r)
 
 
 def intervals_and_p_vs_best(point: np.ndarray, boot: np.ndarray, confidence: float
