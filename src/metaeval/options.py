@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from .config_checks import ConfigError, check_calibration, check_delta, check_statistics, require_computed
 from .data import catalog
 from .data.contract import DatasetError
 from .data.formats import ABOUT, FORMATS, SCORES, simulation_params
@@ -31,7 +32,6 @@ from .data.safe_yaml import load as read_yaml
 from .data.targets import check_declared_targets
 from .derived import derived_fields
 from .files import read_text
-from .logs import CheckError
 from .metrics.tokenize import exception_order
 from . import registry
 from .outputs import RESULTS, file as output_file
@@ -59,10 +59,6 @@ SCORE_KEYS = ("metric_scores", "metrics")
 
 # The selectors of annotators.variants besides variant ids (metaeval.stages.annotators.select_variants).
 ANNOTATOR_SELECTORS = ("top", "baselines", "bleu", "chrf", "metrics", "all")
-
-
-class ConfigError(CheckError):
-    """A configuration value is wrong; the message names the key."""
 
 
 def check_config_files(paths: Sequence[Path | str]) -> dict[str, Any]:
@@ -360,57 +356,6 @@ def _looked_up(key: str, path: str, test: Callable[[Path], bool]) -> bool:
                           "system can read (relative paths are relative to the working directory)") from None
 
 
-def require_computed(variant: Variant, key: str, config: Mapping[str, Any], alternative: str = "") -> None:
-    """Refuse a ROUGE, BLEU or chrF ``variant`` named by config ``key`` that the validated
-    ``config`` does not compute. Metrics that are not ROUGE, BLEU or chrF (SERA) are checked where
-    their scores are read."""
-    rouge = config["rouge"]
-    problem = None
-    if variant.family == "bleu" and not config["bleu"]["enabled"]:
-        problem = "bleu.enabled is false"
-    elif variant.family == "chrf" and not config["chrf"]["enabled"]:
-        problem = "chrf.enabled is false"
-    elif variant.family == "chrf" and variant.measure not in config["chrf"]["metrics"]:
-        problem = f"chrf.metrics is {list(config['chrf']['metrics'])}"
-    elif variant.family == "rouge" and variant.measure not in rouge["measures"]:
-        problem = f"rouge.measures is {list(rouge['measures'])}"
-    elif variant.family in ("rouge", "bleu") and variant.stem not in rouge["stemming"]:
-        problem = f"rouge.stemming is {list(rouge['stemming'])}"
-    elif variant.family in ("rouge", "bleu") and variant.stop not in rouge["stopwords_removed"]:
-        problem = f"rouge.stopwords_removed is {list(rouge['stopwords_removed'])}"
-    if problem:
-        raise ConfigError(f"config key {key}: {variant} is not computed by this configuration ({problem}); "
-                          f"expected {alternative}a variant of the configured measures and settings")
-
-
-# The selectors of statistics.variants besides variant ids (metaeval.stages.statistics.candidates).
-VARIANT_SELECTORS = ("top", "baselines", "bleu", "metrics", "all")
-
-
-def check_statistics(config: Mapping[str, Any]) -> None:
-    """The ``statistics:`` section: its variant ids parse and are computed; the permutation basis
-    of "optimal" needs the permutation tests."""
-    st = config["statistics"]
-    for i, text in enumerate(st["variants"]):
-        if text in VARIANT_SELECTORS:
-            continue
-        try:
-            variant = Variant.parse(str(text))
-        except ValueError as e:
-            raise ConfigError(f"config key statistics.variants[{i}]: {e}, or one of {', '.join(VARIANT_SELECTORS)}"
-                              ) from None
-        require_computed(variant, f"statistics.variants[{i}]", config)
-    if st["accuracy_baseline"] is not None:
-        try:
-            variant = Variant.parse(st["accuracy_baseline"])
-        except ValueError as e:
-            raise ConfigError(f"config key statistics.accuracy_baseline: null or a variant id: {e}") from None
-        require_computed(variant, "statistics.accuracy_baseline", config, "null or ")
-    if st["optimal"] == "permutation" and not (st["enabled"] and st["permutation_samples"] > 0):
-        raise ConfigError("config key statistics.optimal: permutation needs the permutation tests "
-                          "(statistics.enabled true and statistics.permutation_samples > 0)")
-
-
 # ----------------------------------------------------------------------------- what each job uses
 
 
@@ -430,43 +375,6 @@ def calibration_options(config: Mapping[str, Any]) -> CalibrationJobs:
                           alpha=float(c["alpha"]))
     return CalibrationJobs(datasets=tuple(names), model=from_section(CalibrationModelOptions, c), main=main, grid=grid,
                            tables=tables)
-
-
-def check_calibration(config: Mapping[str, Any]) -> None:
-    """The calibration section: known data sets, two distinct mean variants (the model is one of
-    means over topics). Whether the configuration computes them (and the combination) is checked by
-    the calibration jobs, which only ``snakemake calibration`` runs: its defaults must not stop a
-    main job whose configuration leaves them out."""
-    c = config["calibration"]
-    for i, name in enumerate(c["datasets"] or []):
-        if name not in config["datasets"]:
-            raise ConfigError(f"config key calibration.datasets[{i}]: {name!r} is not a configured data set; "
-                              f"expected one of {sorted(config['datasets'])}")
-    if c["metrics"][0] == c["metrics"][1]:
-        raise ConfigError("config key calibration.metrics: expected two different variants")
-    try:
-        parsed = parse_all(c["metrics"], "calibration.metrics")
-    except ValueError as e:
-        raise ConfigError(str(e)) from None
-    for i, v in enumerate(parsed):
-        if v.statistic != "A":
-            raise ConfigError(f"config key calibration.metrics[{i}]: {v} is not a mean variant; expected a variant "
-                              "ending in _A or _A_<P|R|F> (the calibration model is one of means over topics)")
-
-
-def check_delta(config: Mapping[str, Any]) -> None:
-    """The ``delta:`` section's variant ids parse (the figures' and the query's; one no data set
-    computes is said so by the job)."""
-    d = config["delta"]
-    try:
-        parse_all(d["variants"], "delta.variants")
-    except ValueError as e:
-        raise ConfigError(str(e)) from None
-    if d["metric"] is not None:
-        try:
-            Variant.parse(d["metric"])
-        except ValueError as e:
-            raise ConfigError(f"config key delta.metric: {e}") from None
 
 
 def check_factuality(config: Mapping[str, Any]) -> None:

@@ -519,11 +519,10 @@ def applies(s: Stage, config: Mapping[str, Any], texts: bool, judged: bool = Fal
     """Whether a stage runs for a data set: its switch is on (``config``: the validated config) and
     the data set has what it needs (``texts``: whether its summaries have texts; ``judged``: whether
     it has LLM judges)."""
-    if s.enabled is not None and not config[s.enabled]["enabled"]:
+    # what the data set lacks first: a stage that cannot apply never consults its switch
+    if ("judges" in s.needs and not judged) or ("texts" in s.needs and not texts):
         return False
-    if "judges" in s.needs and not judged:
-        return False
-    return texts or "texts" not in s.needs
+    return s.enabled is None or bool(config[s.enabled]["enabled"])
 
 
 def hook(name: str) -> Any:

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .. import figures, tables
+from ..files import write_text
 from ..data.judges import metric_id
 from ..records import JudgesOptions
 from ..stats import agreement_alpha
@@ -178,7 +179,7 @@ def _pairwise(inp: JudgesInputs, options: JudgesOptions, result: JudgesResult) -
             i, k, j = s_index.get(row.summarizer_a), s_index.get(row.summarizer_b), t_index.get(row.topic)
             if None not in (i, k, j) and not (np.isnan(human[i, j]) or np.isnan(human[k, j])):
                 d["experts"][row.topic] = sj.preference(human[i, j], human[k, j])
-        pooled = {"ab": [], "ba": [], "e_ab": [], "e_ba": [], "cons_x": [], "cons_y": [], "pos": [], "failures": 0}
+        pooled = PairChoices()
         correct = 0
         for pair in sorted(per_pair):
             d = per_pair[pair]
@@ -186,43 +187,54 @@ def _pairwise(inp: JudgesInputs, options: JudgesOptions, result: JudgesResult) -
             ab = [t for t in sorted(d["ab"]) if t in e]
             ba = [t for t in sorted(d["ba"]) if t in e]
             both = [t for t in ab if t in d["ba"]]
-            stats = _pair_stats([d["ab"][t] for t in ab], [e[t] for t in ab], [d["ba"][t] for t in ba],
-                                [e[t] for t in ba], [d["ab"][t] for t in both], [d["ba"][t] for t in both],
-                                [d["pos"]["ab"][t] for t in ab] + [d["pos"]["ba"][t] for t in ba], d["failures"],
-                                options.confidence)
-            result.pairwise.append([judge, dim, pair, len(both), *stats])
+            c = PairChoices([d["ab"][t] for t in ab], [e[t] for t in ab], [d["ba"][t] for t in ba], [e[t] for t in ba],
+                            [d["ab"][t] for t in both], [d["ba"][t] for t in both],
+                            [d["pos"]["ab"][t] for t in ab] + [d["pos"]["ba"][t] for t in ba], d["failures"])
+            result.pairwise.append([judge, dim, pair, len(both), *_pair_stats(c, options.confidence)])
             if both:
-                h = sj.head_to_head([d["ab"][t] for t in both], [d["ba"][t] for t in both], [e[t] for t in both])
+                h = sj.head_to_head(c.cons_x, c.cons_y, [e[t] for t in both])
                 result.head_to_head.append([judge, dim, pair, h.items, h.judge_wins, h.expert_wins, h.correct])
                 correct += h.correct
-            pooled["ab"] += [d["ab"][t] for t in ab]
-            pooled["e_ab"] += [e[t] for t in ab]
-            pooled["ba"] += [d["ba"][t] for t in ba]
-            pooled["e_ba"] += [e[t] for t in ba]
-            pooled["cons_x"] += [d["ab"][t] for t in both]
-            pooled["cons_y"] += [d["ba"][t] for t in both]
-            pooled["pos"] += [d["pos"]["ab"][t] for t in ab] + [d["pos"]["ba"][t] for t in ba]
-            pooled["failures"] += d["failures"]
-        p = pooled
-        result.pairwise.append([judge, dim, "all", len(p["cons_x"]),
-                                *_pair_stats(p["ab"], p["e_ab"], p["ba"], p["e_ba"], p["cons_x"], p["cons_y"], p["pos"],
-                                             p["failures"], options.confidence)])
+            pooled.add(c)
+        result.pairwise.append([judge, dim, "all", len(pooled.cons_x), *_pair_stats(pooled, options.confidence)])
         pairs = sum(1 for r in result.head_to_head if r[0] == judge and r[1] == dim)
         result.head_to_head.append([judge, dim, "all", pairs, math.nan, math.nan, f"{correct}/{pairs}"])
 
 
-def _pair_stats(ab, e_ab, ba, e_ba, cons_x, cons_y, positions, failures, confidence) -> list:
-    a_ab, n_ab = sj.agreement(ab, e_ab)
-    a_ba, n_ba = sj.agreement(ba, e_ba)
+@dataclass
+class PairChoices:
+    """A judge's readable choices on the items the experts decide, of one pair of systems or pooled:
+    shown in order ab and the experts' preferences on those items, the same in order ba, the choices
+    of the items judged in both orders (ab's, then ba's), the first-shown positions chosen, and the
+    responses no rule reads."""
+    ab: list = field(default_factory=list)
+    e_ab: list = field(default_factory=list)
+    ba: list = field(default_factory=list)
+    e_ba: list = field(default_factory=list)
+    cons_x: list = field(default_factory=list)
+    cons_y: list = field(default_factory=list)
+    positions: list = field(default_factory=list)
+    failures: int = 0
+
+    def add(self, other: PairChoices) -> None:
+        for name in ("ab", "e_ab", "ba", "e_ba", "cons_x", "cons_y", "positions"):
+            getattr(self, name).extend(getattr(other, name))
+        self.failures += other.failures
+
+
+def _pair_stats(c: PairChoices, confidence: float) -> list:
+    a_ab, n_ab = sj.agreement(c.ab, c.e_ab)
+    a_ba, n_ba = sj.agreement(c.ba, c.e_ba)
     agree, n = a_ab + a_ba, n_ab + n_ba
     lo, hi = sj.wilson_interval(agree, n, confidence)
-    nt_a, nt_n = sj.agreement(ab + ba, e_ab + e_ba, ties=False)
-    c, cn = sj.position_consistency(cons_x, cons_y)
-    c_lo, c_hi = sj.wilson_interval(c, cn, confidence)
-    first, decided = sj.position_bias(positions)
-    share = lambda k, m: k / m if m else math.nan  # noqa: E731
+    nt_a, nt_n = sj.agreement(c.ab + c.ba, c.e_ab + c.e_ba, ties=False)
+    k, kn = sj.position_consistency(c.cons_x, c.cons_y)
+    k_lo, k_hi = sj.wilson_interval(k, kn, confidence)
+    first, decided = sj.position_bias(c.positions)
+    share = lambda x, m: x / m if m else math.nan  # noqa: E731
     return [share(a_ab, n_ab), share(a_ba, n_ba), share(agree, n), lo, hi, share(nt_a, nt_n), nt_n,
-            sj.cohen_kappa(ab + ba, e_ab + e_ba), share(c, cn), c_lo, c_hi, share(first, decided), decided, failures]
+            sj.cohen_kappa(c.ab + c.ba, c.e_ab + c.e_ba), share(k, kn), k_lo, k_hi, share(first, decided), decided,
+            c.failures]
 
 
 def _judge_items(inp: JudgesInputs, metric: str) -> dict[tuple[str, str], float]:
@@ -317,8 +329,6 @@ def _markdown(result: JudgesResult, options: JudgesOptions, path: str) -> None:
             f"against the experts (ε = {options.epsilon:g}; passes at ω ≥ 0.5), its winning rate ω and advantage "
             "probability AP. Every metric's meta-correlation: meta_correlation.tsv.", header, rows))
     text = "\n\n".join(blocks) if blocks else "No judge of this data set scored a summary."
-    from ..files import write_text   # the one writer of text files (atomic)
-
     write_text(path, text + "\n")
 
 
