@@ -359,6 +359,86 @@ def test_alt_test_equals_the_authors_code_with_accuracy():
             assert (mine.winning_rate, mine.advantage_probability) == (wr, pytest.approx(ap, abs=1e-15))
 
 
+# The authors' MT-Bench example (nitaytech/AltTest at 18428b1f4f34ac61c4978bc180263b90111e7337,
+# data/mtbench/{human,llm}_annotations.json: three annotators, six LLMs, 120 items, accuracy, epsilon
+# 0.2), recorded here so that the test runs without a fetched copy: one letter per item in the sorted
+# order of the item ids (a = model_a, b = model_b, t = tie, . = not annotated).
+MTBENCH_HUMANS = {
+    "author_0": ("............ta..tttttt........ttbbbbbbaabt....aaaa..tatb..bb"
+                 "bttt..aaaaaabb..bbtbbttbtaba....ttttbb..aataab..bb....btbbbt"),
+    "author_4": ("atbbttbbtataaatttt....ttbttatabb....bb..btaatb....aaaatbbbbb"
+                 "bbaaaaaa..aababa..bb....ttaaabbb......btaabaaaba..btab......"),
+    "expert_24": ("abbbaabbtata..bb..ttttttbttttt..bbbb..aa..atttaaaaaa....bb.."
+                  "..tbaa..aa..abtatb..bbtt....tttbtaaabbta..ba..batbtbabbbbbbt"),
+}
+MTBENCH_LLMS = {
+    "gemini_flash": ("bbbbbbbbbbbbaaaaaabbaaaabbaattbbbbaaaaaaaaaabbaaaaaaaabbbbbb"
+                     "bbbbaaaaaaaabbaabbbbbbbbbbbabbbbbbaabbbbabbbaabbbabbbbbbbbaa"),
+    "gemini_pro": ("bbbbbbbbbbaaaattaattaabbbbaattbbbbaaaaaaabbatbaaaaaaaabbbbbb"
+                   "bbaaaaaaaaaabbaaaabbbbbbbbaabbbbabbbbbbbaaaaaaaabbbbbbbbbbaa"),
+    "gpt-4o": ("bbbbaabbttaaaabbbbaaaaaabbaattbbbbaabbaabbaabbaaaaaaaabbbbbb"
+               "bbbbaaaaaaaabbaaaabbbbaaaaaabbbbaaaabbbbaaaaaabbbbaabbbbbbaa"),
+    "llama-31": ("bbbbaabbbabbbbbbabbbaaaabbaababbbbaabbabbbaabbabaaaabbbbbbbb"
+                 "aaatataaaaaabbbbbbbbbbaaaaaatabtbbbbbbbbabbbbabbaaaabbbbbbbb"),
+    "gpt-4o-mini": ("bbbbbbbbbbbbaaaaaaaaaaaabbaattbbbbaaaaaaaaaabbaaaaaaaabbbbbb"
+                    "aattaaaaaaaaaaaabbbbbbaaaaaaaabbbbaabbbbaabbaabbbbaabbbbbbaa"),
+    "mistral-v03": ("aabbtttbttttattttaatttaattaattbbbbaattaabbttbtaattaatttbbbbb"
+                    "ttttttataaaaaattaattbattaaaattbbataabbtaaaaattttaaaabbttaatt"),
+}
+# Their notebook's printed output for it (alt_test_example.ipynb, the "Example (paper's data)" cell):
+# "mtbench <llm> [FAILED]: Winning Rate=0.00 Advantage Probability=...".
+MTBENCH_PRINTED = {"gemini_flash": (0.00, 0.72), "gemini_pro": (0.00, 0.76), "gpt-4o": (0.00, 0.77),
+                   "llama-31": (0.00, 0.69), "gpt-4o-mini": (0.00, 0.74), "mistral-v03": (0.00, 0.68)}
+LETTERS = {"a": "model_a", "b": "model_b", "t": "tie"}
+
+
+def _decoded(letters: str) -> dict[str, str]:
+    return {f"item{i:03d}": LETTERS[c] for i, c in enumerate(letters) if c != "."}
+
+
+def test_alt_test_on_the_authors_mtbench_example_by_hand_and_scipy():
+    """Runs anywhere: on the recorded example, each annotator's p-value is scipy's one-sample t-test
+    of the indicators counted here by hand (accuracy against the other annotators of the item, items
+    with at least one other), the advantage probability the mean of the judge's indicators, the
+    winning rate the share of BY rejections by hand; rounded, they are the notebook's printed values."""
+    humans = {k: _decoded(v) for k, v in MTBENCH_HUMANS.items()}
+    for name, letters in MTBENCH_LLMS.items():
+        judge = _decoded(letters)
+        ps, aps = [], []
+        for h in humans:
+            wj, wh = [], []
+            for i, label in humans[h].items():
+                others = [humans[o][i] for o in humans if o != h and i in humans[o]]
+                if not others:
+                    continue
+                acc = lambda x: sum(x == o for o in others) / len(others)  # noqa: E731
+                wj.append(acc(judge[i]) >= acc(label))
+                wh.append(acc(label) >= acc(judge[i]))
+            ps.append(ttest_1samp(np.array(wh, float) - np.array(wj, float), 0.2, alternative="less").pvalue)
+            aps.append(np.mean(wj))
+        got = sj.alt_test(judge, humans, "accuracy", 0.2)
+        assert got.p_values == pytest.approx(ps, abs=1e-15)
+        assert got.advantage_probability == pytest.approx(np.mean(aps), abs=1e-15)
+        order = sorted(range(3), key=lambda k: ps[k])
+        hm = 1 + 1 / 2 + 1 / 3
+        rejected = max([r + 1 for r in range(3) if ps[order[r]] <= (r + 1) / 3 * 0.05 / hm], default=0)
+        assert got.winning_rate == rejected / 3
+        assert (round(got.winning_rate, 2), round(got.advantage_probability, 2)) == MTBENCH_PRINTED[name]
+
+
+def test_the_recorded_mtbench_example_is_the_authors_files():
+    ALTTEST_PRESENT = (ALTTEST / "HEAD").exists() or (ALTTEST / ".git").exists()
+    if not ALTTEST_PRESENT:
+        pytest.skip("nitaytech/AltTest is not fetched here (/work/.mirror)")
+    humans, llms = _git_json("data/mtbench/human_annotations.json"), _git_json("data/mtbench/llm_annotations.json")
+    items = sorted(set().union(*humans.values()))
+    rename = {f"item{i:03d}": item for i, item in enumerate(items)}
+    for recorded, theirs in ((MTBENCH_HUMANS, humans), (MTBENCH_LLMS, llms)):
+        assert list(recorded) == list(theirs)
+        for name, letters in recorded.items():
+            assert {rename[i]: v for i, v in _decoded(letters).items()} == theirs[name]
+
+
 # ----------------------------------------------------------------------------- a user's judge: bad input
 
 def _write(path: Path, text: str) -> str:
