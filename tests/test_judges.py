@@ -507,3 +507,24 @@ def test_declared_rules_map_words_and_letters():
     assert rules["stars"].read("three stars") is None
     with pytest.raises(DatasetError, match=r"'stars2\.patterns\[0\]\.map': a pairwise rule maps"):
         jd.rules_from({"stars2": {"kind": "pairwise", "patterns": [{"pattern": "(a)", "map": "number"}]}}, "test")
+
+
+# ----------------------------------------------------------------------------- the vectorised per-system correlations
+
+def test_per_system_correlations_of_many_metrics_equal_scipy():
+    """Every row's Spearman, Pearson and Kendall tau-b equal scipy's to 1e-12, on scores with many ties
+    (judges' 1-5 scales, experts' means of three) and continuous ones, a constant row giving NaN."""
+    rng = np.random.default_rng(11)
+    for n in (2, 3, 17, 100):
+        human = np.round(rng.integers(3, 16, n) / 3, 12)
+        rows = np.vstack([rng.integers(1, 6, (5, n)).astype(float), rng.normal(size=(5, n)),
+                          np.full((1, n), 2.0), human + rng.normal(0, 0.1, n)])
+        got = sj.per_system_correlations_many(human, rows)
+        for row, (rho, r, tau) in zip(rows, got):
+            if np.ptp(row) == 0 or np.ptp(human) == 0:
+                assert all(math.isnan(x) for x in (rho, r, tau))
+                continue
+            assert rho == pytest.approx(spearmanr(human, row)[0], abs=1e-12)
+            assert r == pytest.approx(pearsonr(human, row)[0], abs=1e-12)
+            assert tau == pytest.approx(kendalltau(human, row)[0], abs=1e-12)
+    assert np.isnan(sj.per_system_correlations_many(np.ones(5), rng.normal(size=(2, 5)))).all()

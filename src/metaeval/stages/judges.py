@@ -125,19 +125,30 @@ def _per_system(inp: JudgesInputs, result: JudgesResult, dims: list[str], judge_
     for_figure = {}
     for dim in dims:
         human = expert_grid(inp, dim)
-        for metric, grid in ps.metrics.items():
-            judge = judge_metrics.get(metric)
-            if judge is not None and judge[1] != dim:
-                continue
-            corrs, quality, rows = [], [], []
+        names = [m for m in ps.metrics if judge_metrics.get(m) is None or judge_metrics[m][1] == dim]
+        if not names:
+            continue
+        stack = np.stack([ps.metrics[m] for m in names])          # metric x system x topic
+        corrs = np.full((len(names), len(ps.summarizers), 3), math.nan)
+        for i in range(len(ps.summarizers)):
+            both = ~np.isnan(stack[:, i]) & ~np.isnan(human[i])  # metric x topic
+            # the metrics scoring the same summaries of the system correlated together
+            patterns, which = np.unique(both, axis=0, return_inverse=True)
+            for p, mask in enumerate(patterns):
+                if mask.any():
+                    rows = np.flatnonzero(which.reshape(-1) == p)
+                    corrs[rows, i] = sj.per_system_correlations_many(human[i][mask], stack[rows][:, i][:, mask])
+        for k, metric in enumerate(names):
+            judge, grid = judge_metrics.get(metric), ps.metrics[metric]
+            per, quality, rows = [], [], []
             sys_m, sys_h = [], []
             for i, system in enumerate(ps.summarizers):
                 both = ~np.isnan(grid[i]) & ~np.isnan(human[i])
                 if both.sum() == 0:
                     continue
-                c = sj.per_system_correlations(human[i][both], grid[i][both])
+                c = sj.Correlations(*(float(x) for x in corrs[k, i]))
                 q = float(np.mean(human[i][~np.isnan(human[i])]))
-                corrs.append(c)
+                per.append(c)
                 quality.append(q)
                 sys_m.append(float(np.mean(grid[i][both])))
                 sys_h.append(float(np.mean(human[i][both])))
@@ -145,7 +156,7 @@ def _per_system(inp: JudgesInputs, result: JudgesResult, dims: list[str], judge_
             if not rows:
                 continue
             result.per_system.extend(rows)
-            m = sj.meta_correlation(corrs, quality)
+            m = sj.meta_correlation(per, quality)
             system_r = (float(np.corrcoef(sys_m, sys_h)[0, 1]) if len(sys_m) >= 3 and np.ptp(sys_m) > 0
                         and np.ptp(sys_h) > 0 else math.nan)
             result.meta.append([metric, dim, judge[0] if judge else "", m.systems, m.spearman, m.spearman_p, m.pearson,
@@ -307,7 +318,17 @@ def _markdown(result: JudgesResult, options: JudgesOptions, path: str) -> None:
     alt = {(r[0], r[1]): r for r in result.alt_test}
     header = ["judge", "parse failures", "duplicates", "meta ρ / r / τ", "system r", "agreement [CI]",
               "without ties", "κ", "consistency", "first shown", "pairs right", "alt-test ω / AP"]
+    columns = ("Parse failures: responses no rule reads (never scored), of all; duplicates: items judged more "
+               "than once. Meta ρ / r / τ: the per-system correlations with the experts correlated with the systems' "
+               "quality (LLM_summeval's calc_meta_corr.py; negative: less agreement on better systems); system r: "
+               "Pearson's r of the system means. Pairwise (both orders, every pair pooled): agreement with the "
+               f"experts' preference ({100 * options.confidence:g} % Wilson interval), without tied items, Cohen's "
+               "κ, position consistency (the same choice after the swap), the share of first-shown choices among "
+               "decided ones, the pairs whose winner is the experts' (calc_h2h_pairs.py). Alt-test: the alternative "
+               f"annotator test against the experts (ε = {options.epsilon:g}; passes at ω ≥ 0.5), its winning rate ω "
+               "and advantage probability AP. Every metric's meta-correlation: meta_correlation.tsv.")
     blocks = []
+    first = min((k[1] for k in parse), default="")
     for dim in sorted({k[1] for k in parse}):
         rows = []
         for judge in sorted(j for j, d in parse if d == dim):
@@ -318,16 +339,8 @@ def _markdown(result: JudgesResult, options: JudgesOptions, path: str) -> None:
                 f"{_f(w[6])} [{_f(w[7])}, {_f(w[8])}]" if w else "–", _f(w[9]) if w else "–", _f(w[11]) if w else "–",
                 _f(w[12]) if w else "–", _f(w[15]) if w else "–", h2h.get((judge, dim), "–"),
                 f"{_f(a[5], 2)} / {_f(a[6], 2)}{' (passes)' if a[7] else ''}" if a else "–"])
-        blocks.append(tables.markdown_text(
-            f"{dim.capitalize()}. Parse failures: responses no rule reads (never scored), of all; duplicates: items judged more "
-            "than once. Meta ρ / r / τ: the per-system correlations with the experts correlated with the systems' "
-            "quality (LLM_summeval's calc_meta_corr.py; negative: less agreement on better systems); system r: "
-            "Pearson's r of the system means. Pairwise (both orders, every pair pooled): agreement with the experts' "
-            f"preference ({100 * options.confidence:g} % Wilson interval), without tied items, Cohen's κ, position "
-            "consistency (the same choice after the swap), the share of first-shown choices among decided ones, the "
-            "pairs whose winner is the experts' (calc_h2h_pairs.py). Alt-test: the alternative annotator test "
-            f"against the experts (ε = {options.epsilon:g}; passes at ω ≥ 0.5), its winning rate ω and advantage "
-            "probability AP. Every metric's meta-correlation: meta_correlation.tsv.", header, rows))
+        caption = f"{dim.capitalize()}. " + (columns if not blocks else f"The columns as in the {first} table.")
+        blocks.append(tables.markdown_text(caption, header, rows))
     text = "\n\n".join(blocks) if blocks else "No judge of this data set scored a summary."
     write_text(path, text + "\n")
 

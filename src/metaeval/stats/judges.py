@@ -53,6 +53,47 @@ def per_system_correlations(human: Sequence[float], metric: Sequence[float]) -> 
     return Correlations(float(spearmanr(h, m)[0]), float(pearsonr(h, m)[0]), float(kendalltau(h, m)[0]))
 
 
+def per_system_correlations_many(human: np.ndarray, metrics: np.ndarray) -> np.ndarray:
+    """:func:`per_system_correlations` of many metrics at once: each row of ``metrics`` (k x n, the
+    metrics' scores of one system's n summaries, none missing) against ``human`` (n), as a k x 3
+    array (Spearman, Pearson, Kendall tau-b; NaN rows where a side is constant or n < 2). The same
+    definitions, vectorised: Pearson's r of the centred vectors (scipy's pearsonr), Spearman's rho
+    the Pearson r of the average ranks (scipy's spearmanr), tau-b = (concordant - discordant) /
+    sqrt(pairs untied in the human scores x pairs untied in the metric's) (scipy's kendalltau,
+    variant b) from the signs of every pair's differences, in chunks of rows to bound memory."""
+    # scipy.stats deferred: importing it costs a job that never correlates
+    from scipy.stats import rankdata
+
+    h = np.asarray(human, dtype=float)
+    m = np.asarray(metrics, dtype=float).reshape(-1, len(h))
+    out = np.full((len(m), 3), math.nan)
+    if len(h) < 2 or np.ptp(h) == 0:
+        return out
+    ok = np.flatnonzero(np.ptp(m, axis=1) > 0)
+    i, j = np.triu_indices(len(h), k=1)
+    sh = np.sign(h[i] - h[j])
+    rank_h = rankdata(h)
+    chunk = max(1, 2_000_000 // max(1, len(i)))
+    for start in range(0, len(ok), chunk):
+        rows = ok[start:start + chunk]
+        x = m[rows]
+        out[rows, 0] = _pearson_rows(rank_h, rankdata(x, axis=1))
+        out[rows, 1] = _pearson_rows(h, x)
+        sm = np.sign(x[:, i] - x[:, j])
+        out[rows, 2] = np.clip((sm @ sh) / np.sqrt(float(sh @ sh) * np.einsum("ij,ij->i", sm, sm)), -1.0, 1.0)
+    return out
+
+
+def _pearson_rows(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Pearson's r of each row of ``x`` with ``y`` (as scipy's pearsonr: centred, each side scaled
+    by its norm, clipped to [-1, 1])."""
+    yc = y - y.mean()
+    yc = yc / np.linalg.norm(yc)
+    xc = x - x.mean(axis=1, keepdims=True)
+    xc = xc / np.linalg.norm(xc, axis=1, keepdims=True)
+    return np.clip(xc @ yc, -1.0, 1.0)
+
+
 def meta_correlation(per_system: Sequence[Correlations], quality: Sequence[float]) -> MetaCorrelation:
     """calc_meta_corr.py's meta-correlation: the systems whose three per-system correlations are all
     numbers, each coefficient's correlations correlated, by the same coefficient, with the systems'
