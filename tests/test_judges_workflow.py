@@ -4,6 +4,7 @@ written here from a seeded generator; the judges' outputs are checked against va
 test from those input files and SummEval's judgments (scipy, plain Python), never with the library."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import krippendorff
@@ -185,3 +186,25 @@ def test_own_judge_head_to_head_by_counting(run):
     pooled = table[(table["judge"] == "my-judge:rts") & (table["pair"] == "all")].iloc[0]
     assert pooled["correct"] == f"{right}/{len(PAIRS)}"
     assert "my-judge:rts" in (run["out"] / "judges.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.workflow
+def test_the_reports_judges_section_in_a_browser(run, tmp_path):
+    """The report of the same run: a Judges section with the judge's table (one per dimension judged),
+    the figure and the disagreements, loaded clean in headless Chromium (its scripts ran, no error)."""
+    from test_across import browser_check
+
+    work = run["out"].parents[2]
+    snakemake(work, "--cores", "2", "results/summeval/report.html")
+    page = work / "results" / "summeval" / "report.html"
+    dom = browser_check(page, tmp_path / "report.png")
+    html_tag = re.search(r"<html[^>]*>", dom)[0]
+    assert 'data-ready="yes"' in html_tag and "data-errors" not in html_tag, html_tag
+    start = dom.index('<h2 id="judges')
+    section = dom[start:dom.find("<h2", start + 1)]
+    assert section.count("<table>") == 3                  # the coherence table, the disagreements', and no other
+    assert "Coherence. Parse failures" in section and "my-judge:rts" in section
+    assert section.count('<img') == 1
+    # the pooled agreement in the table is the pairwise file's, as the table prints it (3 decimals)
+    c = _expected_pairwise(run["pairwise"], run["judgments"], PAIRS)
+    assert f"{(c['ab'][0] + c['ba'][0]) / (c['ab'][1] + c['ba'][1]):.3f} [" in section
