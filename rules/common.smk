@@ -303,3 +303,16 @@ def delta_pairs(wildcards):
     """Every data set's pairs of systems (the soft pairwise job's pair_deltas.tsv), by data set: what
     the curves of what a score difference means and their query read (rules/delta.smk)."""
     return {f"pairs__{d}": OUT.file("soft_pairwise", "pairs", d) for d in DATASETS}
+
+
+def judge_sources(wildcards):
+    """What the judges' reading job reads: the fetch manifest of each joining catalog release (its
+    files are that job's outputs) and the user's judge files."""
+    named = {}
+    for spec in OPTIONS.judges.get(wildcards.dataset, ()):
+        if spec.layout == "llm_summeval":
+            named[f"release_{Path(spec.root).parent.name}"] = OUT.file("fetch", "manifest", Path(spec.root).parent.name)
+        for key in ("pointwise", "pairwise"):
+            if getattr(spec, key):
+                named[f"{key}_{spec.name}_{spec.method}"] = getattr(spec, key)
+    return named
