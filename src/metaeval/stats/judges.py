@@ -22,6 +22,8 @@ from typing import Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
+from . import core
+
 
 class Correlations(NamedTuple):
     spearman: float
@@ -61,9 +63,6 @@ def per_system_correlations_many(human: np.ndarray, metrics: np.ndarray) -> np.n
     the Pearson r of the average ranks (scipy's spearmanr), tau-b = (concordant - discordant) /
     sqrt(pairs untied in the human scores x pairs untied in the metric's) (scipy's kendalltau,
     variant b) from the signs of every pair's differences, in chunks of rows to bound memory."""
-    # scipy.stats deferred: importing it costs a job that never correlates
-    from scipy.stats import rankdata
-
     h = np.asarray(human, dtype=float)
     m = np.asarray(metrics, dtype=float).reshape(-1, len(h))
     out = np.full((len(m), 3), math.nan)
@@ -72,26 +71,16 @@ def per_system_correlations_many(human: np.ndarray, metrics: np.ndarray) -> np.n
     ok = np.flatnonzero(np.ptp(m, axis=1) > 0)
     i, j = np.triu_indices(len(h), k=1)
     sh = np.sign(h[i] - h[j])
-    rank_h = rankdata(h)
+    rank_h = core.ranks(h)
     chunk = max(1, 2_000_000 // max(1, len(i)))
     for start in range(0, len(ok), chunk):
         rows = ok[start:start + chunk]
         x = m[rows]
-        out[rows, 0] = _pearson_rows(rank_h, rankdata(x, axis=1))
-        out[rows, 1] = _pearson_rows(h, x)
+        out[rows, 0] = np.clip(core.pearson(core.ranks(x, axis=1), rank_h[None, :]), -1.0, 1.0)
+        out[rows, 1] = np.clip(core.pearson(x, h[None, :]), -1.0, 1.0)
         sm = np.sign(x[:, i] - x[:, j])
         out[rows, 2] = np.clip((sm @ sh) / np.sqrt(float(sh @ sh) * np.einsum("ij,ij->i", sm, sm)), -1.0, 1.0)
     return out
-
-
-def _pearson_rows(y: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Pearson's r of each row of ``x`` with ``y`` (as scipy's pearsonr: centred, each side scaled
-    by its norm, clipped to [-1, 1])."""
-    yc = y - y.mean()
-    yc = yc / np.linalg.norm(yc)
-    xc = x - x.mean(axis=1, keepdims=True)
-    xc = xc / np.linalg.norm(xc, axis=1, keepdims=True)
-    return np.clip(xc @ yc, -1.0, 1.0)
 
 
 def meta_correlation(per_system: Sequence[Correlations], quality: Sequence[float]) -> MetaCorrelation:
