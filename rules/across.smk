@@ -30,7 +30,9 @@ rule across:
     input:
         unpack(across_inputs),
         leaderboard=OUT.file("leaderboard", "leaderboard_tsv", OUT.ACROSS),
+        leaderboard_tests=OUT.file("leaderboard", "tests_tsv", OUT.ACROSS),
         **delta_thresholds(),
+        **leaderboard_floor(),
     output:
         **reported(OUT.files("across", OUT.ACROSS), "Across data sets"),
     params:

@@ -210,6 +210,13 @@ def delta_thresholds():
     return {"delta_thresholds": OUT.file("delta", "thresholds", OUT.ACROSS)}
 
 
+def leaderboard_floor():
+    """The random floor of the leaderboard's columns when a stage writes one (leaderboard_floor.tsv):
+    the dot plot of the report across data sets draws it."""
+    return {"leaderboard_floor": OUT.file(s.name, key, OUT.ACROSS) for s in registry.STAGES if s.kind == "across"
+            for key, path in s.files.items() if path == "leaderboard_floor.tsv"}
+
+
 def leaderboard_inputs(wildcards):
     """What the leaderboard reads of each data set, by ``{file key}__{data set}``: its targets,
     correlations and Williams tests (every target's), summary-level correlations and tests, its

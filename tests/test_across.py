@@ -3,6 +3,7 @@ worked by hand and scipy, the stage on hand-made tables, and the workflow on the
 (default, summeval, realsumm, newsroom) with both reports rendered in a real headless browser."""
 from __future__ import annotations
 
+import html
 import math
 import re
 import shutil
@@ -190,8 +191,9 @@ def test_both_reports_answer_first_and_load_clean_in_a_browser(four, tmp_path):
         text = page.read_text()
         body = text[text.index("<body>"):]
         if page.parent.name == "all":
-            # the leaderboard first (its table of every column is collapsed), then the verdict
-            assert body.index('id="leaderboard"') < body.index('class="answer"') < body.index("Contents")
+            # the verdict on the focus metrics, the leaderboard, then the verdict across data sets
+            assert (body.index('class="lb-verdict"') < body.index('id="leaderboard"') < body.index('class="answer"')
+                    < body.index("Contents"))
         else:
             assert body.index('class="answer"') < body.index("Contents") < body.index("<details>")
         dom = browser_check(page, tmp_path / f"{page.parent.name}.png")
@@ -259,3 +261,30 @@ def test_the_verdict_across_data_sets_per_target(four):
     assert int(per.loc["coverage", "robustly_optimal"]) == int((variants["robustly_optimal"] == "yes").sum())
     # coherence: summeval and newsroom judge it (by that name); the default and realsumm do not
     assert per.loc["coherence", "datasets"] == "newsroom,summeval"
+
+
+@pytest.mark.workflow
+def test_the_reports_verdict_counts_those_of_leaderboard_tests_tsv(four):
+    """Every count of the report's verdict (REALSumm's shipped metrics are the focus: no focus is
+    configured) against the same count taken with pandas from leaderboard.tsv and leaderboard_tests.tsv."""
+    from test_leaderboard_glance import _counts_from_tsvs
+    from metaeval.stages.leaderboard_verdict import slug
+
+    res = four / "results/all"
+    page = (res / "report.html").read_text()
+    links = {m[1]: (html.unescape(m[3]), m[2]) for m in
+             re.finditer(r'<a class="lb-count" href="#lb-([a-z0-9-]+)" data-lb-columns="([^"]*)">([^<]*)</a>', page)}
+    rows = tables.read_tsv(res / "leaderboard.tsv")
+    focus = list(dict.fromkeys(rows.loc[rows["focus"] == "yes", "metric"]))
+    baselines = list(dict.fromkeys(rows.loc[rows["kind"] == "baseline", "metric"]))
+    assert focus and baselines
+    for m in focus:
+        for b in baselines:
+            counted = _counts_from_tsvs(res / "leaderboard.tsv", res / "leaderboard_tests.tsv", m, b)
+            text, columns = links[f"{slug(m)}-not-worse"]
+            assert text == f"{counted['not_worse']} of the {counted['valued']} columns where it has a value"
+            assert len(columns.split()) == counted["not_worse"]
+            assert links[f"{slug(m)}-worse"][0] == str(counted["worse"])
+            assert links.get(f"{slug(m)}-untested", ("0",))[0] == str(counted["untested"])
+            assert links[f"{slug(m)}-beats-{slug(b)}"][0] == str(counted["wins"])
+            assert links[f"{slug(m)}-loses-{slug(b)}"][0] == str(counted["losses"])

@@ -11,7 +11,7 @@ import pytest
 
 from metaeval.options import user_datasets_only
 from metaeval.records import LeaderboardOptions
-from metaeval.stages import leaderboard
+from metaeval.stages import leaderboard, leaderboard_table
 from metaeval.stages.leaderboard import DatasetFiles
 
 OPTIONS = LeaderboardOptions(("d",), (), ("R2_ST1_RS0_A_R",), 1, (), 0.05, 4, "Flip_")
@@ -124,7 +124,7 @@ def test_the_leaderboard_reads_back_from_its_tsv(tmp_path):
     leaderboard.write(board, out)
     back = leaderboard.read(out["leaderboard_tsv"], OPTIONS)
     assert (back.columns, back.metrics, back.focus) == (board.columns, board.metrics, board.focus)
-    assert leaderboard.html_section(back) == leaderboard.html_section(board)
+    assert leaderboard_table.html_section(back) == leaderboard_table.html_section(board)
 
 
 def test_the_simulated_data_set_stays_out_of_a_users_benchmarks():
@@ -151,14 +151,14 @@ def test_soft_pairwise_accuracy_pairwise_accuracy_and_deltas_sit_beside_r_at_the
     assert _row(board, "system", "OTHER")["pairwise_accuracy"] == 0.75
     # the summary level has none of them
     assert math.isnan(_row(board, "summary", "MINE")["spa"])
-    assert "SPA 0.810" in leaderboard.html_section(board)
+    assert "SPA 0.810" in leaderboard_table.html_section(board)
     # the deltas, pooled over the data sets, for the report across them: MINE_A's
     board.deltas = leaderboard.deltas(thresholds, board)
     assert board.deltas[("MINE", "coherence")]["delta_80"] == 0.01
     assert board.deltas[("MINE", "coherence")]["delta_95"] == 0.3
     assert math.isnan(board.deltas[("MINE", "coherence")]["delta_90"])
     assert set(board.deltas) == {("MINE", "coherence")}
-    assert "<td>0.0100</td><td>NA</td><td>0.3000</td>" in leaderboard.html_section(board)
+    assert "<td>0.0100</td><td>NA</td><td>0.3000</td>" in leaderboard_table.html_section(board)
 
 
 def test_each_subset_is_an_auc_column_and_the_balanced_accuracy_mean_one_more():
@@ -195,5 +195,5 @@ def test_each_subset_is_an_auc_column_and_the_balanced_accuracy_mean_one_more():
     assert (mean["value"], mean["rank"], mean["statistic"], mean["wins"], mean["ties"], mean["losses"]) == \
         (0.61, 1, "balanced accuracy", 0, 0, 0)
     assert cell["mean", "OTHER"]["worse_than_best"] == "NA"
-    assert "AUC (binary labels), news" in leaderboard.html_section(board)
+    assert "AUC (binary labels), news" in leaderboard_table.html_section(board)
     assert "balanced accuracy (test split), mean over the subsets" in leaderboard.markdown_table(board)[1][-1]

@@ -428,7 +428,10 @@ STAGES: tuple[Stage, ...] = (
                      "replicability_tsv": "replicability.tsv", "replicability_md": "replicability.md",
                      "excluded": "excluded.tsv", "ranks_png": "figure_ranks.png", "ranks_svg": "figure_ranks.svg",
                      "forest_png": "figure_forest.png", "forest_svg": "figure_forest.svg",
-                     "targets_tsv": "targets.tsv", "targets_md": "targets.md", "report": "report.html"},
+                     "targets_tsv": "targets.tsv", "targets_md": "targets.md", "report": "report.html",
+                     # the leaderboard at a glance (metaeval.stages.leaderboard_figures)
+                     "dots_png": "figure_leaderboard_dots.png", "dots_svg": "figure_leaderboard_dots.svg",
+                     "heatmap_png": "figure_leaderboard_ranks.png", "heatmap_svg": "figure_leaderboard_ranks.svg"},
           "with two or more data sets: every variant side by side, robustly optimal variants, replicability of "
           "differences", kind="across", rule="across", rules_file="across", module="stages.across",
           sections=("across",), record="metaeval.records:AcrossOptions"),

@@ -5,7 +5,7 @@ run_warm()   # the rest runs in a process that has the libraries imported
 
 from metaeval import tables
 from metaeval.logs import job_log
-from metaeval.stages import across, leaderboard
+from metaeval.stages import across, leaderboard, leaderboard_figures, leaderboard_table
 from metaeval.stages.correlation_tables import williams_reader
 
 with job_log(snakemake.log[0], "across data sets"):
@@ -19,7 +19,11 @@ with job_log(snakemake.log[0], "across data sets"):
     readers = {d: williams_reader(combinations[d], i[f"stacked__{d}"]) for d in o.datasets}
     targets = across.by_target(across.load_frames({d: i[f"correlations__{d}"] for d in o.datasets}),
                                lambda d, t: readers[d](t), o)
-    board = leaderboard.read(i["leaderboard"], snakemake.params.leaderboard)
+    board = leaderboard.read(i["leaderboard"], snakemake.params.leaderboard, i["leaderboard_tests"])
     if "delta_thresholds" in i:       # what a score difference means, pooled over the data sets
         board.deltas = leaderboard.deltas(tables.read_tsv(i["delta_thresholds"]), board)
-    across.write(result, dict(snakemake.output.items()), targets, leaderboard.html_section(board))
+    out = dict(snakemake.output.items())
+    glance = leaderboard_figures.compute(board, leaderboard_figures.load_floor(i.get("leaderboard_floor")))
+    leaderboard_figures.write(glance, out)
+    across.write(result, out, targets, leaderboard_table.html_section(board) + leaderboard_figures.figures_html(glance, out),
+                 opening=leaderboard_table.verdict_html(board))

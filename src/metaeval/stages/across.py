@@ -284,7 +284,7 @@ def replicability_table(r: Across) -> tuple[str, list[str], list[list[str]]]:
 
 
 def write(r: Across, out: Mapping[str, str], targets: Sequence[Mapping[str, object]] = (),
-          leaderboard_html: str = "") -> None:
+          leaderboard_html: str = "", opening: str = "") -> None:
     tables.write_tsv(variants_frame(r), out["variants_tsv"])
     tables.write_markdown(out["variants_md"], *variants_table(r))
     pc_n = len(r.datasets)
@@ -299,7 +299,7 @@ def write(r: Across, out: Mapping[str, str], targets: Sequence[Mapping[str, obje
     figure_ranks(r, out["ranks_png"], out["ranks_svg"])
     figure_forest(r, out["forest_png"], out["forest_svg"])
     write_targets(targets, out)
-    write_text(out["report"], report_html(r, out, targets, leaderboard_html))
+    write_text(out["report"], report_html(r, out, targets, leaderboard_html, opening))
 
 
 def forest_variants(r: Across, top: int = 10) -> list[str]:
@@ -380,14 +380,15 @@ def verdict_html(r: Across) -> str:
 
 
 def report_html(r: Across, out: Mapping[str, str], targets: Sequence[Mapping[str, object]] = (),
-                leaderboard_html: str = "") -> str:
-    """results/all/report.html: the leaderboard (every metric per benchmark, target and level), the
-    verdict and the forest plot first, then every table and figure."""
+                leaderboard_html: str = "", opening: str = "") -> str:
+    """results/all/report.html: the ``opening`` (the leaderboard's verdict on each focus metric), the
+    leaderboard (every metric per benchmark, target and level), the verdict and the forest plot first,
+    then every table and figure."""
     cap, header, rows = variants_table(r)
     tcap, theader, trows = targets_table(targets)
     rcap, rheader, rrows = replicability_table(r)
     notes = [["data set", d, why] for d, why in r.skipped] + [["variant", v, why] for v, why in r.excluded]
-    lead = [f'<h2 id="leaderboard">Leaderboard</h2>{leaderboard_html}<h2>The verdict across data sets</h2>'
+    lead = [opening, f'<h2 id="leaderboard">Leaderboard</h2>{leaderboard_html}<h2>The verdict across data sets</h2>'
             if leaderboard_html else "", verdict_html(r),
             f'<p class="caption">{html.escape(tcap)}</p>{table_html(theader, trows)}' if trows else "",
             figure_html(out["forest_png"], "Pearson r with 95% bootstrap intervals of the top "

@@ -59,7 +59,8 @@ from ..tables import NA
 from ..variants import MEASURE_PATTERN, Variant
 from .correlation import POOLED_LEVEL, SUMMARY_LEVEL
 from .leaderboard_page import (DELTAS, NO_REFERENCES, NO_TEXTS, NOT_AT_LEVEL, NOT_COMPUTED, NOT_SHIPPED, UNDEFINED,
-                               Leaderboard, html_section, markdown_table)
+                               Leaderboard, markdown_table)
+from . import leaderboard_table, leaderboard_verdict
 
 STATISTIC = {"system": "r", "summary": "r", "pooled": "r", "auc": "AUC", "partial": "partial r",
              "ranking": "accuracy", "balanced_accuracy": "balanced accuracy"}
@@ -425,13 +426,17 @@ def absent_reason(metric: str, column: Column, texts: bool, is_file_metric: bool
 def write(board: Leaderboard, out: Mapping[str, str]) -> None:
     tables.write_tsv(tables.frame(board.rows, LEADERBOARD_COLUMNS), out["leaderboard_tsv"])
     tables.write_tsv(tables.frame(board.tests, TESTS_COLUMNS), out["tests_tsv"])
-    tables.write_markdown(out["leaderboard_md"], *markdown_table(board))
+    # the verdict in a sentence per focus metric first, then the table
+    verdicts = leaderboard_verdict.markdown(leaderboard_verdict.board_verdicts(board))
+    write_text(out["leaderboard_md"], (verdicts + "\n\n" if verdicts else "") + tables.markdown_text(*markdown_table(board)))
     write_text(out["leaderboard_html"], page("metaeval: leaderboard", "Which metric to trust on these benchmarks?",
-                                             [html_section(board)], []))
+                                             [leaderboard_table.verdict_html(board),
+                                              leaderboard_table.html_section(board)], []))
 
 
-def read(leaderboard_tsv: str, options: LeaderboardOptions) -> Leaderboard:
-    """The leaderboard back from its TSV (for the report across data sets, which opens with it)."""
+def read(leaderboard_tsv: str, options: LeaderboardOptions, tests_tsv: str | None = None) -> Leaderboard:
+    """The leaderboard back from its TSV (for the report across data sets, which opens with it), with
+    its tests' rows when ``tests_tsv`` is given (the verdict counts them)."""
     frame = tables.read_tsv(leaderboard_tsv, numeric=("value", "lo", "hi", "p_vs_best", *SYSTEM_EXTRAS))
     rows = frame.to_dict("records")
     columns = list(dict.fromkeys((str(r["dataset"]), str(r["target"]), str(r["level"]), str(r["subset"]))
@@ -441,4 +446,5 @@ def read(leaderboard_tsv: str, options: LeaderboardOptions) -> Leaderboard:
     metrics = [*focus, *(m for m in metrics if m not in focus)]
     names = {str(r["metric"]): str(r["name"]) for r in rows}
     kinds = {str(r["metric"]): str(r["kind"]) for r in rows}
-    return Leaderboard(columns, metrics, rows, [], focus, names, kinds, options)
+    tests = tables.read_tsv(tests_tsv).to_dict("records") if tests_tsv else []
+    return Leaderboard(columns, metrics, rows, tests, focus, names, kinds, options)

@@ -1,14 +1,13 @@
-"""The leaderboard (:class:`Leaderboard`, computed by :mod:`metaeval.stages.leaderboard`) and its
-pages: one HTML table with a header row per benchmark, target and level and a row per metric (the
-report across data sets opens with it), the same table in Markdown for a paper, and the focus
-metrics' deltas humans agree with. This module imports no stage, so the stage's module can import it."""
+"""The leaderboard (:class:`Leaderboard`, computed by :mod:`metaeval.stages.leaderboard`) and what its
+pages share: the table in Markdown for a paper, the caption, the reasons a cell is empty and the focus
+metrics' deltas humans agree with (the HTML table to work with: :mod:`metaeval.stages.leaderboard_table`). This module imports no stage, so the stage's module can import it."""
 
 from __future__ import annotations
 
 import html
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Mapping
 
 from .. import tables
 from ..records import LeaderboardOptions
@@ -82,28 +81,13 @@ def deltas_html(board: Leaderboard) -> str:
             f"<tbody>{body}</tbody></table>")
 
 
-def html_section(board: Leaderboard) -> str:
-    """The leaderboard's HTML: the first ``options.targets_shown`` targets of each data set as one
-    table, then every column in a second, collapsed table, then the focus metrics' deltas."""
-    shown_targets: dict[str, list[str]] = {}
-    for d, t, *_ in board.columns:
-        targets = shown_targets.setdefault(d, [])
-        if t not in targets and len(targets) < board.options.targets_shown:
-            targets.append(t)
-    shown = [c for c in board.columns if c[1] in shown_targets[c[0]]]
-    main = html_table(board, shown)
-    if len(shown) == len(board.columns):
-        return STYLE + main + deltas_html(board)
-    hidden = len(board.columns) - len(shown)
-    return (STYLE + main + f"<details><summary>every column ({len(board.columns)}; {hidden} more than above: "
-            f"each data set's targets after its first {board.options.targets_shown})</summary>"
-            f"{html_table(board, board.columns, caption=False)}</details>" + deltas_html(board))
-
-
-def _cell(row: Mapping[str, object] | None, focus: bool) -> str:
+def _cell(row: Mapping[str, object] | None, focus: bool, released: bool = False) -> str:
     """A cell's text: the value, its rank, a mark when significantly worse than the best, and the
-    focus metric's wins-ties-losses; or why the metric is absent."""
+    focus metric's wins-ties-losses; or why the metric is absent (nothing for a benchmark's released
+    metric outside that benchmark: those cells collapse)."""
     if row is None:
+        return ""
+    if row["rank"] == NA and released and row["note"] == NOT_SHIPPED:
         return ""
     if row["rank"] == NA:
         return f"– ({row['note']})"
@@ -133,7 +117,8 @@ CAPTION = ("The leaderboard: one column per benchmark, target and level; one row
            "(#1 = best), for the focus metrics its wins, ties and losses (W T L) against every other metric "
            "of the column by the same test, and at the system level its soft pairwise accuracy (SPA, Thompson "
            "et al. 2024). A dash says why a metric is absent: no texts (a score-only data "
-           "set), not shipped (not in the data set's score files), undefined (constant scores), not computed.")
+           "set), not shipped (not in the data set's score files; left empty for a benchmark's released metrics "
+           "outside that benchmark), undefined (constant scores), not computed.")
 
 
 def markdown_table(board: Leaderboard) -> tuple[str, list[str], list[list[str]]]:
@@ -142,68 +127,8 @@ def markdown_table(board: Leaderboard) -> tuple[str, list[str], list[list[str]]]
     body = []
     for m in board.metrics:
         focus = m in board.focus
+        released = not focus and board.kinds[m] == "file metric"
         body.append([("► " if focus else "") + board.names[m],
-                     *(_cell(cells.get((*c, m)), focus) for c in board.columns)])
+                     *(_cell(cells.get((*c, m)), focus, released) for c in board.columns)])
     caption = CAPTION + f" alpha = {board.options.alpha}."
     return caption, header, body
-
-
-def html_table(board: Leaderboard, cols: Sequence[tuple[str, str, str, str]], caption: bool = True) -> str:
-    """The leaderboard's ``cols`` as one HTML table: a header row per benchmark, target and level;
-    one row per metric, the focus metrics first and marked; absent cells say why."""
-    cells = _by_cell(board)
-    if not cols:
-        return '<p class="answer">No column: no data set has a target with a defined correlation.</p>'
-
-    def spans(key: Callable[[tuple[str, str, str, str]], tuple]) -> str:
-        out, i = [], 0
-        while i < len(cols):
-            j = i
-            while j < len(cols) and key(cols[j]) == key(cols[i]):
-                j += 1
-            out.append(f'<th colspan="{j - i}">{html.escape(str(key(cols[i])[-1]))}</th>')
-            i = j
-        return "".join(out)
-
-    head = (f'<tr><th rowspan="3">metric</th>{spans(lambda c: (c[0],))}</tr>'
-            f"<tr>{spans(lambda c: (c[0], c[1]))}</tr>"
-            f"<tr>{''.join(f'<th>{html.escape(level_name(c[2], c[3]))}</th>' for c in cols)}</tr>")
-    body = []
-    for m in board.metrics:
-        focus = m in board.focus
-        tds = []
-        for d, t, lv, sub in cols:
-            r = cells.get((d, t, lv, sub, m))
-            if r is None:
-                tds.append('<td class="lb-none"></td>')
-            elif r["rank"] == NA:
-                note = str(r["note"])
-                tds.append(f'<td class="lb-absent" title="{html.escape(note)}">– <small>'
-                           f'{html.escape(SHORT_NOTES.get(note, note))}</small></td>')
-            else:
-                cls = "lb-best" if r["worse_than_best"] == "best" else "lb-worse" if r["worse_than_best"] == "yes" else ""
-                wtl = (f'<br><small class="lb-wtl">{r["wins"]}W {r["ties"]}T {r["losses"]}L</small>' if focus else "")
-                title = (f'{r["statistic"]} [{tables.fixed(r["lo"])}, {tables.fixed(r["hi"])}]; rank {r["rank"]} of '
-                         f'{r["of"]}; vs best: p = {tables.fixed(r["p_vs_best"], 4)} ({r["test"]})')
-                if not _missing(r.get("spa")):
-                    wtl += f'<br><small class="lb-spa">SPA {tables.fixed(r["spa"])}</small>'
-                    title += f'; soft pairwise accuracy {tables.fixed(r["spa"])} [{tables.fixed(r["spa_lo"])}, ' \
-                             f'{tables.fixed(r["spa_hi"])}]'
-                if not _missing(r.get("pairwise_accuracy")):
-                    title += f'; pairwise accuracy {tables.fixed(r["pairwise_accuracy"])}'
-                delta = board.deltas.get((m, t)) if lv == "system" else None
-                if delta:
-                    title += ("; humans agree 80/90/95 % of the time from a difference of "
-                              + "/".join("NA" if _missing(delta[k]) else tables.fixed(delta[k], 4) for k in DELTAS)
-                              + " (pooled over the data sets)")
-                tds.append(f'<td class="{cls}" title="{html.escape(title)}">{tables.fixed(r["value"])}'
-                           f'{"*" if r["worse_than_best"] == "yes" else ""} <small>#{r["rank"]}</small>{wtl}</td>')
-        name = html.escape(board.names[m]) + (f' <small>({html.escape(m)})</small>' if board.names[m] != m else "")
-        body.append(f'<tr class="{"lb-focus" if focus else ""}"><th>{"► " if focus else ""}{name}'
-                    f' <small class="lb-kind">{html.escape(board.kinds[m])}</small></th>{"".join(tds)}</tr>')
-    notes = "".join(f"<li>{html.escape(n)}</li>" for n in board.notes)
-    text = (f'<p class="caption">{html.escape(CAPTION)} alpha = {board.options.alpha}; hover a cell for its interval '
-            f'and test. Every cell: <code>leaderboard.tsv</code>; each focus metric against every other: '
-            f'<code>leaderboard_tests.tsv</code>.</p>' if caption else "")
-    return (text + f'<div class="leaderboard"><table><thead>{head}</thead><tbody>{"".join(body)}</tbody></table></div>'
-            + (f"<ul>{notes}</ul>" if notes and caption else ""))
