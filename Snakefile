@@ -8,6 +8,7 @@
 #   fetch.smk        a catalog benchmark's release files, fetched at the pinned commit and verified (one job per benchmark)
 #   data.smk         import a release (one rule per release format), validate, summarise a data set
 #   scoring.smk      ROUGE exactly as ROUGE-1.5.5, BLEU, chrF, SERA, score files; ROUGE-1.5.5's intervals
+#   judges.smk       LLM judges: their responses read by declared parse rules; their analysis beside every metric
 #   human.smk        human scores: coverage, linguistic quality and their combinations
 #   correlation.smk  correlations, Williams tests, optimal variants; Graham's tables and figures
 #   analysis.smk     one rule per analysis stage the registry declares (statistics, annotators,

@@ -251,8 +251,8 @@ EXPANSIONS = {path: list(attrgetter(path)(OPTIONS)) for s in registry.STAGES for
 
 def applies(dataset):
     """Whether a registered stage runs for a data set (its switch, what it needs of the data set)."""
-    texts = OPTIONS.has_texts(dataset)
-    return lambda stage: registry.applies(stage, OPTIONS.config, texts)
+    texts, judged = OPTIONS.has_texts(dataset), bool(OPTIONS.judges.get(dataset))
+    return lambda stage: registry.applies(stage, OPTIONS.config, texts, judged)
 
 
 def final_outputs(dataset):
@@ -313,3 +313,16 @@ def delta_pairs(wildcards):
     """Every data set's pairs of systems (the soft pairwise job's pair_deltas.tsv), by data set: what
     the curves of what a score difference means and their query read (rules/delta.smk)."""
     return {f"pairs__{d}": OUT.file("soft_pairwise", "pairs", d) for d in DATASETS}
+
+
+def judge_sources(wildcards):
+    """What the judges' reading job reads: the fetch manifest of each joining catalog release (its
+    files are that job's outputs) and the user's judge files."""
+    named = {}
+    for spec in OPTIONS.judges.get(wildcards.dataset, ()):
+        if spec.layout == "llm_summeval":
+            named[f"release_{Path(spec.root).parent.name}"] = OUT.file("fetch", "manifest", Path(spec.root).parent.name)
+        for key in ("pointwise", "pairwise"):
+            if getattr(spec, key):
+                named[f"{key}_{spec.name}_{spec.method}"] = getattr(spec, key)
+    return named

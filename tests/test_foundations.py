@@ -407,3 +407,12 @@ def test_a_jobs_own_check_ends_it_with_its_message_and_no_traceback(tmp_path, er
     assert log.read_text().splitlines()[-1].endswith(f"ERROR file metrics d failed: {message}")
     bug = subprocess.run([sys.executable, "-c", JOB, "bug", str(log)], capture_output=True, text=True, timeout=120)
     assert bug.returncode == 1 and "Traceback" in bug.stderr and "KeyError: 'surprise'" in bug.stderr
+
+
+def test_a_markdown_file_of_several_tables_is_read_table_by_table(tmp_path):
+    """The judges' judges.md holds a caption and a table per dimension: each is read as written."""
+    path = tmp_path / "t.md"
+    path.write_text(tables.markdown_text("First | one.", ["a", "b"], [["1", "x|y"]]) + "\n\n"
+                    + tables.markdown_text("Second.", ["c"], [["2"], ["3"]]) + "\n\nNo table here.\n")
+    assert tables.read_markdown_tables(path) == [("First | one.", ["a", "b"], [["1", "x|y"]]),
+                                                 ("Second.", ["c"], [["2"], ["3"]]), ("No table here.", [], [])]

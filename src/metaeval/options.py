@@ -23,14 +23,15 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from .config_checks import ConfigError, check_calibration, check_delta, check_statistics, require_computed
 from .data import catalog
 from .data.contract import DatasetError
 from .data.formats import ABOUT, FORMATS, SCORES, simulation_params
+from .data.judges import LLM_SUMMEVAL_DIMENSIONS, JudgeSpec, metric_id, metric_name, pointwise_dimensions
 from .data.safe_yaml import load as read_yaml
 from .data.targets import check_declared_targets
 from .derived import derived_fields
 from .files import read_text
-from .logs import CheckError
 from .metrics.tokenize import exception_order
 from . import registry
 from .outputs import RESULTS, file as output_file
@@ -39,7 +40,8 @@ from .records import (AcrossOptions, AgreementOptions, AnnotatorsOptions, Calibr
                       CorrelationTablesOptions, FactualityOptions, FileMetricsOptions, GatherOptions, HumanOptions,
                       IntervalOptions, LeaderboardOptions,
                       RerankOptions, RougeOptions, ScaleOptions, ScoreJob, SeraIndexOptions, SeraOptions,
-                      SimulationParams, StatisticsOptions, SweepOptions, ToScoreOptions, from_section)
+                      SimulationParams, StatisticsOptions, SweepOptions, ToScoreOptions, JudgeScoresOptions,
+                      from_section)
 from .variants import MEASURE_PATTERN, Variant, is_measure, parse_all
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
@@ -57,10 +59,6 @@ SCORE_KEYS = ("metric_scores", "metrics")
 
 # The selectors of annotators.variants besides variant ids (metaeval.stages.annotators.select_variants).
 ANNOTATOR_SELECTORS = ("top", "baselines", "bleu", "chrf", "metrics", "all")
-
-
-class ConfigError(CheckError):
-    """A configuration value is wrong; the message names the key."""
 
 
 def check_config_files(paths: Sequence[Path | str]) -> dict[str, Any]:
@@ -152,6 +150,47 @@ def validated(config: Mapping[str, Any], schema: Mapping[str, Any] | None = None
     if error is not None:
         key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
         raise ConfigError(f"config key {key}: {error.message}")
+    return out
+
+
+def judge_specs(config: Mapping[str, Any]) -> dict[str, tuple[JudgeSpec, ...]]:
+    """By data set, its judges (metaeval.data.judges.JudgeSpec): those of the chosen catalog releases
+    that join it (catalog.judges_of), then the config's ``judges.own``; none when ``judges.enabled``
+    is false."""
+    if not config["judges"]["enabled"]:
+        return {}
+    out: dict[str, list[JudgeSpec]] = {}
+    for dataset, declared in catalog.judges_of(list(config["benchmarks"]), RESULTS).items():
+        for d in declared:
+            out.setdefault(dataset, []).append(JudgeSpec(
+                dataset, "llm_summeval", root=d["root"], judges=tuple(d["judges"]),
+                methods=tuple(sorted(d["methods"].items())), pairwise_rule=d.get("pairwise_rule"),
+                duplicates=d.get("duplicates", "last"),
+                present=tuple((j, m) for j, m in d["present"] if m in d["methods"])))
+    for j in config["judges"]["own"]:
+        out.setdefault(j["dataset"], []).append(JudgeSpec(
+            j["dataset"], "files", name=j["name"], method=j.get("method", ""), pointwise=j.get("pointwise"),
+            pairwise=j.get("pairwise"), rule=j.get("rule"), pairwise_rule=j.get("pairwise_rule"),
+            duplicates=j.get("duplicates", "last")))
+    return {k: tuple(v) for k, v in sorted(out.items())}
+
+
+def judge_declarations(specs: Sequence[JudgeSpec], entry: Mapping[str, Any]) -> list[tuple]:
+    """The file metrics' declarations of the judges' metrics of a release laid out as LLM_summeval's
+    (their names and dimensions are known before any job: judge x method x SummEval's dimensions);
+    a user's judge's metrics are declared by the score file's ids (judge.method.dimension)."""
+    out = []
+    for spec in specs:
+        if spec.layout != "llm_summeval":
+            for dim in pointwise_dimensions(spec.pointwise):
+                out.append((metric_id(spec.name, spec.method, dim), f"{metric_name(spec.name, spec.method)} ({dim})",
+                            None, f"LLM judge {spec.name}, asked about {dim}", dim))
+            continue
+        for judge, method in spec.present:
+            if judge in spec.judges:
+                for dim in LLM_SUMMEVAL_DIMENSIONS:
+                    out.append((metric_id(judge, method, dim), f"{metric_name(judge, method)} ({dim})", None,
+                                f"LLM judge {judge}, method {method}, asked about {dim}", dim))
     return out
 
 
@@ -317,57 +356,6 @@ def _looked_up(key: str, path: str, test: Callable[[Path], bool]) -> bool:
                           "system can read (relative paths are relative to the working directory)") from None
 
 
-def require_computed(variant: Variant, key: str, config: Mapping[str, Any], alternative: str = "") -> None:
-    """Refuse a ROUGE, BLEU or chrF ``variant`` named by config ``key`` that the validated
-    ``config`` does not compute. Metrics that are not ROUGE, BLEU or chrF (SERA) are checked where
-    their scores are read."""
-    rouge = config["rouge"]
-    problem = None
-    if variant.family == "bleu" and not config["bleu"]["enabled"]:
-        problem = "bleu.enabled is false"
-    elif variant.family == "chrf" and not config["chrf"]["enabled"]:
-        problem = "chrf.enabled is false"
-    elif variant.family == "chrf" and variant.measure not in config["chrf"]["metrics"]:
-        problem = f"chrf.metrics is {list(config['chrf']['metrics'])}"
-    elif variant.family == "rouge" and variant.measure not in rouge["measures"]:
-        problem = f"rouge.measures is {list(rouge['measures'])}"
-    elif variant.family in ("rouge", "bleu") and variant.stem not in rouge["stemming"]:
-        problem = f"rouge.stemming is {list(rouge['stemming'])}"
-    elif variant.family in ("rouge", "bleu") and variant.stop not in rouge["stopwords_removed"]:
-        problem = f"rouge.stopwords_removed is {list(rouge['stopwords_removed'])}"
-    if problem:
-        raise ConfigError(f"config key {key}: {variant} is not computed by this configuration ({problem}); "
-                          f"expected {alternative}a variant of the configured measures and settings")
-
-
-# The selectors of statistics.variants besides variant ids (metaeval.stages.statistics.candidates).
-VARIANT_SELECTORS = ("top", "baselines", "bleu", "metrics", "all")
-
-
-def check_statistics(config: Mapping[str, Any]) -> None:
-    """The ``statistics:`` section: its variant ids parse and are computed; the permutation basis
-    of "optimal" needs the permutation tests."""
-    st = config["statistics"]
-    for i, text in enumerate(st["variants"]):
-        if text in VARIANT_SELECTORS:
-            continue
-        try:
-            variant = Variant.parse(str(text))
-        except ValueError as e:
-            raise ConfigError(f"config key statistics.variants[{i}]: {e}, or one of {', '.join(VARIANT_SELECTORS)}"
-                              ) from None
-        require_computed(variant, f"statistics.variants[{i}]", config)
-    if st["accuracy_baseline"] is not None:
-        try:
-            variant = Variant.parse(st["accuracy_baseline"])
-        except ValueError as e:
-            raise ConfigError(f"config key statistics.accuracy_baseline: null or a variant id: {e}") from None
-        require_computed(variant, "statistics.accuracy_baseline", config, "null or ")
-    if st["optimal"] == "permutation" and not (st["enabled"] and st["permutation_samples"] > 0):
-        raise ConfigError("config key statistics.optimal: permutation needs the permutation tests "
-                          "(statistics.enabled true and statistics.permutation_samples > 0)")
-
-
 # ----------------------------------------------------------------------------- what each job uses
 
 
@@ -387,43 +375,6 @@ def calibration_options(config: Mapping[str, Any]) -> CalibrationJobs:
                           alpha=float(c["alpha"]))
     return CalibrationJobs(datasets=tuple(names), model=from_section(CalibrationModelOptions, c), main=main, grid=grid,
                            tables=tables)
-
-
-def check_calibration(config: Mapping[str, Any]) -> None:
-    """The calibration section: known data sets, two distinct mean variants (the model is one of
-    means over topics). Whether the configuration computes them (and the combination) is checked by
-    the calibration jobs, which only ``snakemake calibration`` runs: its defaults must not stop a
-    main job whose configuration leaves them out."""
-    c = config["calibration"]
-    for i, name in enumerate(c["datasets"] or []):
-        if name not in config["datasets"]:
-            raise ConfigError(f"config key calibration.datasets[{i}]: {name!r} is not a configured data set; "
-                              f"expected one of {sorted(config['datasets'])}")
-    if c["metrics"][0] == c["metrics"][1]:
-        raise ConfigError("config key calibration.metrics: expected two different variants")
-    try:
-        parsed = parse_all(c["metrics"], "calibration.metrics")
-    except ValueError as e:
-        raise ConfigError(str(e)) from None
-    for i, v in enumerate(parsed):
-        if v.statistic != "A":
-            raise ConfigError(f"config key calibration.metrics[{i}]: {v} is not a mean variant; expected a variant "
-                              "ending in _A or _A_<P|R|F> (the calibration model is one of means over topics)")
-
-
-def check_delta(config: Mapping[str, Any]) -> None:
-    """The ``delta:`` section's variant ids parse (the figures' and the query's; one no data set
-    computes is said so by the job)."""
-    d = config["delta"]
-    try:
-        parse_all(d["variants"], "delta.variants")
-    except ValueError as e:
-        raise ConfigError(str(e)) from None
-    if d["metric"] is not None:
-        try:
-            Variant.parse(d["metric"])
-        except ValueError as e:
-            raise ConfigError(f"config key delta.metric: {e}") from None
 
 
 def check_factuality(config: Mapping[str, Any]) -> None:
@@ -450,6 +401,8 @@ class Options:
         self.datasets: dict[str, dict[str, Any]] = {k: dict(v) for k, v in sorted(config["datasets"].items())}
         # the data sets that are benchmarks of the catalog, whose release files a fetch job brings
         self.benchmarks: dict[str, catalog.Benchmark] = {n: catalog.benchmarks()[n] for n in config["benchmarks"]}
+        # by data set, its judges: a catalog release that joins it (LLM_summeval's), then judges.own
+        self.judges: dict[str, tuple[JudgeSpec, ...]] = judge_specs(config)
         # stemmer_exceptions reaches only the records of jobs that stem, so that changing it re-runs
         # exactly those (and what reads their outputs)
         exceptions = exception_order(r["stemmer_exceptions"])
@@ -528,7 +481,8 @@ class Options:
         e = self.datasets[name]
         fmt = FORMATS[e["format"]]
         imported = [output_file(fmt.stage, SCORES, name)] if fmt.writes_scores and fmt.has_scores(e) else []
-        return fmt.score_files(e) + imported + list(e.get("metric_scores", []))
+        judged = [output_file("judge_scores", "scores", name)] if self.judges.get(name) else []
+        return fmt.score_files(e) + imported + judged + list(e.get("metric_scores", []))
 
     def file_metric_sources(self, name: str) -> list[str]:
         """Every score file a data set's rows may be in: its own (:meth:`own_metric_sources`), then
@@ -557,11 +511,20 @@ class Options:
                              for given in (e.get("metrics", {}), self.config["metrics"]))
         # a format whose release leaves some summaries without a score (FRANK's): partial by default
         partial = e.get("partial_coverage", FORMATS[e["format"]].partial_coverage)
+        if self.judges.get(name):
+            # a judge's parse failures leave summaries without its score (counted in judges/parse.tsv)
+            partial = True
+            decl = tuple(sorted({*decl, *judge_declarations(self.judges[name], self.datasets[name])}))
         shared = tuple(self.config["metric_scores"])
         # the configured names matter only to top-level files (adding a data set re-runs no other job)
         configured = tuple(self.datasets) if shared else ()
         return FileMetricsOptions(decl, bool(partial), f"config key datasets.{name}.metrics", name, configured, shared,
                                   shared_decl)
+
+    def judge_scores(self, name: str) -> JudgeScoresOptions:
+        """The judges' reading job of a data set: its judges and the config's parse rules."""
+        rules = self.config["judges"]["parse_rules"]
+        return JudgeScoresOptions(self.judges.get(name, ()), json.dumps(rules, sort_keys=True) if rules else "")
 
     def to_score(self, name: str) -> ToScoreOptions:
         """The texts-out job of a data set (:class:`metaeval.records.ToScoreOptions`)."""

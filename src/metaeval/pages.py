@@ -59,12 +59,11 @@ def table_html(header: Sequence[str], rows: Sequence[Sequence[str]], scroll: boo
     return f'<div class="scroll">{table}</div>' if scroll else table
 
 
-def markdown_html(path: str) -> tuple[str, str]:
-    """(caption, HTML table) of one of the workflow's Markdown tables."""
-    caption, header, rows = tables.read_markdown(path)
-    if not header:
-        return caption, ""
-    return caption, table_html(header, rows)
+def markdown_html(path: str) -> list[tuple[str, str]]:
+    """(caption, HTML table) of each table of one of the workflow's Markdown files (most hold one;
+    the judges' one per dimension)."""
+    return [(caption, table_html(header, rows) if header else "")
+            for caption, header, rows in tables.read_markdown_tables(path)]
 
 
 def anchor(title: str) -> str:

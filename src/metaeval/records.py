@@ -380,3 +380,20 @@ class FileMetricsOptions(NamedTuple):
     configured: tuple[str, ...]  # every configured data set, when there are top-level score files (else empty)
     shared: tuple[str, ...]    # the top-level score files (config key metric_scores)
     shared_declarations: tuple[Declaration, ...]   # the top-level metrics:
+
+
+class JudgeScoresOptions(NamedTuple):
+    """The judges' reading job of one data set (:mod:`metaeval.stages.judge_scores`): its judges
+    (metaeval.data.judges.JudgeSpec records: the catalog's, whose release joins the data set, and the
+    config's ``judges:``) and the config's ``parse_rules`` as canonical JSON ("" for none)."""
+    judges: tuple
+    parse_rules: str
+
+
+class JudgesOptions(NamedTuple):
+    """The judges' analysis job (the ``judges:`` section's settings: :mod:`metaeval.stages.judges`)."""
+    epsilon: float                # the alternative annotator test's cost-benefit margin
+    fdr: float                    # its false discovery rate (Benjamini-Yekutieli)
+    expert_group: str             # the annotators the judge is compared with and tested against
+    disagreements: int            # the summaries listed per judge and dimension
+    confidence: float

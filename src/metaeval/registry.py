@@ -184,6 +184,13 @@ STAGES: tuple[Stage, ...] = (
           "SERA (Cohan & Goharian 2016)", kind="scoring", rule="score_sera", rules_file="scoring",
           module="stages.sera", sections=("sera",),
           record="metaeval.records:SeraOptions", enabled="sera", needs=("texts",)),
+    # an LLM judge's outputs read by declared parse rules (metaeval.data.judges): its scores a score
+    # file the file metrics job reads beside the others', its parse failures and duplicates counted
+    Stage("judge_scores", {"scores": "judges/scores.tsv", "parse": "judges/parse.tsv", "samples": "judges/samples.tsv",
+                           "choices": "judges/choices.tsv"},
+          "LLM judges' responses read by declared parse rules: their scores, parse failures, duplicates, samples and "
+          "pairwise choices", kind="scoring", rule="judge_scores", rules_file="judges", module="stages.judge_scores",
+          sections=("judges",), enabled="judges", needs=("judges",), priority=6),
     Stage("file_metrics", {"scores": "scores/file_metrics/scores.tsv", "metrics": "scores/file_metrics/metrics.tsv",
                            "signature": "scores/file_metrics/signature.txt"},
           "the scores of metrics computed elsewhere (metric_scores.tsv)", kind="scoring", rule="file_metrics",
@@ -325,6 +332,26 @@ STAGES: tuple[Stage, ...] = (
           report=(ReportSection("Length and compression (Pastra & Saggion 2003)", (
               ReportItem("length_sweep", "markdown"),
               ReportItem("length_sweep", "figure_png", "metaeval.stages.sweeps:LENGTH_SWEEP_FIGURE_CAPTION"),
+          )),), weight=2),
+    Stage("judges",
+          {"per_system": "judges/per_system.tsv", "meta": "judges/meta_correlation.tsv",
+           "pairwise": "judges/pairwise.tsv", "head_to_head": "judges/head_to_head.tsv",
+           "alt_test": "judges/alt_test.tsv", "self_agreement": "judges/self_agreement.tsv",
+           "disagreements": "judges/disagreements.tsv", "judges_md": "judges/judges.md",
+           **_figure("judges", "figure", "figure_per_system")},
+          "LLM judges and every metric: per-system correlation and the meta-correlation with system quality; the "
+          "judges' parse failures, pairwise agreement with the experts, kappa, position consistency and bias, the "
+          "alternative annotator test, self-agreement, the largest disagreements", rules_file="analysis",
+          module="stages.judges", sections=("judges",), record="metaeval.records:JudgesOptions", enabled="judges",
+          needs=("judges",), final=True,
+          reads=(ANALYSIS_INPUTS, "judge_scores:parse", "judge_scores:samples", "judge_scores:choices",
+                 "data:annotations"),
+          category="Judges",
+          report=(ReportSection("Judges: parse failures, meta-correlation, pairwise agreement, position bias and the "
+                                "alternative annotator test", (
+              ReportItem("judges", "judges_md"),
+              ReportItem("judges", "figure_png", "metaeval.stages.judges:FIGURE_CAPTION"),
+              ReportItem("judges", "disagreements", "metaeval.stages.judges:DISAGREEMENTS_CAPTION"),
           )),), weight=2),
     Stage("agreement", {"verdicts": "agreement/verdicts.tsv", "agreement": "agreement/agreement.tsv",
                         "table2_md": "agreement/table2.md", "table3_md": "agreement/table3.md",
@@ -493,12 +520,14 @@ def job_rules(*kinds: str) -> list[str]:
     return list(dict.fromkeys(s.rule for s in STAGES if s.rule and (not kinds or s.kind in kinds)))
 
 
-def applies(s: Stage, config: Mapping[str, Any], texts: bool) -> bool:
+def applies(s: Stage, config: Mapping[str, Any], texts: bool, judged: bool = False) -> bool:
     """Whether a stage runs for a data set: its switch is on (``config``: the validated config) and
-    the data set has what it needs (``texts``: whether its summaries have texts)."""
-    if s.enabled is not None and not config[s.enabled]["enabled"]:
+    the data set has what it needs (``texts``: whether its summaries have texts; ``judged``: whether
+    it has LLM judges)."""
+    # what the data set lacks first: a stage that cannot apply never consults its switch
+    if ("judges" in s.needs and not judged) or ("texts" in s.needs and not texts):
         return False
-    return texts or "texts" not in s.needs
+    return s.enabled is None or bool(config[s.enabled]["enabled"])
 
 
 def hook(name: str) -> Any:

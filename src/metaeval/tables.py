@@ -199,6 +199,20 @@ def read_markdown(path: Path | str) -> tuple[str, list[str], list[list[str]]]:
     return caption, _md_cells(lines[0]), [_md_cells(l) for l in lines[2:]]
 
 
+def read_markdown_tables(path: Path | str) -> list[tuple[str, list[str], list[list[str]]]]:
+    """Every (caption, header, rows) of a Markdown file of one or more tables, each written by
+    :func:`markdown_text` (its caption paragraph, then its table) and joined by blank lines; a
+    caption without a table has no header and no rows."""
+    out: list[tuple[str, list[str], list[list[str]]]] = []
+    for block in Path(path).read_text(encoding="utf-8").split("\n\n"):
+        lines = [l for l in block.splitlines() if l.strip()]
+        if lines and all(l.startswith("|") for l in lines) and out and not out[-1][1] and len(lines) >= 2:
+            out[-1] = (out[-1][0], _md_cells(lines[0]), [_md_cells(l) for l in lines[2:]])
+        elif lines:
+            out.append((_md_unescape(block.strip()), [], []))
+    return out
+
+
 def fixed(value: object, digits: int = 3) -> str:
     """A number with a fixed number of decimals for display tables (``NA`` when missing)."""
     if value is None or value == "" or value == NA:

@@ -38,7 +38,9 @@ _OWNER_OR_REPO = re.compile(r"[A-Za-z0-9_.-]+")
 _HEX40 = re.compile(r"[0-9a-f]{40}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _SEGMENT = re.compile(r"[A-Za-z0-9_.+=@,~ -]+")
-_KEYS = ("title", "description", "citation", "license", "repository", "commit", "files", "dataset")
+_KEYS = ("title", "description", "citation", "license", "repository", "commit", "files", "dataset", "joins", "judges")
+# what a benchmark that joins another (its judges metrics of that data set) declares of them
+_JUDGE_KEYS = ("layout", "judges", "methods", "pairwise_rule", "duplicates")
 _FILE_KEYS = ("git_blob", "bytes", "sha256", "max_bytes", "optional", "repository", "commit")
 
 
@@ -85,7 +87,11 @@ class Benchmark:
     citation: str
     license: str
     release: Release
-    dataset: Mapping[str, Any]    # the importer's declaration, paths relative to the repository
+    dataset: Mapping[str, Any]    # the importer's declaration, paths relative to the repository ({} when it joins)
+    # the benchmark whose data set this one's judges score (LLM_summeval's judges are metrics of
+    # SummEval): not a data set of its own; None for a data set
+    joins: str | None = None
+    judges: Mapping[str, Any] | None = None   # their declaration (metaeval.data.judges.JudgeSpec's fields)
 
     @property
     def source(self) -> str:
@@ -234,9 +240,39 @@ def _benchmark(path: Path, name: Any, spec: Any) -> Benchmark:
     if not isinstance(spec.get("files"), dict) or not spec["files"]:
         raise _fail(path, f"{name}.files", "expected one or more files: path -> {git_blob, bytes, sha256}")
     files = tuple(_file(path, name, p, f) for p, f in spec["files"].items())
+    texts = tuple(_text(path, name, spec, k) for k in ("title", "description", "citation", "license"))
+    release = Release(name, repository, commit, files)
+    if "joins" in spec:
+        return Benchmark(name, *texts, release, {}, _joined(path, name, spec), dict(spec["judges"]))
     dataset = _dataset(path, name, spec.get("dataset"), files)
-    return Benchmark(name, *(_text(path, name, spec, k) for k in ("title", "description", "citation", "license")),
-                     Release(name, repository, commit, files), dataset)
+    return Benchmark(name, *texts, release, dataset)
+
+
+def _joined(path: Path, name: str, spec: Mapping[str, Any]) -> str:
+    """The benchmark a judges' release joins, its declaration checked: ``joins`` names the data set,
+    ``judges`` the release's layout, its judges, methods (method -> parse rule), the pairwise rule
+    and the duplicates policy; no ``dataset`` (it is not a data set)."""
+    joins = spec["joins"]
+    if not isinstance(joins, str) or not NAME.fullmatch(joins):
+        raise _fail(path, f"{name}.joins", "expected the name of the benchmark whose data set its judges score")
+    if "dataset" in spec:
+        raise _fail(path, f"{name}.dataset", "a benchmark that joins another is not a data set; expected no dataset")
+    judges = spec.get("judges")
+    if not isinstance(judges, dict):
+        raise _fail(path, f"{name}.judges", f"expected a mapping with {', '.join(_JUDGE_KEYS)}")
+    unknown = sorted(set(judges) - set(_JUDGE_KEYS))
+    if unknown:
+        raise _fail(path, f"{name}.judges.{unknown[0]}", f"unknown key; expected only {', '.join(_JUDGE_KEYS)}")
+    if judges.get("layout") != "llm_summeval":
+        raise _fail(path, f"{name}.judges.layout", "expected llm_summeval (the release layouts the judges' reader knows)")
+    if not isinstance(judges.get("judges"), list) or not all(isinstance(j, str) and j for j in judges["judges"]):
+        raise _fail(path, f"{name}.judges.judges", "expected a list of the judges (the release's folder names)")
+    methods = judges.get("methods")
+    if not isinstance(methods, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in methods.items()):
+        raise _fail(path, f"{name}.judges.methods", "expected method -> parse rule (e.g. {rts: rts})")
+    if judges.get("duplicates", "last") not in ("last", "mean"):
+        raise _fail(path, f"{name}.judges.duplicates", "expected last or mean")
+    return joins
 
 
 def read(path: Path | str = CATALOG) -> dict[str, Benchmark]:
@@ -304,11 +340,34 @@ def with_benchmarks(datasets: Any, value: Any, results: str) -> tuple[Any, list[
         return datasets, names           # no data sets at all: the schema says so
     out = dict(datasets)
     for i, name in enumerate(names):
+        joins = known[name].joins
+        if joins is not None:
+            if joins not in names:
+                raise ValueError(f"config key benchmarks[{i}]: {name!r} joins the benchmark {joins!r} (its judges are "
+                                 f"metrics of that data set); expected {joins!r} named too (or benchmarks: {ALL})")
+            continue
         if name in out:
             raise ValueError(f"config keys benchmarks[{i}] and datasets.{name}: both name the data set {name!r}; "
                              "expected one of them (the catalog's benchmark, or your entry under another name)")
         out[name] = entry(known[name], results)
     return out, names
+
+
+def judges_of(names: list[str], results: str) -> dict[str, list[dict[str, Any]]]:
+    """By data set, the judges the chosen benchmarks that join it declare: their declaration with the
+    release folder (``root``) of the fetch job's copies."""
+    known = benchmarks()
+    out: dict[str, list[dict[str, Any]]] = {}
+    for name in names:
+        b = known[name]
+        if b.joins is not None and b.judges is not None:
+            # the judge x method pairs the release has (its files eval_model_generations/<judge>/.../<dim>_<method>.txt)
+            present = sorted({(parts[1], parts[3].rsplit(".", 1)[0].rpartition("_")[2]) for parts in
+                              (f.path.split("/") for f in b.release.files) if len(parts) == 4
+                              and parts[0] == "eval_model_generations"})
+            out.setdefault(b.joins, []).append({**b.judges, "root": release_folder(name, results), "benchmark": name,
+                                                "present": present})
+    return out
 
 
 def release_folder(name: str, results: str) -> str:

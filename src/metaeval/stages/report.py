@@ -349,8 +349,7 @@ def report_sections(inputs: Mapping[str, str], left_out: Mapping[str, str], empt
             if file is None or not Path(file).exists():
                 continue
             if file.endswith(".md"):
-                cap, table = markdown_html(file)
-                parts.append(f'<p class="caption">{html.escape(cap)}</p>{table}')
+                parts += [f'<p class="caption">{html.escape(cap)}</p>{table}' for cap, table in markdown_html(file)]
             elif file.endswith(".png"):
                 parts.append(figure_html(file, registry.caption(item) or Path(file).name))
             else:
