@@ -4,6 +4,8 @@ and leaderboard row rests on the summarizers every metric scores, each value wit
 value is labelled and not ranked, and the column says so at its top. Values checked with scipy."""
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,7 +13,7 @@ from scipy import stats
 
 from metaeval import tables
 from metaeval.options import default_options
-from metaeval.stages import correlation, leaderboard, rerank
+from metaeval.stages import correlation, leaderboard, leaderboard_table, rerank
 from metaeval.stages.analysis_inputs import AnalysisInputs
 from metaeval.stages.leaderboard import DatasetFiles
 from metaeval.stats.bootstrap import PerSummary
@@ -99,7 +101,7 @@ def test_the_leaderboard_ranks_on_common_ground_with_n_and_the_column_note(tmp_p
     assert np.isnan(system_rows["R1_ST1_RS0_R"]["value_covered"])
     note = board.column_notes[("d", "arithmetic", "system", "all")]
     assert note.startswith(f"ranked on the n = {S - 1} items every metric scores") and "MINE" in note
-    assert note in leaderboard.html_section(board)
+    assert html.escape(note) in leaderboard_table.html_section(board)
     # the summary level: every metric on the 13 x 6 summaries all of them score
     summary_rows = [r for r in board.rows if r["level"] == "summary"]
     assert {r["n"] for r in summary_rows} == {(S - 1) * T}

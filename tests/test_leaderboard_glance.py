@@ -19,7 +19,7 @@ from reference import require
 from test_leaderboard import OPTIONS, _dataset
 
 FOCUS = OPTIONS._replace(datasets=("d", "e"), focus=("MINE",))
-OUT = (("leaderboard_tsv", "leaderboard.tsv"), ("tests_tsv", "leaderboard_tests.tsv"),
+OUT = (("leaderboard_tsv", "leaderboard.tsv"), ("tests_tsv", "leaderboard_tests.tsv"), ("floor_tsv", "leaderboard_floor.tsv"),
        ("leaderboard_md", "leaderboard.md"), ("leaderboard_html", "leaderboard.html"),
        ("dots_png", "dots.png"), ("dots_svg", "dots.svg"), ("heatmap_png", "ranks.png"), ("heatmap_svg", "ranks.svg"))
 
