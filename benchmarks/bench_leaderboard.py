@@ -71,14 +71,24 @@ def benchmarks_config(code: Path) -> dict:
     return cfg
 
 
+CPU: dict[Path, list[float]] = {}   # each working directory's runs: CPU seconds of Snakemake and every job
+
+
 def snakemake(code: Path, workdir: Path, *args: str, env: dict | None = None) -> float:
-    """One cold run of ``code``'s workflow in ``workdir``: its wall time."""
+    """One cold run of ``code``'s workflow in ``workdir``: its wall time. Its CPU time (user + system
+    of the run and every process it waited for, the fork server's jobs included) goes to ``CPU``:
+    on a machine shared with other work the wall time grows with the load, the CPU time hardly."""
+    import resource
+
     servers = tempfile.mkdtemp(prefix="fs")
     env = {**(env or os.environ), "PYTHONPATH": str(code / "src"), "METAEVAL_FORKSERVER_DIR": servers}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "snakemake", "-s", str(code / "Snakefile"), "-d", str(workdir), "--cores",
                     "2", *args, "--quiet"], env=env, check=True, capture_output=True)
     wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.setdefault(workdir, []).append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     shutil.rmtree(servers, ignore_errors=True)
     return wall
 
@@ -230,6 +240,10 @@ def main() -> int:
     full, seven_time = figures["full run with the score file"], figures["full run of the seven with the score file"]
     rerun = figures["re-run after adding a metric"]
     print(f"every benchmark / the seven, one score file: {full / seven_time:.2f} (budget 1.40)")
+    cpu = {w.name: runs for w, runs in CPU.items()}
+    if "after" in cpu and "seven" in cpu:      # texts out, full run, re-run; the seven's full run
+        print(f"CPU time: every benchmark {cpu['after'][1]:.1f} s, the seven {cpu['seven'][0]:.1f} s: "
+              f"{cpu['after'][1] / cpu['seven'][0]:.2f}; re-run / full run {cpu['after'][2] / cpu['after'][1]:.2f}")
     print(f"re-run / full run: {rerun / full:.2f} (budget 0.35)")
     before = figures.get(f"full run at {args.before_commit}, no score file")
     if before:
