@@ -202,7 +202,7 @@ def test_the_reports_judges_section_in_a_browser(run, tmp_path):
     assert 'data-ready="yes"' in html_tag and "data-errors" not in html_tag, html_tag
     start = dom.index('<h2 id="judges')
     section = dom[start:dom.find("<h2", start + 1)]
-    assert section.count("<table>") == 3                  # the coherence table, the disagreements', and no other
+    assert section.count("<table>") == 2                  # the coherence table, the disagreements', and no other
     assert "Coherence. Parse failures" in section and "my-judge:rts" in section
     assert section.count('<img') == 1
     # the pooled agreement in the table is the pairwise file's, as the table prints it (3 decimals)
