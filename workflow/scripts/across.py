@@ -23,7 +23,10 @@ with job_log(snakemake.log[0], "across data sets"):
     if "delta_thresholds" in i:       # what a score difference means, pooled over the data sets
         board.deltas = leaderboard.deltas(tables.read_tsv(i["delta_thresholds"]), board)
     out = dict(snakemake.output.items())
-    glance = leaderboard_figures.compute(board, leaderboard_figures.load_floor(i.get("leaderboard_floor")))
+    floor = leaderboard_figures.load_floor(i.get("leaderboard_floor"))
+    if floor is not None:            # the leaderboard's floor row, as leaderboard.html shows it
+        board.floors = leaderboard.board_floors(floor)
+    glance = leaderboard_figures.compute(board, floor)
     leaderboard_figures.write(glance, out)
     across.write(result, out, targets, leaderboard_table.html_section(board) + leaderboard_figures.figures_html(glance, out),
                  opening=leaderboard_table.verdict_html(board))

@@ -162,6 +162,16 @@ def read_floors(paths: Sequence[str]) -> dict[tuple[str, str, str], tuple[float,
     return out
 
 
+def board_floors(frame) -> dict[tuple[str, str, str, str], tuple[float, float, float]]:
+    """(dataset, target, level, subset) -> the random floor's (mean, lo, hi), from leaderboard_floor.tsv
+    (read back for the report across data sets, whose leaderboard shows the floor row)."""
+    rows = frame.to_dict("records")
+    return {(str(r["dataset"]), str(r["target"]), str(r["level"]), str(r["subset"])):
+            tuple(math.nan if str(r[k]) in (NA, "", "nan") else float(r[k])
+                  for k in ("floor_mean", "floor_lo", "floor_hi"))
+            for r in rows}
+
+
 # ----------------------------------------------------------------------------- the columns
 
 @dataclass
