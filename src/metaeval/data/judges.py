@@ -405,19 +405,31 @@ def pointwise_dimensions(path: str | None) -> list[str]:
                    and cells[i].strip()})
 
 
+def _file_rule(t: _Table, path: str, rules: Mapping[str, ParseRule], name: str, kind: str, give: str
+               ) -> ParseRule | None:
+    """The declared rule of a file of raw responses (None where the file gives the values themselves);
+    responses without a rule are refused naming the file."""
+    if t.value_column != "response":
+        return None
+    if not name:
+        raise fail(path, 1, "response", f"responses need a {'pairwise ' if kind == 'pairwise' else ''}parse rule: "
+                                        f"give the judge's {give}")
+    return _rule(rules, name, kind, path)
+
+
+def _rows_of(t: _Table, dataset: str) -> Iterable[tuple[int, dict]]:
+    """A judge file's rows of ``dataset`` (a file without a dataset column is the data set's alone)."""
+    return ((no, row) for no, row in t.rows if "dataset" not in row or row["dataset"] == dataset)
+
+
 def read_files(spec: JudgeSpec, rules: Mapping[str, ParseRule], out: JudgeRead) -> None:
     """A judge of the user's: its pointwise and pairwise TSV files (see the module's docstring)."""
     name = metric_name(spec.name, spec.method)
     out.metrics[name] = (spec.name, spec.method, spec.duplicates)
     if spec.pointwise:
         t = _Table(spec.pointwise, ("topic", "summarizer", "dimension"), ("response", "score"), ("dataset", "sample"))
-        if t.value_column == "response" and not spec.rule:
-            raise fail(spec.pointwise, 1, "response", "responses need a parse rule: give the judge's rule (or a "
-                                                      "score column)")
-        rule = _rule(rules, spec.rule, "pointwise", spec.pointwise) if t.value_column == "response" else None
-        for no, row in t.rows:
-            if "dataset" in row and row["dataset"] != spec.dataset:
-                continue
+        rule = _file_rule(t, spec.pointwise, rules, spec.rule, "pointwise", "rule (or a score column)")
+        for no, row in _rows_of(t, spec.dataset):
             text = row[t.value_column]
             value = rule.read(text) if rule else parse_number(spec.pointwise, no, "score", text)
             out.responses.append(Response(name, t.name(no, row, "dimension"), t.name(no, row, "topic"),
@@ -426,13 +438,9 @@ def read_files(spec: JudgeSpec, rules: Mapping[str, ParseRule], out: JudgeRead) 
     if spec.pairwise:
         t = _Table(spec.pairwise, ("topic", "summarizer_a", "summarizer_b", "dimension", "order"),
                    ("choice", "response"), ("dataset",))
-        if t.value_column == "response" and not spec.pairwise_rule:
-            raise fail(spec.pairwise, 1, "response", "responses need a pairwise parse rule: give the judge's "
-                                                     "pairwise_rule (or a choice column)")
-        rule = _rule(rules, spec.pairwise_rule, "pairwise", spec.pairwise) if t.value_column == "response" else None
-        for no, row in t.rows:
-            if "dataset" in row and row["dataset"] != spec.dataset:
-                continue
+        rule = _file_rule(t, spec.pairwise, rules, spec.pairwise_rule, "pairwise",
+                          "pairwise_rule (or a choice column)")
+        for no, row in _rows_of(t, spec.dataset):
             a, b = t.name(no, row, "summarizer_a"), t.name(no, row, "summarizer_b")
             if a == b:
                 raise fail(spec.pairwise, no, "summarizer_b", f"{b!r} is also summarizer_a; expected two different "
@@ -508,6 +516,16 @@ class JudgeScores:
     choices: list[Choice]         # read, failures kept (choice None), duplicates resolved to the last
 
 
+def _count(counts: dict[tuple[str, str], list], judge: str, dim: str, group: Sequence, failed: Sequence) -> None:
+    """Add one item's responses (or choices) to its judge and dimension's counts: responses, parse
+    failures, items judged more than once, and the failures' places and texts."""
+    c = counts.setdefault((judge, dim), [0, 0, 0, []])
+    c[0] += len(group)
+    c[1] += len(failed)
+    c[2] += len(group) > 1
+    c[3].extend(f"{r.source}:{r.line}: {r.response[:120]!r}" for r in failed)
+
+
 def scores(read: JudgeRead) -> JudgeScores:
     """The judges' scores of each summary (compute): per item (judge, dimension, topic, summarizer,
     sample) the kept value by the judge's duplicates policy, None when it is a failure (``last``: the
@@ -518,12 +536,7 @@ def scores(read: JudgeRead) -> JudgeScores:
     counts: dict[tuple[str, str], list] = {}
     by_item: dict[tuple, dict[str, float]] = {}
     for (judge, dim, topic, summarizer, sample), rs in grouped.items():
-        c = counts.setdefault((judge, dim), [0, 0, 0, []])
-        c[0] += len(rs)
-        failed = [r for r in rs if r.value is None]
-        c[1] += len(failed)
-        c[2] += len(rs) > 1
-        c[3].extend(f"{r.source}:{r.line}: {r.response[:120]!r}" for r in failed)
+        _count(counts, judge, dim, rs, [r for r in rs if r.value is None])
         policy = read.metrics[judge][2]
         if policy == "last":
             value = rs[-1].value
@@ -536,12 +549,7 @@ def scores(read: JudgeRead) -> JudgeScores:
     for ch in read.choices:
         pair_groups.setdefault((ch.judge, ch.dimension, ch.topic, *sorted((ch.a, ch.b)), ch.order), []).append(ch)
     for (judge, dim, *_), chs in pair_groups.items():
-        c = counts.setdefault((judge, dim), [0, 0, 0, []])
-        c[0] += len(chs)
-        failed = [ch for ch in chs if ch.choice is None]
-        c[1] += len(failed)
-        c[2] += len(chs) > 1
-        c[3].extend(f"{ch.source}:{ch.line}: {ch.response[:120]!r}" for ch in failed)
+        _count(counts, judge, dim, chs, [ch for ch in chs if ch.choice is None])
     items = [ItemScore(j, d, t, s, sum(v[k] for k in sorted(v)) / len(v), tuple(v[k] for k in sorted(v)))
              for (j, d, t, s), v in sorted(by_item.items())]
     return JudgeScores(items, [ParseCount(j, d, c[0], c[1], c[2], tuple(c[3][:EXAMPLES]))
