@@ -447,9 +447,10 @@ def test_the_system_level_correlation_of_mt_metrics_eval_equals_scipy_on_the_fil
 
 @pytest.mark.workflow
 def test_the_workflow_judges_the_lone_reference_and_its_text_metrics_rest_on_the_others(tmp_path):
-    """The release through the workflow: the reference A is judged; ROUGE's correlations rest on
-    the 3 systems it scores, a metric of the release's own on all 4 (its Pearson r equals scipy's on
-    the files read directly), and the notes count the 4 unscored summaries."""
+    """The release through the workflow: the reference A is judged; every correlation is ranked on
+    the 3 systems all metrics score (common ground), and a metric of the release's own also has its
+    r on all 4 it scores (pearson_covered, equal to scipy's on the files read directly); the notes
+    count the 4 unscored summaries."""
     from scipy import stats
 
     from conftest import snakemake
@@ -463,7 +464,8 @@ def test_the_workflow_judges_the_lone_reference_and_its_text_metrics_rest_on_the
     with (tmp_path / "results/dial/analysis/correlations.tsv").open(newline="") as f:
         rows = {(r["variant"], r["combination"]): r for r in csv.DictReader(f, delimiter="\t")}
     assert int(rows[("R1_ST1_RS0_A_R", "coverage")]["n"]) == 3
-    assert int(rows[("qa_eval_A", "coverage")]["n"]) == 4
+    assert int(rows[("qa_eval_A", "coverage")]["n"]) == 3
+    assert int(rows[("qa_eval_A", "coverage")]["n_covered"]) == 4
     human, metric = {}, {}
     for system in SYSTEMS:
         with (rel / system / "metrics.csv").open(newline="") as f:
@@ -471,7 +473,10 @@ def test_the_workflow_judges_the_lone_reference_and_its_text_metrics_rest_on_the
         human[system] = math.fsum(math.fsum(a["consistency"] for a in _annotations(t, system)) / 3
                                   for t in DIALOGUES) / len(DIALOGUES)
     expected = stats.pearsonr([metric[s] for s in SYSTEMS], [human[s] for s in SYSTEMS])[0]
-    assert float(rows[("qa_eval_A", "coverage")]["pearson"]) == pytest.approx(expected, abs=1e-12)
+    assert float(rows[("qa_eval_A", "coverage")]["pearson_covered"]) == pytest.approx(expected, abs=1e-12)
+    scored = [s for s in SYSTEMS if s != "A"]
+    on_common = stats.pearsonr([metric[s] for s in scored], [human[s] for s in scored])[0]
+    assert float(rows[("qa_eval_A", "coverage")]["pearson"]) == pytest.approx(on_common, abs=1e-12)
     notes = dict(line.split("\t", 1) for line in (tmp_path / "results/dial/analysis/notes.tsv").read_text().splitlines())
     assert notes["unscored_references"].startswith("4 judged human summaries of A are their topics' only human")
     assert "rest on the 3 judged summarizers they score" in notes["unscored_references"]
