@@ -170,11 +170,13 @@ def bleu_stats(wildcards):
 
 
 def analysis_inputs(wildcards):
-    """The score and human tables the correlation, agreement and re-ranking jobs read."""
+    """The score and human tables the correlation, agreement and re-ranking jobs read, and the file
+    metrics' declarations (the dimension a metric was declared for is the one target it serves)."""
     d = wildcards.dataset
     return {
         **bleu_stats(wildcards),
         **family_files("scores", "stats")(wildcards),
+        **file_metric_files(file_metrics_declared="metrics")(wildcards),
         "system_scores": OUT.file("scores", "systems", d),
         "summary_scores": OUT.file("scores", "summaries", d),
         "summary_human": OUT.file("human", "summaries", d),

@@ -85,6 +85,29 @@ def test_a_release_is_fetched_verified_cached_and_copied(tmp_path, release):
         (f.path, "verified", f.git_blob, f"https://raw.githubusercontent.com/{url_path(f)}") for f in rel.files]
 
 
+def test_the_first_failure_in_the_release_order_is_raised_and_the_files_not_started_are_not_fetched(tmp_path):
+    """Many files, the fifth and the last refused: the error names the fifth whatever thread ends
+    first, and of the files after the in-flight ones none is requested."""
+    root = tmp_path / "mirror"
+    files = []
+    for k in range(40):
+        data = f"file {k}\n".encode()
+        path = f"f{k:02d}.txt"
+        (root / REPOSITORY / COMMIT).mkdir(parents=True, exist_ok=True)
+        (root / REPOSITORY / COMMIT / path).write_bytes(data)
+        files.append(ReleaseFile(path, hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest(), len(data),
+                                 hashlib.sha256(data).hexdigest(), 1000, False))
+    rel = Release("many", REPOSITORY, COMMIT, tuple(files))
+    bad = {f"{REPOSITORY}/{COMMIT}/{files[4].path}", f"{REPOSITORY}/{COMMIT}/{files[39].path}"}
+    # every good file takes 0.2 s, the refused ones none: the threads are busy when the fifth fails
+    slow = {f"{REPOSITORY}/{COMMIT}/{f.path}": 0.2 for f in files} | {b: 0.0 for b in bad}
+    with serve(root, Behaviour(tamper=bad, slow=slow)) as (url, seen), pytest.raises(fetch.FetchError) as e:
+        fetch.compute(rel, source(tmp_path, url))
+    assert files[4].path in str(e.value) and files[39].path not in str(e.value)
+    assert sum(seen.requests.values()) < len(files)
+    assert f"{REPOSITORY}/{COMMIT}/{files[39].path}" not in seen.requests
+
+
 def test_a_folder_mirror_serves_the_same(tmp_path, release):
     root, rel = release
     fetch.write(fetch.compute(rel, source(tmp_path, str(root))), tmp_path / "out/MANIFEST.tsv")
@@ -104,7 +127,8 @@ def test_a_tampered_file_is_refused_and_nothing_of_it_kept(tmp_path, release):
     assert f"its git blob id is {found}, expected {bad.git_blob}" in message
     assert "not kept" in message
     assert seen.requests[url_path(bad)] == 1             # a mismatch is not retried
-    assert leftovers(tmp_path / "cache") == [f"{REPOSITORY}/{COMMIT}/{rel.files[0].path}"]
+    # the other files were in flight at once (fewer than fetch.TRANSFERS): verified, they stay cached
+    assert leftovers(tmp_path / "cache") == sorted(f"{REPOSITORY}/{COMMIT}/{f.path}" for f in rel.files if f != bad)
 
 
 def test_a_cached_file_that_no_longer_matches_is_fetched_again(tmp_path, release):
@@ -138,7 +162,8 @@ def test_a_dropped_connection_is_retried_then_refused_with_the_url_and_a_mirror(
     assert f"could not fetch {url}/{big} (4 tries" in message and "broke during the transfer" in message
     assert "METAEVAL_MIRROR" in message and "benchmarks_mirror" in message
     assert not (tmp_path / "always/cache" / big).exists()
-    assert leftovers(tmp_path / "always/cache") == [f"{REPOSITORY}/{COMMIT}/{rel.files[0].path}"]
+    assert leftovers(tmp_path / "always/cache") == sorted(f"{REPOSITORY}/{COMMIT}/{f.path}" for f in rel.files
+                                                          if f != rel.files[1])
 
 
 def test_an_unreachable_host_names_the_url_and_how_to_set_a_mirror(tmp_path, release):
@@ -161,7 +186,7 @@ def test_a_response_larger_than_the_catalog_says_stops_the_fetch(tmp_path, relea
     with serve(root, Behaviour(extra={url_path(big): 1})) as (url, _), pytest.raises(fetch.FetchError) as e:
         fetch.compute(rel, source(tmp_path, url))
     assert f"{url}/{url_path(big)}" in str(e.value) and f"larger than the catalog's {big.bytes:,} bytes" in str(e.value)
-    assert leftovers(tmp_path / "cache") == [f"{REPOSITORY}/{COMMIT}/{rel.files[0].path}"]
+    assert leftovers(tmp_path / "cache") == sorted(f"{REPOSITORY}/{COMMIT}/{f.path}" for f in rel.files if f != big)
     # a file of unknown size: bounded by max_bytes while it streams (no Content-Length check to rely on)
     unknown = rel._replace(files=(big._replace(bytes=None, sha256=None, max_bytes=1000),))
     with serve(root) as (url, _), pytest.raises(fetch.FetchError) as e:
@@ -179,7 +204,7 @@ def test_a_redirect_to_another_host_is_refused_and_one_on_the_same_host_followed
             fetch.compute(rel, source(tmp_path, url))
         assert other.requests == {}                         # nothing was asked of the other host
     assert "redirected to another host" in str(e.value) and target in str(e.value)
-    assert leftovers(tmp_path / "cache") == []
+    assert leftovers(tmp_path / "cache") == sorted(f"{REPOSITORY}/{COMMIT}/{f.path}" for f in rel.files[1:])
     moved = f"moved/{first}"
     (root / moved).parent.mkdir(parents=True)
     (root / moved).write_bytes((root / first).read_bytes())

@@ -41,7 +41,9 @@ import errno
 import fcntl
 import hashlib
 import os
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, NamedTuple
@@ -59,6 +61,7 @@ TIMEOUT = (15.0, 60.0)            # seconds to connect, and between two reads of
 CHUNK = 1 << 16
 MAX_REDIRECTS = 5
 PROGRESS_EVERY = 5.0              # seconds between two progress lines of one file
+TRANSFERS = 8                     # files in flight at once (a polite number for one host)
 MANIFEST_COLUMNS = ("path", "status", "bytes", "sha256", "git_blob", "url", "note")
 MIRROR_HINT = (f"offline or behind a firewall, point the workflow at a mirror of the release files: the config key "
                f"benchmarks_mirror or the environment variable {ENV_MIRROR}, a folder or an http(s) URL laid out as "
@@ -263,24 +266,29 @@ class Fetched(NamedTuple):
 
 
 class _Fetcher:
-    """The fetches of one release from one source, in one job (one HTTP session)."""
+    """The fetches of one release from one source, in one job (an HTTP session per thread: a
+    ``requests.Session`` is not meant to be shared between threads)."""
 
     def __init__(self, release: Release, source: Source):
-        self.release, self.source, self._session = release, source, None
+        self.release, self.source = release, source
+        self._local, self._sessions, self._lock = threading.local(), [], threading.Lock()
 
     def session(self):
-        if self._session is None:
+        session = getattr(self._local, "session", None)
+        if session is None:
             import requests   # deferred, as in _from_http
 
-            self._session = requests.Session()
-        return self._session
+            session = self._local.session = requests.Session()
+            with self._lock:
+                self._sessions.append(session)
+        return session
 
     def what(self, file: ReleaseFile) -> str:
         return f"{self.release.benchmark}: {file.path}"
 
     def close(self) -> None:
-        if self._session is not None:
-            self._session.close()
+        for session in self._sessions:
+            session.close()
 
     def transfer(self, file: ReleaseFile, out: Path) -> None:
         """Fetch one file into ``out``, verified; retried on a transient failure."""
@@ -346,13 +354,31 @@ def compute(release: Release, source: Source) -> list[Fetched]:
         raise FetchError(f"{release.benchmark}: {problem}; refused before any request")
     fetcher = _Fetcher(release, source)
     found: dict[str, Fetched] = {}
-    with contextlib.closing(fetcher):
-        # under the cache's lock of each repository and commit in turn (a release may read two)
+    with contextlib.closing(fetcher), ThreadPoolExecutor(TRANSFERS, thread_name_prefix="fetch") as pool:
+        # under the cache's lock of each repository and commit in turn (a release may read two); a
+        # release of many small files (one per judge, method and system) waits on each request's round
+        # trip, so several are in flight at once
         for origin in release.origins():
             with _locked(source.lock(*origin), release.benchmark):
-                for file in (f for f in release.files if release.origin(f) == origin):
-                    found[file.path] = _fetched(fetcher, file)
+                files = [f for f in release.files if release.origin(f) == origin]
+                for file, got in zip(files, _all_or_first_failure(pool, fetcher, files)):
+                    found[file.path] = got
     return [found[f.path] for f in release.files]
+
+
+def _all_or_first_failure(pool: ThreadPoolExecutor, fetcher: _Fetcher, files: list[ReleaseFile]) -> list[Fetched]:
+    """Every file fetched, or the failure of the first failing file in the release's order: at the
+    first failure the files not yet started are not started, those in flight end (each verified
+    file stays in the cache). Files start in order, so the started ones are a prefix of ``files``
+    and the failure raised does not depend on which thread was quicker."""
+    futures = [pool.submit(_fetched, fetcher, f) for f in files]
+    for done in as_completed(futures):
+        if done.exception() is not None:
+            for future in futures:
+                future.cancel()
+            break
+    wait(futures)
+    return [future.result() for future in futures if not future.cancelled()]
 
 
 def _fetched(fetcher: _Fetcher, file: ReleaseFile) -> Fetched:

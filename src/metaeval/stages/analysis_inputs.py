@@ -8,6 +8,10 @@
   variant (BLEU per setting, chrF), and every human combination
   (:class:`metaeval.stats.bootstrap.PerSummary`).
 
+A per-summary metric a score file declares for one dimension (an LLM judge asked about coherence)
+serves that target only (``meant_for``; :meth:`AnalysisInputs.serves`): every stage compares, ranks
+and tests it under that target alone, and a target's common ground is set by the metrics it serves.
+
 Summarizers are sorted; ``summarizers='systems'`` keeps the systems, ``'all'`` the judged humans too.
 Topics are the sorted topics of summary_human.tsv. Variants and per-summary metrics keep the order
 of their tables.
@@ -15,7 +19,7 @@ of their tables.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 import numpy as np
@@ -42,6 +46,23 @@ class AnalysisInputs:
     # the summary level pools every judged summary whatever the number of summarizers (targets.tsv's
     # summary_level: the data set's benchmark correlates so, as XSumFaith's paper)
     pooled: bool = False
+    # per-summary metric -> the one target it was declared for (metrics.tsv's dimension); the others serve all
+    meant_for: Mapping[str, str] = field(default_factory=dict)
+
+    def serves(self, metric: str, target: str) -> bool:
+        """Whether the per-summary metric ``metric`` is compared under ``target``: every metric but one
+        declared for another dimension (a judge asked about coherence serves coherence only; one declared
+        for a dimension the data set lacks serves none)."""
+        declared = self.meant_for.get(metric)
+        return declared is None or declared == target
+
+    def variants_for(self, target: str) -> np.ndarray:
+        """(V,) mask of the variants compared under ``target`` (their per-summary metric :meth:`serves` it)."""
+        return np.array([self.serves(v.summary_metric, target) for v in self.variants], dtype=bool)
+
+    def metrics_for(self, target: str) -> list[str]:
+        """The per-summary metrics compared under ``target``, in the order of :attr:`summary_metric`."""
+        return [m for m in self.per_summary.metrics if self.serves(m, target)]
 
     @property
     def main(self) -> str | None:
@@ -82,12 +103,22 @@ def _index(values: pd.Series, positions: Mapping[str, int]) -> np.ndarray:
     return values.map(positions).fillna(-1).to_numpy(dtype=np.int64)
 
 
+def declared_targets(file_metrics: str | None) -> dict[str, str]:
+    """The file metrics job's metrics.tsv read as metric -> the dimension it was declared for (those
+    declared for one only)."""
+    if not file_metrics:
+        return {}
+    f = tables.read_tsv(file_metrics)
+    return {str(m): str(d) for m, d in zip(f["metric"], f["dimension"]) if str(d) not in ("", "NA", "nan")}
+
+
 def load(system_scores: str, summary_scores: str, summary_human: str, system_human: str, summarizers: str,
          corpus_stats: Mapping[str, str] = {}, other_scores: Mapping[str, str] = {},
-         targets: str | None = None) -> AnalysisInputs:
+         targets: str | None = None, file_metrics: str | None = None) -> AnalysisInputs:
     """Read the scoring and human tables (and the long per-summary tables of the other families,
     by family name (:func:`score_tables`), and the statistics of the corpus-level variants, by
-    variant id); keep the summarizers the option names ('systems' or 'all')."""
+    variant id; ``file_metrics``: the file metrics' metrics.tsv, for the dimension each was declared
+    for); keep the summarizers the option names ('systems' or 'all')."""
     sh = tables.read_tsv(system_human, numeric=("score",))
     kinds = dict(zip(sh["summarizer"], sh["kind"]))
     combinations = list(pd.unique(sh["combination"]))
@@ -161,7 +192,8 @@ def load(system_scores: str, summary_scores: str, summary_human: str, system_hum
 
     ps = PerSummary(keep, topics, metrics, stats, human)
     return AnalysisInputs(keep, [kinds[s] for s in keep], [Variant.parse(v) for v in variant_ids], sys_metric,
-                          combinations, sys_human, ps, primary_of(targets), pooled_of(targets))
+                          combinations, sys_human, ps, primary_of(targets), pooled_of(targets),
+                          declared_targets(file_metrics))
 
 
 def on_common_ground(inp: AnalysisInputs) -> tuple[AnalysisInputs, list[str]]:
@@ -178,13 +210,15 @@ def on_common_ground(inp: AnalysisInputs) -> tuple[AnalysisInputs, list[str]]:
                      {v: a[rows] for v, a in ps.corpus_stats.items()}, {c: g[rows] for c, g in ps.human.items()})
     return (AnalysisInputs([inp.summarizers[i] for i in rows], [inp.kinds[i] for i in rows], inp.variants,
                            inp.system_metric[rows], inp.combinations, inp.system_human[rows], cut, inp.primary,
-                           inp.pooled),
+                           inp.pooled, inp.meant_for),
             [s for s, k in zip(inp.summarizers, keep) if not k])
 
 
 def load_named(inputs: Mapping[str, str], summarizers: str) -> AnalysisInputs:
     """:func:`load` from a job's named inputs (``system_scores``, ``summary_scores``,
     ``summary_human``, ``system_human``, and every family's statistics and long table it has:
-    ``bleu_stats_ST..``, ``sera``, ``chrf``, ``chrf_stats_..``, ``file_metrics``)."""
+    ``bleu_stats_ST..``, ``sera``, ``chrf``, ``chrf_stats_..``, ``file_metrics``, and the file
+    metrics' declarations ``file_metrics_declared``)."""
     return load(inputs["system_scores"], inputs["summary_scores"], inputs["summary_human"], inputs["system_human"],
-                summarizers, corpus_stats_paths(inputs), score_tables(inputs), inputs.get("targets"))
+                summarizers, corpus_stats_paths(inputs), score_tables(inputs), inputs.get("targets"),
+                inputs.get("file_metrics_declared"))

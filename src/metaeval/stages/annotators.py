@@ -221,7 +221,9 @@ def compute(ai: AnnotatorInputs, options: AnnotatorsOptions) -> AnnotatorsResult
             if len(names) < 2:
                 res.notes.append(("one_annotator", f"{dimension}, {group}: one annotator, so no leave-one-out "
                                                    "ceiling or parity"))
-            predictors = _predictors(ai, dimension, group, groups, members, make, chosen)
+            # a metric declared for one dimension is a predictor of that dimension only
+            served = inp.variants_for(dimension)
+            predictors = _predictors(ai, dimension, group, groups, members, make, [v for v in chosen if served[v]])
             for r in ce.ceiling(len(names), names, unit.grid, predictors, o.max_held_out_sets, o.seed,
                                 rule_label(ai.aggregation), pooled):
                 res.ceiling.append({"dimension": dimension, "group": group, "annotators": len(names),
@@ -317,16 +319,18 @@ def _parity(unit: Unit, group: str, predictors, chosen, o: AnnotatorsOptions, re
     pred_names = list(predictors)
     grids = np.stack([predictors[p][1] for p in pred_names])
     metric_variants = [inp.variants[v] for v in chosen]
+    # the unit's metrics (those its dimension serves), as columns of every chosen variant's scores
+    columns = [k for k, v in enumerate(chosen) if inp.variant_ids[v] in predictors]
     others = [p for p in pred_names if predictors[p][0] != "metric"]
 
     def system_of_draws(c: np.ndarray) -> np.ndarray:
         parts = []
-        if metric_variants:
+        if columns:
             # every unit draws the same topics (one seed): recomputing medians and corpus BLEU once
             key = (c.shape, c.tobytes())
             if key not in cache:
                 cache[key] = variant_scores(inp.per_summary, metric_variants, c)            # (B, S, V)
-            parts.append(cache[key])
+            parts.append(cache[key] if len(columns) == len(chosen) else cache[key][:, :, columns])
         for p in others:
             parts.append(resampled_means(predictors[p][1], c).T[:, :, None])               # (B, S, 1)
         return np.concatenate(parts, axis=2)

@@ -36,7 +36,7 @@ CORRELATION_COLUMNS = ("variant", "combination", "n", "pearson", "pearson_lo", "
 SUMMARY_LEVEL = "summary (within topic, mean over topics)"
 POOLED_LEVEL = "summary (all judged summaries pooled)"
 SUMMARY_LEVEL_COLUMNS = ("level", "metric", "combination", "topics", "pearson", "spearman", "kendall", "summaries",
-                         "pearson_lo", "pearson_hi", "p_vs_best", "pdp")
+                         "pearson_lo", "pearson_hi", "p_vs_best", "pdp", "summaries_covered", "pearson_covered")
 # the random floor of every column this stage answers (metaeval.stats.floor), by the leaderboard's level names
 FLOOR_COLUMNS = ("target", "level", "subset", "statistic", "metric", "n", "permutations", "floor_mean", "floor_lo",
                  "floor_hi")
@@ -134,6 +134,21 @@ def covered_correlations(inp: AnalysisInputs) -> tuple[np.ndarray, np.ndarray]:
     return r, n
 
 
+def single_target_notes(inp: AnalysisInputs) -> list[tuple[str, str]]:
+    """The note of the metrics declared for one dimension each (an LLM judge asked about one): each is
+    compared, ranked and tested under that target only."""
+    by_target: dict[str, list[str]] = {}
+    for metric, target in sorted(inp.meant_for.items()):
+        if metric in inp.per_summary.metrics:
+            by_target.setdefault(target if target in inp.combinations else "", []).append(metric)
+    out = [("single_target", f"{', '.join(ms)}: declared for {t}, so compared, ranked and tested under {t} only "
+                             "(NA under every other target)") for t, ms in by_target.items() if t]
+    if "" in by_target:
+        out.append(("single_target", f"{', '.join(by_target[''])}: declared for a dimension this data set does not "
+                                     "have, so compared under no target"))
+    return out
+
+
 def common_ground_notes(left_out: Sequence[str], n: int) -> list[tuple[str, str]]:
     """The note of the summarizers left out of the common ground (none when every variant scores
     every summarizer)."""
@@ -196,10 +211,17 @@ def compute(inp: AnalysisInputs, options: CorrelateOptions, skipped: Mapping[str
             pear[v, c], spear[v, c], kend[v, c], ns[v, c] = point_correlations(inp.system_metric[:, v],
                                                                                inp.system_human[:, c])
     notes = constancy_notes(inp) + notes
-    covered_r, covered_n = covered_correlations(full) if left_out else (pear, ns)
+    covered_r, covered_n = covered_correlations(full) if left_out else (pear.copy(), ns.copy())
+    # a metric declared for one dimension is compared under that target only: NA (n 0) under the others
+    off = ~np.stack([inp.variants_for(c) for c in inp.combinations], axis=1) if V and C else np.zeros((V, C), bool)
+    for a in (pear, spear, kend, covered_r):
+        a[off] = np.nan
+    ns[off], covered_n[off] = 0, 0
+    notes += single_target_notes(inp)
     # Pairwise Difference Pearson of the system scores: every pair of systems is one item's pair
     pdp = np.stack([pairwise_difference_pearson(inp.system_metric.T[:, :, None], inp.system_human[:, c:c + 1])
                     for c in range(C)], axis=1) if V and C else np.full((V, C), np.nan)
+    pdp[off] = np.nan
     human = None
     if options.resample_annotators:       # annotators as data (metaeval.stats.annotator_resampling states the scheme)
         if annotators is not None and annotators.annotated:
@@ -280,6 +302,7 @@ def floor_rows(inp: AnalysisInputs, pear: np.ndarray, level_rows: Sequence[Mappi
     per-summary metric's scores permuted within each topic, or across all judged summaries when the
     level is pooled), on the same common ground as the values."""
     out = []
+    grounds = summary_ground(inp)[0] if inp.summary_metric else {}
     for c, comb in enumerate(inp.combinations):
         if np.isfinite(pear[:, c]).any():
             v = int(np.nanargmax(pear[:, c]))
@@ -295,8 +318,7 @@ def floor_rows(inp: AnalysisInputs, pear: np.ndarray, level_rows: Sequence[Mappi
             continue
         best = max(rows, key=lambda r: float(r["pearson"]))      # the first of equals, in the table's order
         metric, pooled_level = str(best["metric"]), best["level"] == POOLED_LEVEL
-        common = common_cells(list(inp.summary_metric.values()), next(iter(inp.summary_metric.values())).shape)
-        grid, human = inp.summary_metric[metric], np.where(common, inp.per_summary.human[comb], np.nan)
+        grid, human = inp.summary_metric[metric], grounds[comb]
         ok = np.isfinite(grid) & np.isfinite(human)
         topics = np.broadcast_to(np.arange(grid.shape[1]), grid.shape)[ok]
         x, y = grid[ok], human[ok]
@@ -323,18 +345,15 @@ def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions
     metrics, combs = inp.summary_metric, inp.combinations
     if not metrics or not combs:
         return [], {}
-    # every metric on the summaries all of them score (a Williams or bootstrap test compares like with like)
-    common = common_cells(list(metrics.values()), next(iter(metrics.values())).shape)
-    human = {c: np.where(common, g, np.nan) for c, g in inp.per_summary.human.items()}
+    # each target's metrics on the summaries all of them score (a bootstrap test compares like with
+    # like); a metric declared for another target is not among them, and its values there are NA
+    served = np.array([[inp.serves(m, c) for c in combs] for m in metrics], dtype=bool)      # (M, C)
+    human, full_human = summary_ground(inp)
     pooled_level = len(inp.summarizers) < 3 or inp.pooled
-    if pooled_level:
-        points = [(POOLED_LEVEL, *r) for r in pooled(metrics, human, combs)]
-        per_topic = None
-    else:
-        per_topic = within_topic(metrics, human, combs)
-        both = lambda m, c: int((~np.isnan(metrics[m]) & ~np.isnan(human[c])).sum())  # noqa: E731
-        points = [(SUMMARY_LEVEL, name, c, topics, both(name, c), p, s, k)
-                  for name, c, topics, p, s, k in summary_level(metrics, human, combs, per_topic)]
+    points, per_topic = summary_points(metrics, human, combs, pooled_level)
+    covered = summary_points(metrics, full_human, combs, pooled_level)[0] if full_human is not human else points
+    if per_topic is not None:
+        per_topic[:, :, ~served] = np.nan
     lo, hi, p_best = np.full((3, len(metrics), len(combs)), np.nan)
     tests: dict[str, np.ndarray] = {}
     # Graham's combinations and the other targets in two blocks, so that the combinations' intervals
@@ -345,6 +364,8 @@ def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions
             sub = None if per_topic is None else per_topic[..., block]
             point, boot = summary_level_samples(metrics, human, [combs[j] for j in block], pooled_level,
                                                 options.bootstrap_samples, options.seed, sub)
+            point[~served[:, block]] = np.nan
+            boot[:, ~served[:, block]] = np.nan
             lo[:, block], hi[:, block], p_best[:, block] = intervals_and_p_vs_best(point, boot, options.confidence)
             for k, j in enumerate(block):
                 if boot.shape[0]:
@@ -352,13 +373,45 @@ def summary_level_rows(inp: AnalysisInputs, options: CorrelateOptions
     # Pairwise Difference Pearson: within each topic, every pair of summarizers (mt-metrics-eval's average_by='item')
     stacked = np.stack(list(metrics.values()))
     pdp = np.stack([pairwise_difference_pearson(stacked, human[c]) for c in combs], axis=1)
+    pdp[~served] = np.nan
     rows = []
-    for k, (level, name, c, topics, n, p, s, tau) in enumerate(points):
+    for k, ((level, name, c, topics, n, p, s, tau), wider) in enumerate(zip(points, covered)):
         i, j = divmod(k, len(combs))
+        if not served[i, j]:
+            topics, n, p, s, tau, wider = 0, 0, np.nan, np.nan, np.nan, (*wider[:4], 0, np.nan)
         rows.append({"level": level, "metric": name, "combination": c, "topics": topics, "pearson": p,
                      "spearman": s, "kendall": tau, "summaries": n, "pearson_lo": lo[i, j], "pearson_hi": hi[i, j],
-                     "p_vs_best": p_best[i, j], "pdp": pdp[i, j]})
+                     "p_vs_best": p_best[i, j], "pdp": pdp[i, j], "summaries_covered": wider[4],
+                     "pearson_covered": wider[5]})
     return rows, {c: tests[c] for c in combs if c in tests}
+
+
+def summary_ground(inp: AnalysisInputs) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(human, full human) grids by target: each target's human scores on its common ground (the
+    (summarizer, topic) cells every per-summary metric it serves scores,
+    :func:`metaeval.stats.coverage.common_cells`), and all of them (the same dict when no target
+    loses a cell)."""
+    metrics = inp.summary_metric
+    shape = next(iter(metrics.values())).shape
+    full = inp.per_summary.human
+    human, cut = {}, False
+    for c, g in full.items():
+        common = common_cells([metrics[m] for m in inp.metrics_for(c)], shape)
+        cut |= not common.all()
+        human[c] = np.where(common, g, np.nan)
+    return (human, full) if cut else (full, full)
+
+
+def summary_points(metrics: Mapping[str, np.ndarray], human: Mapping[str, np.ndarray], combs: Sequence[str],
+                   pooled_level: bool) -> tuple[list[tuple], np.ndarray | None]:
+    """The summary level's point rows (level, metric, target, topics, summaries, pearson, spearman,
+    kendall), per metric then target, and the within-topic correlations they average (None pooled)."""
+    if pooled_level:
+        return [(POOLED_LEVEL, *r) for r in pooled(metrics, human, combs)], None
+    per_topic = within_topic(metrics, human, combs)
+    both = lambda m, c: int((~np.isnan(metrics[m]) & ~np.isnan(human[c])).sum())  # noqa: E731
+    return [(SUMMARY_LEVEL, name, c, topics, both(name, c), p, s, k)
+            for name, c, topics, p, s, k in summary_level(metrics, human, combs, per_topic)], per_topic
 
 
 # The report's captions of this stage's files, next to the code that writes them (the stage

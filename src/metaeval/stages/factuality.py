@@ -110,7 +110,6 @@ def load(inputs: Mapping[str, str], o: FactualityOptions) -> FactualityInputs:
         if mid not in metrics:
             notes.append(("inputs", "", f"factuality.metrics names {mid}, which this data set has no per-summary "
                                         "score of; left out"))
-    judged, metrics = protocols.on_common_ground(judged, metrics, notes)
     dims = {d: np.array([ds.judgments[s.key].get(d, np.nan) for s in judged], dtype=float) for d in ds.dimensions}
     kinds = {d: dim.kind for d, dim in ds.dimensions.items()}
     ablations = [d for d in ds.dimensions if o.ablation_prefix and d.startswith(o.ablation_prefix)]
@@ -124,7 +123,8 @@ def load(inputs: Mapping[str, str], o: FactualityOptions) -> FactualityInputs:
                            np.array([s.summarizer for s in judged], dtype=object),
                            np.array([s.split or "" for s in judged], dtype=object),
                            np.array([s.subset or "" for s in judged], dtype=object),
-                           dims, kinds, analysed, ablations, metrics, sources, inputs["summaries"], notes)
+                           dims, kinds, analysed, ablations, metrics, sources, inputs["summaries"], notes,
+                           dict(ai.meant_for))
     check_splits(inp, o)
     return inp
 
@@ -227,13 +227,17 @@ NOTE_COLUMNS = ["analysis", "dimension", "note"]
 def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
     notes: list[tuple[str, str, str]] = list(inp.notes)
     partial_rows, williams_rows, ablation_rows, summary_rows = [], [], [], []
-    binary_rows, auc_rows, ranking_rows, ranking_test_rows = [], [], [], []
-    metrics = list(inp.metrics)
-    if not metrics:
+    binary_rows, auc_rows, ranking_rows, ranking_test_rows, floor_rows = [], [], [], [], []
+    if not inp.metrics:
         notes.append(("inputs", "", "no per-summary metric scores: nothing to analyse"))
-    valid_mask, test_mask, split_how = split_masks(inp, o)
-    all_scopes = scopes(inp)
-    for d in inp.analysed:
+    every_valid, every_test, split_how = split_masks(inp, o)
+    everything = inp
+    for d in everything.analysed:
+        # each dimension's protocols: the metrics it serves, on the summaries all of them score
+        inp, kept = everything.for_dimension(d, notes)
+        metrics = list(inp.metrics)
+        valid_mask, test_mask = every_valid[kept], every_test[kept]
+        all_scopes = scopes(inp)
         kind = inp.kinds[d]
         h = inp.dimensions[d]
         defined = np.isfinite(h)
@@ -317,6 +321,8 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
             ranking_rows, ranking_test_rows = ranking_rows + r_rows, ranking_test_rows + t_rows
         else:
             notes.append(("ranking", d, f"a {kind} dimension: ranking accuracy needs a preference dimension"))
+        floor_rows += protocols.floors(inp, o, binary_rows, partial_rows, ranking_rows)
+    inp = everything
     result = FactualityResult(
         inp.name, tables.frame(partial_rows, PARTIAL_COLUMNS), tables.frame(williams_rows, WILLIAMS_COLUMNS),
         tables.frame(ablation_rows, ABLATION_COLUMNS), tables.frame(summary_rows, SUMMARY_COLUMNS),
@@ -324,7 +330,7 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
         tables.frame(ranking_rows, RANKING_COLUMNS), tables.frame(ranking_test_rows, RANKING_TEST_COLUMNS),
         tables.frame([], ANSWER_COLUMNS), tables.frame(notes, NOTE_COLUMNS), split_how,
         tables.frame(protocols.subset_means(binary_rows, BINARY_COLUMNS), BINARY_MEANS_COLUMNS),
-        tables.frame(protocols.floors(inp, o, binary_rows, partial_rows, ranking_rows), protocols.FLOOR_COLUMNS))
+        tables.frame(floor_rows, protocols.FLOOR_COLUMNS))
     result.answer = tables.frame([best_answer(result, inp, o)], ANSWER_COLUMNS)
     return result
 

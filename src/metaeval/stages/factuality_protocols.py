@@ -45,6 +45,27 @@ class FactualityInputs:
     sources: dict[str, str]       # metric -> "built-in" | "file"
     summaries_path: str = "summaries.jsonl"
     notes: list[tuple[str, str, str]] = field(default_factory=list)
+    # metric -> the one dimension a metric declared for it serves (the others serve every dimension)
+    meant_for: Mapping[str, str] = field(default_factory=dict)
+
+    def for_dimension(self, d: str, notes: list) -> tuple["FactualityInputs", np.ndarray]:
+        """(the inputs of dimension ``d``'s protocols, the mask of the judged summaries they keep): the
+        metrics that serve ``d`` (a metric declared for another dimension is left out), on the summaries
+        every one of them scores (a test between two metrics compares like with like; a note in
+        ``notes`` when some are left out)."""
+        metrics = {m: v for m, v in self.metrics.items() if self.meant_for.get(m, d) == d}
+        keep = common_items(np.column_stack(list(metrics.values()))) if metrics else np.ones(self.topics.size, bool)
+        if not keep.all():
+            left = sorted(set(self.systems[~keep]))
+            notes.append(("inputs", d, f"{int((~keep).sum())} judged summaries (of {', '.join(left)}) are not scored "
+                                       f"by every metric of {d}, so left out of its protocols: every metric is "
+                                       f"compared on the {int(keep.sum())} summaries all of them score"))
+        cut = (lambda a: a) if keep.all() else (lambda a: a[keep])
+        return (FactualityInputs(self.name, cut(self.topics), cut(self.systems), cut(self.splits), cut(self.subsets),
+                                 {k: cut(v) for k, v in self.dimensions.items()}, self.kinds, [d], self.ablations,
+                                 {m: cut(v) for m, v in metrics.items()},
+                                 {m: self.sources[m] for m in metrics}, self.summaries_path, self.notes,
+                                 self.meant_for), keep)
 
     @property
     def split_names(self) -> list[str]:
@@ -361,19 +382,6 @@ def analysed(summary, o: FactualityOptions) -> bool:
     """Whether a judged summary is analysed: the summarizers correlation.summarizers
     names, as in every other analysis stage (the systems; with ``all`` the judged humans too)."""
     return summary.kind == "system" or o.summarizers == "all"
-
-
-def on_common_ground(judged: list, metrics: dict[str, np.ndarray], notes: list) -> tuple[list, dict[str, np.ndarray]]:
-    """The judged summaries every metric scores, and the metrics' scores of them (a test between two
-    metrics compares like with like); a note in ``notes`` when some are left out."""
-    keep = common_items(np.column_stack(list(metrics.values()))) if metrics else np.ones(len(judged), dtype=bool)
-    if keep.all():
-        return judged, metrics
-    left = sorted({s.summarizer for s, k in zip(judged, keep) if not k})
-    notes.append(("inputs", "", f"{int((~keep).sum())} judged summaries (of {', '.join(left)}) are not scored by every "
-                                f"metric, so left out: every metric is compared on the {int(keep.sum())} summaries "
-                                "all of them score"))
-    return [s for s, k in zip(judged, keep) if k], {m: v[keep] for m, v in metrics.items()}
 
 
 # The random floor of the protocols' leaderboard columns (metaeval.stats.floor), by the leaderboard's names

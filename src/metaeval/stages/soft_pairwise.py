@@ -60,7 +60,7 @@ def _spa_by_item_scores(inp: AnalysisInputs, options: SoftPairwiseOptions, notes
     hows: dict[str, set[str]] = {}
     for target in inp.combinations:
         h = ps.human[target][:, order]
-        for m in metrics:
+        for m in (m for m in metrics if inp.serves(m, target)):
             keep = ~np.isnan(h) & ~np.isnan(grids[m])
             hp, mp, how = sp.pack(h, grids[m])
             if how:
@@ -95,18 +95,22 @@ def _spa_by_item_scores(inp: AnalysisInputs, options: SoftPairwiseOptions, notes
 
 
 def _pairs(inp: AnalysisInputs) -> pd.DataFrame:
-    """Every variant x target x pair of systems (PAIR_COLUMNS), variants and targets in their tables' order."""
+    """Every variant x target it serves x pair of systems (PAIR_COLUMNS), variants and targets in their
+    tables' order."""
     V, C = len(inp.variants), len(inp.combinations)
     dm, dh, delta, agree = delta_curve.pair_deltas(inp.system_metric.T, inp.system_human.T)
     a, b = delta_curve.pair_indices(len(inp.summarizers))
     P = len(a)
     names = np.array(inp.summarizers, dtype=object)
-    return pd.DataFrame({
+    served = np.repeat(np.stack([inp.variants_for(c) for c in inp.combinations], axis=1).ravel(), P) \
+        if V and C else np.zeros(0, dtype=bool)
+    frame = pd.DataFrame({
         "variant": np.repeat(np.array(inp.variant_ids, dtype=object), C * P),
         "target": np.tile(np.repeat(np.array(inp.combinations, dtype=object), P), V),
         "system_a": np.tile(names[a], V * C), "system_b": np.tile(names[b], V * C),
         "metric_diff": np.repeat(dm, C, axis=0).ravel(), "human_diff": np.tile(dh, (V, 1)).ravel(),
         "delta": np.repeat(delta, C, axis=0).ravel(), "agree": agree.ravel()}, columns=list(PAIR_COLUMNS))
+    return frame if served.all() else frame[served].reset_index(drop=True)
 
 
 def compute(inp: AnalysisInputs, options: SoftPairwiseOptions) -> SoftPairwiseResult:

@@ -181,16 +181,24 @@ def compute(inp: AnalysisInputs, options: StatisticsOptions) -> StatisticsResult
         notes.append(("no_variants", "no tested variant: nothing to compute"))
         return result
     # a constant metric or human side divides by 0 on the way to its NA (named in the notes)
+    # each target tests the variants it serves (a metric declared for one dimension: that target only)
     with np.errstate(invalid="ignore", divide="ignore"):
         for comb in combos:
-            d = Combination.of(inp, tested, comb)
-            samples = _levels(d, comb, ids, o, result.levels)
-            _kendall(d, comb, ids, o, result.kendall)
-            _accuracy(d, comb, ids, o, result.accuracy, notes)
-            _winner(d, comb, ids, o, samples, result.winner)
+            here, ids_here = _served(inp, tested, ids, comb)
+            d = Combination.of(inp, here, comb)
+            samples = _levels(d, comb, ids_here, o, result.levels)
+            _kendall(d, comb, ids_here, o, result.kendall)
+            _accuracy(d, comb, ids_here, o, result.accuracy, notes)
+            _winner(d, comb, ids_here, o, samples, result.winner)
         for name, comb in perm_combos.items():
-            if o.permutation_samples > 0 and len(ids) > 1:
-                _permutation(Combination.of(inp, tested, comb), name, comb, ids, o, result)
+            here, ids_here = _served(inp, tested, ids, comb)
+            if o.permutation_samples > 0 and len(ids_here) > 1:
+                p = _permutation(Combination.of(inp, here, comb), comb, ids_here, o, result)
+                # kept over every tested variant (NA for those the target does not serve), under the
+                # configured combination's name (e.g. main)
+                at = [ids.index(v) for v in ids_here]
+                result.permutation[name] = np.full((len(ids), len(ids)), np.nan)
+                result.permutation[name][np.ix_(at, at)] = p
     notes.append(("settings", f"seed {o.seed}; {o.bootstrap_samples} bootstrap samples resampling {o.resample}; "
                               f"{o.permutation_samples} permutations ({o.permutation}) of the "
                               f"{result.permutation_statistic}; {o.null_samples} null samples; alpha = {o.alpha}"))
@@ -288,10 +296,17 @@ def _winner(d: Combination, comb: str, ids, o: StatisticsOptions, samples: Mappi
                      "rank_hi": np.nan if undefined[k] else float(w.rank_hi[k])})
 
 
-def _permutation(d: Combination, name: str, comb: str, ids, o: StatisticsOptions, result: StatisticsResult) -> None:
-    """The p-value matrix of the permutation tests (kept under the configured combination ``name``,
-    e.g. main) and the optimal set / clusters it gives (the Williams tests' rules:
-    :func:`metaeval.stats.williams.optimal` and ``assign_clusters``)."""
+def _served(inp: AnalysisInputs, tested: Sequence[int], ids: Sequence[str], comb: str) -> tuple[list[int], list[str]]:
+    """The tested variants (indices, ids) the target ``comb`` serves (:meth:`AnalysisInputs.serves`)."""
+    mask = inp.variants_for(comb)
+    keep = [k for k, v in enumerate(tested) if mask[v]]
+    return [tested[k] for k in keep], [ids[k] for k in keep]
+
+
+def _permutation(d: Combination, comb: str, ids, o: StatisticsOptions, result: StatisticsResult) -> np.ndarray:
+    """The p-value matrix of the permutation tests among ``ids`` (returned) and the optimal set /
+    clusters it gives (the Williams tests' rules: :func:`metaeval.stats.williams.optimal` and
+    ``assign_clusters``)."""
     stat = statistic(o.permutation_level, o.permutation_coefficient)
     x, z = d.permutation_grids(o.permutation_level, o.permutation)
     i, j = np.triu_indices(len(ids), 1)
@@ -300,7 +315,6 @@ def _permutation(d: Combination, name: str, comb: str, ids, o: StatisticsOptions
     # p[i, j]: one-sided p that i's statistic exceeds j's (as permutation_matrix)
     p = np.full((len(ids), len(ids)), np.nan)
     p[i, j], p[j, i] = res["greater"], res["less"]
-    result.permutation[name] = p
     value = np.asarray(stat(x, z), dtype=float)
     defined = ~np.isnan(value)
     opt = optimal(p, o.alpha, defined)
@@ -311,6 +325,7 @@ def _permutation(d: Combination, name: str, comb: str, ids, o: StatisticsOptions
         result.optimal.append({"variant": v, "combination": comb, "statistic": result.permutation_statistic,
                                "value": float(value[k]), "optimal": "yes" if opt[k] else ("no" if defined[k] else "NA"),
                                "cluster": str(int(clusters[k])) if defined[k] else "NA"})
+    return p
 
 
 # ----------------------------------------------------------------------------- writing
