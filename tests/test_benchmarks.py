@@ -287,8 +287,8 @@ def test_summeval_answers_per_dimension_equal_scipy(task1):
     per = per[(per["measure"] == "R2") & (per["stem"] == "1") & (per["stopwords_removed"] == "0")]
     level = tables.read_tsv(res / "analysis/summary_level_correlations.tsv", numeric=("pearson", "spearman", "kendall"))
     topics = sorted({t for t, _ in means})
-    common = _common_summaries(res) or set(means)     # the summaries every metric scores (common ground)
     for d in ("coherence", "relevance", "turker_fluency"):
+        common = _common_summaries(res, d) or set(means)     # the summaries every metric of d scores
         row = level[(level["metric"] == "R2_ST1_RS0_R") & (level["combination"] == d)].iloc[0]
         r, rho, tau = [], [], []
         for t in topics:
@@ -326,14 +326,17 @@ def _summary_frame(res: Path, scores: Path, metric: str = "length_ratio") -> "pd
     return human.merge(file, on=["topic", "summarizer"], how="inner")
 
 
-def _common_summaries(res: Path) -> set | None:
-    """The (topic, summarizer) pairs that every file metric of the data set scores, read from its
-    file-metric scores (the built-in metrics score every summary): the summary level's common ground;
-    None when the data set has no file metric."""
+def _common_summaries(res: Path, target: str) -> set | None:
+    """The (topic, summarizer) pairs that every file metric serving ``target`` scores (all but those
+    declared for another dimension, in metrics.tsv), read from the file-metric scores (the built-in
+    metrics score every summary): the target's common ground below the system level; None when no
+    file metric serves it."""
     import pandas as pd
 
+    declared = pd.read_csv(res / "scores/file_metrics/metrics.tsv", sep="\t", dtype=str, keep_default_na=False)
+    serving = {m for m, d in zip(declared["metric"], declared["dimension"]) if d in ("", "NA", target)}
     scores = pd.read_csv(res / "scores/file_metrics/scores.tsv", sep="\t", dtype=str, keep_default_na=False)
-    scores = scores[scores["score"].str.upper().ne("NA") & scores["score"].ne("")]
+    scores = scores[scores["score"].str.upper().ne("NA") & scores["score"].ne("") & scores["metric"].isin(serving)]
     if scores.empty:
         return None
     return set.intersection(*(set(zip(g["topic"], g["summarizer"])) for _, g in scores.groupby("metric")))
@@ -360,7 +363,7 @@ def test_the_leaderboard_cells_of_the_users_metric_equal_scipy(task1):
             f = f[f["topic"].map(_subsets(res)) == cell["subset"]]
         level = cell["level"]
         if level != "system":      # the summaries every metric scores (common ground)
-            common = _common_summaries(res)
+            common = _common_summaries(res, cell["target"])
             if common is not None:
                 f = f[[k in common for k in zip(f["topic"], f["summarizer"])]]
         x, y = f["score"].astype(float), pd.to_numeric(f[cell["target"]], errors="coerce")
@@ -414,7 +417,7 @@ def test_the_leaderboard_cells_of_the_users_metric_equal_scipy(task1):
     scores = scores[scores["metric"] == "BertScore_F1_Art"]
     f = human.merge(scores, on=["topic", "summarizer"])
     # on the summaries all 15 released metrics score (common ground: 87 lack Dep Entail or FEQA)
-    common = _common_summaries(res)
+    common = _common_summaries(res, "Factuality")
     f = f[[k in common for k in zip(f["topic"], f["summarizer"])]]
     assert float(partial["n"]) == len(f) == 2159
     x, y = f["score"].astype(float).to_numpy(), pd.to_numeric(f["Factuality"]).to_numpy()

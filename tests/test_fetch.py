@@ -63,6 +63,17 @@ def test_digests_are_gits_and_hashlibs(tmp_path):
         assert fetch.digests(path) == (len(data), hashlib.sha256(data).hexdigest(), git_blob(path))
 
 
+def assert_kept_only_verified(cache: Path, root: Path, rel: Release, refused) -> None:
+    """After a refused file: it is not in the cache; every file before it in the release's order is
+    (they start first); whatever else was in flight and kept is byte for byte the release's."""
+    kept = leftovers(cache)
+    assert f"{REPOSITORY}/{COMMIT}/{refused.path}" not in kept
+    before = rel.files[:rel.files.index(refused)]
+    assert {f"{REPOSITORY}/{COMMIT}/{f.path}" for f in before} <= set(kept)
+    for path in kept:
+        assert (cache / path).read_bytes() == (root / path).read_bytes()
+
+
 def test_a_release_is_fetched_verified_cached_and_copied(tmp_path, release):
     root, rel = release
     with serve(root) as (url, seen):
@@ -127,8 +138,7 @@ def test_a_tampered_file_is_refused_and_nothing_of_it_kept(tmp_path, release):
     assert f"its git blob id is {found}, expected {bad.git_blob}" in message
     assert "not kept" in message
     assert seen.requests[url_path(bad)] == 1             # a mismatch is not retried
-    # the other files were in flight at once (fewer than fetch.TRANSFERS): verified, they stay cached
-    assert leftovers(tmp_path / "cache") == sorted(f"{REPOSITORY}/{COMMIT}/{f.path}" for f in rel.files if f != bad)
+    assert_kept_only_verified(tmp_path / "cache", root, rel, bad)
 
 
 def test_a_cached_file_that_no_longer_matches_is_fetched_again(tmp_path, release):
@@ -162,8 +172,7 @@ def test_a_dropped_connection_is_retried_then_refused_with_the_url_and_a_mirror(
     assert f"could not fetch {url}/{big} (4 tries" in message and "broke during the transfer" in message
     assert "METAEVAL_MIRROR" in message and "benchmarks_mirror" in message
     assert not (tmp_path / "always/cache" / big).exists()
-    assert leftovers(tmp_path / "always/cache") == sorted(f"{REPOSITORY}/{COMMIT}/{f.path}" for f in rel.files
-                                                          if f != rel.files[1])
+    assert_kept_only_verified(tmp_path / "always/cache", root, rel, rel.files[1])
 
 
 def test_an_unreachable_host_names_the_url_and_how_to_set_a_mirror(tmp_path, release):
@@ -186,7 +195,7 @@ def test_a_response_larger_than_the_catalog_says_stops_the_fetch(tmp_path, relea
     with serve(root, Behaviour(extra={url_path(big): 1})) as (url, _), pytest.raises(fetch.FetchError) as e:
         fetch.compute(rel, source(tmp_path, url))
     assert f"{url}/{url_path(big)}" in str(e.value) and f"larger than the catalog's {big.bytes:,} bytes" in str(e.value)
-    assert leftovers(tmp_path / "cache") == sorted(f"{REPOSITORY}/{COMMIT}/{f.path}" for f in rel.files if f != big)
+    assert_kept_only_verified(tmp_path / "cache", root, rel, big)
     # a file of unknown size: bounded by max_bytes while it streams (no Content-Length check to rely on)
     unknown = rel._replace(files=(big._replace(bytes=None, sha256=None, max_bytes=1000),))
     with serve(root) as (url, _), pytest.raises(fetch.FetchError) as e:
@@ -204,7 +213,7 @@ def test_a_redirect_to_another_host_is_refused_and_one_on_the_same_host_followed
             fetch.compute(rel, source(tmp_path, url))
         assert other.requests == {}                         # nothing was asked of the other host
     assert "redirected to another host" in str(e.value) and target in str(e.value)
-    assert leftovers(tmp_path / "cache") == sorted(f"{REPOSITORY}/{COMMIT}/{f.path}" for f in rel.files[1:])
+    assert_kept_only_verified(tmp_path / "cache", root, rel, rel.files[0])
     moved = f"moved/{first}"
     (root / moved).parent.mkdir(parents=True)
     (root / moved).write_bytes((root / first).read_bytes())

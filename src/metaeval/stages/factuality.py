@@ -204,7 +204,7 @@ class FactualityResult:
 
 PARTIAL_COLUMNS = ["dimension", "subset", "split", "metric", "source", "n", "systems", "pearson", "pearson_lo",
                    "pearson_hi", "pearson_p", "pearson_p_strict", "spearman", "spearman_lo", "spearman_hi",
-                   "spearman_p", "spearman_ranks"]
+                   "spearman_p", "spearman_ranks", "n_covered", "pearson_covered"]
 WILLIAMS_COLUMNS = ["dimension", "subset", "split", "metric_a", "metric_b", "n", "r_a", "r_b", "r_ab", "p"]
 ABLATION_COLUMNS = ["dimension", "category", "ablated_dimension", "metric", "source", "correlation", "n", "r_full",
                     "r_ablated", "difference"]
@@ -212,13 +212,14 @@ SUMMARY_COLUMNS = ["dimension", "subset", "split", "metric", "source", "n", "pea
                    "pearson_p", "spearman", "spearman_p", "kendall", "kendall_p"]
 BINARY_COLUMNS = ["dimension", "labels", "subset", "metric", "source", "n", "consistent", "auc", "auc_lo", "auc_hi",
                   "threshold", "n_validation", "balanced_accuracy_validation", "n_test", "balanced_accuracy_test",
-                  "balanced_accuracy_test_lo", "balanced_accuracy_test_hi", "oracle_threshold", "balanced_accuracy_oracle"]
+                  "balanced_accuracy_test_lo", "balanced_accuracy_test_hi", "oracle_threshold", "balanced_accuracy_oracle",
+                  "n_covered", "auc_covered"]
 BINARY_MEANS_COLUMNS = ["dimension", "labels", "metric", "source", "subsets", "auc", "balanced_accuracy_test",
                         "balanced_accuracy_oracle"]
 AUC_TEST_COLUMNS = ["dimension", "labels", "subset", "metric_a", "metric_b", "n", "auc_a", "auc_b", "difference", "se",
                     "z", "p"]
 RANKING_COLUMNS = ["dimension", "metric", "source", "pairs", "correct", "ties", "incorrect", "accuracy", "lo", "hi",
-                   "accuracy_ties_half"]
+                   "accuracy_ties_half", "pairs_covered", "accuracy_covered"]
 RANKING_TEST_COLUMNS = ["dimension", "metric_a", "metric_b", "pairs", "a_only", "b_only", "p"]
 ANSWER_COLUMNS = ["dimension", "protocol", "statistic", "metric", "value", "lo", "hi", "metrics", "scope", "sentence"]
 NOTE_COLUMNS = ["analysis", "dimension", "note"]
@@ -236,6 +237,7 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
         # each dimension's protocols: the metrics it serves, on the summaries all of them score
         inp, kept = everything.for_dimension(d, notes)
         metrics = list(inp.metrics)
+        starts = len(binary_rows), len(partial_rows), len(ranking_rows)
         valid_mask, test_mask = every_valid[kept], every_test[kept]
         all_scopes = scopes(inp)
         kind = inp.kinds[d]
@@ -321,6 +323,8 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
             ranking_rows, ranking_test_rows = ranking_rows + r_rows, ranking_test_rows + t_rows
         else:
             notes.append(("ranking", d, f"a {kind} dimension: ranking accuracy needs a preference dimension"))
+        for kind, rows, start in zip(("binary", "partial", "ranking"), (binary_rows, partial_rows, ranking_rows), starts):
+            protocols.with_covered(rows[start:], kind, everything, d, kept, o)
         floor_rows += protocols.floors(inp, o, binary_rows, partial_rows, ranking_rows)
     inp = everything
     result = FactualityResult(

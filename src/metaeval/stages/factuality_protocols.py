@@ -21,7 +21,7 @@ from ..stats.coverage import common_items
 from ..stats.floor import Floor, per_row, permutation_floor, ranking_accuracy_of
 from ..stats.core import corrcoef, pearson, percentile_interval
 from ..stats.stable import ordinary
-from ..stats.partial import group_codes, partial_correlation, partial_residuals, residualise, williams_partial
+from ..stats.partial import NAN_PARTIAL, group_codes, partial_correlation, partial_residuals, residualise, williams_partial
 from ..stats.ranking import mcnemar_exact, ranking_accuracy
 from ..stats.williams import williams_matrix
 
@@ -382,6 +382,41 @@ def analysed(summary, o: FactualityOptions) -> bool:
     """Whether a judged summary is analysed: the summarizers correlation.summarizers
     names, as in every other analysis stage (the systems; with ``all`` the judged humans too)."""
     return summary.kind == "system" or o.summarizers == "all"
+
+
+def with_covered(rows: list[list], kind: str, everything: FactualityInputs, d: str, kept: np.ndarray,
+                 o: FactualityOptions) -> None:
+    """Append to each of dimension ``d``'s protocol rows (``kind``: binary, partial or ranking) the
+    metric's value on all it covers (n, value): its AUC in the row's subset, its partial r in the
+    row's subset x split, its ranking accuracy, on every judged summary it scores, where the
+    dimension's common ground (``kept``) left some out; else the row's own n and value. Reported
+    beside, never ranked."""
+    at = {"binary": (2, None, 3, 5, 7), "partial": (1, 2, 3, 5, 7), "ranking": (None, None, 1, 3, 7)}[kind]
+    sub_at, split_at, metric_at, n_at, value_at = at
+    if kept.all():
+        for r in rows:
+            r += [r[n_at], r[value_at]]
+        return
+    h = everything.dimensions[d]
+    labels = labels_of(h, everything.kinds[d], o.proportion_cutoff) if kind == "binary" else None
+    pairs = preference_pairs(everything, d) if kind == "ranking" else None
+    for r in rows:
+        x = everything.metrics[r[metric_at]]
+        scope = np.isfinite(x)
+        if sub_at is not None and r[sub_at] != ALL:
+            scope &= everything.subsets == r[sub_at]
+        if split_at is not None and r[split_at] != ALL:
+            scope &= everything.splits == r[split_at]
+        if kind == "binary":
+            ok = scope & np.isfinite(labels)
+            r += [int(ok.sum()), auc(x[ok], labels[ok])]
+        elif kind == "partial":
+            ok = scope & np.isfinite(h)
+            pc = partial_correlation(x[ok], h[ok], everything.systems[ok]) if ok.any() else NAN_PARTIAL
+            r += [pc.n, pc.pearson]
+        else:
+            acc = ranking_accuracy(x[pairs[0]], x[pairs[1]], o.confidence)
+            r += [acc.pairs, acc.accuracy]
 
 
 # The random floor of the protocols' leaderboard columns (metaeval.stats.floor), by the leaderboard's names

@@ -330,7 +330,8 @@ def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column
             values = _values(rows, "metric", "pearson", "pearson_lo", "pearson_hi")
             matrix = (tests.loc[target] if len(tests) and target in tests.index.get_level_values(0) else None)
             out.append(Column(d.name, target, level, values, _matrix_lookup(matrix, {m: m for m in values}), False,
-                              coverage=coverage(rows, "metric", "summaries", None, (None, None, "pdp"))))
+                              coverage=coverage(rows, "metric", "summaries", None,
+                                                ("pearson_covered", "summaries_covered", "pdp"))))
         # the factual-consistency protocols: AUC on every summary, then in each subset (a column each),
         # and the balanced accuracy's mean over the subsets
         b = d.binary[d.binary["dimension"] == target] if len(d.binary) else d.binary
@@ -340,7 +341,7 @@ def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column
                 t = d.auc_tests[(d.auc_tests["dimension"] == target) & (d.auc_tests["subset"] == subset)]
                 values = _values(rows, "metric", "auc", "auc_lo", "auc_hi")
                 out.append(Column(d.name, target, "auc", values, _pair_lookup(t, ordered=False), True, subset=subset,
-                                  coverage=coverage(rows, "metric", "n")))
+                                  coverage=coverage(rows, "metric", "n", None, ("auc_covered", "n_covered", None))))
         means = d.binary_means[d.binary_means["dimension"] == target] if len(d.binary_means) else d.binary_means
         if len(means):
             values = {m: (float(v), math.nan, math.nan, m)
@@ -354,13 +355,13 @@ def dataset_columns(d: DatasetFiles, options: LeaderboardOptions) -> list[Column
             t = t[(t["dimension"] == target) & (t["subset"] == "all") & (t["split"] == "all")]
             values = _values(pa, "metric", "pearson", "pearson_lo", "pearson_hi")
             out.append(Column(d.name, target, "partial", values, _pair_lookup(t, ordered=True), False,
-                              coverage=coverage(pa, "metric", "n")))
+                              coverage=coverage(pa, "metric", "n", None, ("pearson_covered", "n_covered", None))))
         ra = d.ranking[d.ranking["dimension"] == target] if len(d.ranking) else d.ranking
         if len(ra):
             t = d.ranking_tests[d.ranking_tests["dimension"] == target]
             values = _values(ra, "metric", "accuracy", "lo", "hi")
             out.append(Column(d.name, target, "ranking", values, _pair_lookup(t, ordered=False), True,
-                              coverage=coverage(ra, "metric", "pairs")))
+                              coverage=coverage(ra, "metric", "pairs", None, ("accuracy_covered", "pairs_covered", None))))
     return [c for c in out if any(not math.isnan(v[0]) for v in c.values.values())]
 
 
