@@ -12,8 +12,7 @@ from scipy import stats
 
 from metaeval.options import default_options
 from metaeval.records import SoftPairwiseOptions
-from metaeval.stages import correlation, soft_pairwise, statistics
-from metaeval.stages.agreement import agreement_tables
+from metaeval.stages import agreement, correlation, soft_pairwise, statistics
 from metaeval.stages.analysis_inputs import AnalysisInputs
 from metaeval.stages.factuality_protocols import FactualityInputs
 from metaeval.stats.bootstrap import PerSummary
@@ -113,7 +112,8 @@ def test_the_statistics_and_soft_pairwise_accuracy_test_a_judge_under_its_own_ta
 
 def test_agreement_counts_a_judge_under_its_own_target_only():
     inp, grids, human = _inputs()
-    res = agreement_tables(human, grids, inp.summarizers, inp.kinds, TARGETS, 0.05, 2, "R1_ST1_RS0_R", MEANT_FOR)
+    res = agreement.compute(inp, default_options().agreement._replace(combinations=tuple(TARGETS),
+                                                                      baseline="R1_ST1_RS0_A_R"))
     pairs = {(r["metric"], r["combination"]) for r in res.rows}
     assert ("JCOH", "coherence") in pairs and ("JREL", "relevance") in pairs
     assert not {("JCOH", "relevance"), ("JREL", "coherence")} & pairs
@@ -134,3 +134,36 @@ def test_each_factual_dimension_keeps_the_summaries_its_own_metrics_score():
     assert list(a.metrics) == ["m", "judge_a"] and kept_a.sum() == n - 1 and not kept_a[0]
     assert list(b.metrics) == ["m"] and kept_b.all()
     assert [d for _, d, _ in notes] == ["a"]
+
+
+def test_a_factual_dimension_ranks_on_its_ground_and_gives_the_fuller_value_beside():
+    from metaeval.stages import factuality
+
+    rng = np.random.default_rng(3)
+    n = 120
+    labels = (rng.random(n) < 0.5).astype(float)
+    systems = np.array([f"s{i % 4}" for i in range(n)], dtype=object)
+    good = labels + rng.normal(0, 0.8, n)
+    judge = labels + rng.normal(0, 0.5, n)
+    judge[:10] = np.nan                         # ten responses the judge's rule could not read
+    inp = FactualityInputs("toy", np.array([f"t{i // 4:03d}" for i in range(n)], dtype=object), systems,
+                           np.array([""] * n, dtype=object), np.array([""] * n, dtype=object),
+                           {"consistent": labels, "other": labels.copy()}, {"consistent": "binary", "other": "binary"},
+                           ["consistent", "other"], [], {"good": good, "judge": judge},
+                           {"good": "built-in", "judge": "file"}, meant_for={"judge": "consistent"})
+    o = default_options().factuality._replace(bootstrap_samples=0, floor_permutations=0)
+    res = factuality.compute(inp, o)
+    b = res.binary.set_index(["dimension", "subset", "metric"])
+    mine = b.loc[("consistent", "all", "good")]
+    assert int(mine["n"]) == n - 10
+    assert mine["auc"] == pytest.approx(stats.mannwhitneyu(good[10:][labels[10:] == 1], good[10:][labels[10:] == 0]
+                                                           ).statistic / ((labels[10:] == 1).sum() *
+                                                                          (labels[10:] == 0).sum()), abs=1e-12)
+    assert int(mine["n_covered"]) == n
+    assert mine["auc_covered"] == pytest.approx(stats.mannwhitneyu(good[labels == 1], good[labels == 0]).statistic
+                                                / ((labels == 1).sum() * (labels == 0).sum()), abs=1e-12)
+    # the other dimension: the judge is not among its metrics, and every summary counts
+    assert ("other", "all", "judge") not in b.index
+    assert int(b.loc[("other", "all", "good"), "n"]) == n
+    p = res.partial.set_index(["dimension", "subset", "split", "metric"])
+    assert int(p.loc[("consistent", "all", "all", "good"), "n_covered"]) == n

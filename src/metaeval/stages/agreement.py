@@ -66,14 +66,11 @@ def _verdicts(grids: Sequence[np.ndarray], ii: np.ndarray, jj: np.ndarray, alpha
 
 
 def agreement_tables(human: Mapping[str, np.ndarray], metrics: Mapping[str, np.ndarray], summarizers: Sequence[str],
-                     kinds: Sequence[str], combinations: Sequence[str], alpha: float, min_topics: int, baseline: str,
-                     meant_for: Mapping[str, str] = {}) -> AgreementResult:
+                     kinds: Sequence[str], combinations: Sequence[str], alpha: float, min_topics: int, baseline: str
+                     ) -> AgreementResult:
     """Verdicts of every scorer on every pair and the agreement of every metric with every human
-    combination it serves, per pair type. Pure: arrays in, rows out. ``baseline`` is a per-summary
-    metric id; ``meant_for``: metric -> the one target a metric declared for a dimension serves (it
-    has no verdicts when that is none of ``combinations``). The human targets and the metrics are two
-    name spaces: a metric named like a target is a metric."""
-    metrics = {m: g for m, g in metrics.items() if m not in meant_for or meant_for[m] in combinations}
+    combination, per pair type. Pure: arrays in, rows out. ``baseline`` is a per-summary metric id.
+    The human targets and the metrics are two name spaces: a metric named like a target is a metric."""
     ii, jj, types = vd.pair_grid(summarizers, kinds)
     types_arr = np.array(types)
     found = _verdicts([*human.values(), *metrics.values()], ii, jj, alpha, min_topics)
@@ -88,8 +85,6 @@ def agreement_tables(human: Mapping[str, np.ndarray], metrics: Mapping[str, np.n
                 continue
             base = vd.agreement(metric_verdicts[baseline], h, mask) if baseline in metric_verdicts else None
             for name, v in metric_verdicts.items():
-                if meant_for.get(name, comb) != comb:
-                    continue
                 a = vd.agreement(v, h, mask)
                 z, p = vd.compare_to_baseline(a.correct, a.pairs, base.correct, base.pairs) if base else (np.nan, np.nan)
                 better = "" if math.isnan(p) or p >= alpha else ("better" if z > 0 else "worse")
@@ -111,8 +106,11 @@ def compute(inp: AnalysisInputs, options: AgreementOptions) -> AgreementResult:
     # the configured combinations first (as they always were), then every other target
     configured = [c for c in options.combinations if c in human]
     targets = configured + [c for c in inp.combinations if c not in configured]
-    result = agreement_tables(human, inp.summary_metric, inp.summarizers, inp.kinds, targets, options.alpha,
-                              options.min_topics, Variant.parse(options.baseline).summary_metric, inp.meant_for)
+    # a metric declared for one dimension has verdicts only where it serves a target, and agreement rows there only
+    served = {m: g for m, g in inp.summary_metric.items() if any(inp.serves(m, c) for c in targets)}
+    result = agreement_tables(human, served, inp.summarizers, inp.kinds, targets, options.alpha,
+                              options.min_topics, Variant.parse(options.baseline).summary_metric)
+    result.rows = [r for r in result.rows if inp.serves(r["metric"], r["combination"])]
     result.main = inp.main
     return result
 

@@ -19,7 +19,7 @@ of their tables.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 import numpy as np
@@ -114,11 +114,10 @@ def declared_targets(file_metrics: str | None) -> dict[str, str]:
 
 def load(system_scores: str, summary_scores: str, summary_human: str, system_human: str, summarizers: str,
          corpus_stats: Mapping[str, str] = {}, other_scores: Mapping[str, str] = {},
-         targets: str | None = None, file_metrics: str | None = None) -> AnalysisInputs:
+         targets: str | None = None) -> AnalysisInputs:
     """Read the scoring and human tables (and the long per-summary tables of the other families,
     by family name (:func:`score_tables`), and the statistics of the corpus-level variants, by
-    variant id; ``file_metrics``: the file metrics' metrics.tsv, for the dimension each was declared
-    for); keep the summarizers the option names ('systems' or 'all')."""
+    variant id); keep the summarizers the option names ('systems' or 'all')."""
     sh = tables.read_tsv(system_human, numeric=("score",))
     kinds = dict(zip(sh["summarizer"], sh["kind"]))
     combinations = list(pd.unique(sh["combination"]))
@@ -192,8 +191,7 @@ def load(system_scores: str, summary_scores: str, summary_human: str, system_hum
 
     ps = PerSummary(keep, topics, metrics, stats, human)
     return AnalysisInputs(keep, [kinds[s] for s in keep], [Variant.parse(v) for v in variant_ids], sys_metric,
-                          combinations, sys_human, ps, primary_of(targets), pooled_of(targets),
-                          declared_targets(file_metrics))
+                          combinations, sys_human, ps, primary_of(targets), pooled_of(targets))
 
 
 def on_common_ground(inp: AnalysisInputs) -> tuple[AnalysisInputs, list[str]]:
@@ -219,6 +217,6 @@ def load_named(inputs: Mapping[str, str], summarizers: str) -> AnalysisInputs:
     ``summary_human``, ``system_human``, and every family's statistics and long table it has:
     ``bleu_stats_ST..``, ``sera``, ``chrf``, ``chrf_stats_..``, ``file_metrics``, and the file
     metrics' declarations ``file_metrics_declared``)."""
-    return load(inputs["system_scores"], inputs["summary_scores"], inputs["summary_human"], inputs["system_human"],
-                summarizers, corpus_stats_paths(inputs), score_tables(inputs), inputs.get("targets"),
-                inputs.get("file_metrics_declared"))
+    inp = load(inputs["system_scores"], inputs["summary_scores"], inputs["summary_human"], inputs["system_human"],
+               summarizers, corpus_stats_paths(inputs), score_tables(inputs), inputs.get("targets"))
+    return replace(inp, meant_for=declared_targets(inputs.get("file_metrics_declared")))

@@ -55,7 +55,7 @@ from ..figures import pyplot, save
 from ..records import FactualityOptions
 from ..stats.partial import NAN_PARTIAL, bootstrap_partial, bootstrap_partial_many, partial_correlation
 from . import analysis_inputs, factuality_protocols as protocols
-from .factuality_protocols import ALL, CORRELATED_KINDS, FactualityInputs
+from .factuality_protocols import ALL, CORRELATED_KINDS, FactualityInputs, scopes
 
 FACTUALITY_KINDS = ("binary", "proportion", "preference")
 
@@ -164,22 +164,6 @@ def split_masks(inp: FactualityInputs, o: FactualityOptions) -> tuple[np.ndarray
     v = np.array([t in valid for t in inp.topics], dtype=bool)
     return v, ~v, (f"a seeded split of the topics ({k} of {topics.size} for validation, seed {o.seed}; the data "
                    "set has no split)")
-
-
-def scopes(inp: FactualityInputs) -> list[tuple[str, str, np.ndarray]]:
-    """(subset, split, mask): all, each subset and each split, and each subset x split."""
-    subsets = [ALL] + inp.subset_names
-    splits = [ALL] + inp.split_names
-    out = []
-    for sub in subsets:
-        for sp in splits:
-            m = np.ones(inp.topics.size, dtype=bool)
-            if sub != ALL:
-                m &= inp.subsets == sub
-            if sp != ALL:
-                m &= inp.splits == sp
-            out.append((sub, sp, m))
-    return out
 
 
 # ----------------------------------------------------------------------------- compute

@@ -76,6 +76,22 @@ class FactualityInputs:
         return sorted(set(self.subsets) - {""})
 
 
+def scopes(inp: FactualityInputs) -> list[tuple[str, str, np.ndarray]]:
+    """(subset, split, mask): all, each subset and each split, and each subset x split."""
+    subsets = [ALL] + inp.subset_names
+    splits = [ALL] + inp.split_names
+    out = []
+    for sub in subsets:
+        for sp in splits:
+            m = np.ones(inp.topics.size, dtype=bool)
+            if sub != ALL:
+                m &= inp.subsets == sub
+            if sp != ALL:
+                m &= inp.splits == sp
+            out.append((sub, sp, m))
+    return out
+
+
 def correlations(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float, float, float]:
     """Pearson, Spearman, Kendall tau-b and their two-sided p (scipy), NaN when undefined."""
     from scipy import stats     # imported where needed: scipy.stats takes a second to load
