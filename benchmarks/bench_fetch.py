@@ -6,9 +6,14 @@ repositories (tests/mirror.py: ../shared/data/raw served from 127.0.0.1):
 * the same jobs again with the files in the cache (a new working directory: the copies verified again);
 * the fetch library alone (metaeval.data.fetch, no Snakemake), from an empty cache, against a plain
   download of the same files with requests (no verification, no cache, no copy): the ratio is the
-  price of verifying, caching and copying.
+  price of verifying, caching and copying;
+* ``--in-flight``: the library alone on LLM_summeval's 376 small files from a mirror that pauses
+  ``--pause`` seconds after each 4 KiB it sends (a slow, far host), one file at a time
+  (``fetch.TRANSFERS = 1``) against the files in flight at once as shipped: the ratio is what
+  fetching several at a time buys where each response takes its time.
 
     .venv/bin/python benchmarks/bench_fetch.py [--benchmarks summeval,frank] [--repeat 3]
+    .venv/bin/python benchmarks/bench_fetch.py --in-flight [--pause 0.05]
 """
 from __future__ import annotations
 
@@ -67,13 +72,38 @@ def plain(names: list[str], url: str, out: Path) -> float:
     return time.perf_counter() - start
 
 
+def in_flight(pause: float) -> None:
+    """LLM_summeval's files from a mirror pausing ``pause`` s per 4 KiB: one at a time, then as shipped."""
+    release = catalog.benchmarks()["llm_summeval"].release
+    slow = {f"{release.repository}/{release.commit}/{f.path}": pause for f in release.files}
+    shipped = fetch.TRANSFERS
+    times = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = mirror.build(Path(tmp) / "mirror")
+        with mirror.serve(root, mirror.Behaviour(slow=slow)) as (url, _):
+            for transfers in (1, shipped):
+                fetch.TRANSFERS = transfers
+                src = fetch.Source.resolve(url, str(Path(tmp) / f"cache{transfers}"), {})
+                start = time.perf_counter()
+                fetch.compute(release, src)
+                times[transfers] = time.perf_counter() - start
+    fetch.TRANSFERS = shipped
+    print(f"LLM_summeval, {len(release.files)} files, a pause of {pause:g} s per 4 KiB sent: one at a time "
+          f"{times[1]:.1f} s, {shipped} in flight {times[shipped]:.1f} s: {times[1] / times[shipped]:.1f}x")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--benchmarks", default=",".join(SEVEN))
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--in-flight", action="store_true", help="one file at a time against several, from a slow mirror")
+    ap.add_argument("--pause", type=float, default=0.05)
     args = ap.parse_args()
     if not mirror.RAW.exists():
         print(f"skipped: {mirror.RAW} is missing")
+        return 0
+    if args.in_flight:
+        in_flight(args.pause)
         return 0
     names = args.benchmarks.split(",")
     files = [f for n in names for f in catalog.benchmarks()[n].release.files]

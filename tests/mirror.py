@@ -109,6 +109,9 @@ class Behaviour:
 def _handler(root: Path, behaviour: Behaviour):
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # headers and body go out in two writes: without TCP_NODELAY every response of a kept-alive
+        # connection waits for the client's delayed ACK (about 40 ms), a delay no real host adds
+        disable_nagle_algorithm = True
 
         def log_message(self, *args) -> None:   # quiet
             pass
