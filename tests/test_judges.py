@@ -556,6 +556,27 @@ def test_samples_duplicates_and_the_mean_policy(tmp_path):
     assert {(i.topic, i.summarizer): i for i in mean.items}[("t1", "M8")].samples == (2.0, 4.0, 4.0)
 
 
+def test_the_judges_tables_show_self_agreement_only_for_a_judge_with_samples(tmp_path):
+    """judges.md (the report's Judges section) has a self-agreement table only when a judge was scored
+    in several samples; its cells are the values at 3 decimals, read back as written (escaped)."""
+    from metaeval import tables
+    from metaeval.records import JudgesOptions
+    from metaeval.stages import judges as stage
+
+    options = JudgesOptions(epsilon=0.2, fdr=0.05, expert_group="expert", disagreements=5, confidence=0.95)
+    parse = [["a|judge:rts", "coherence", 6, 1, 1 / 6, 0]]
+    stage._markdown(stage.JudgesResult(parse=parse), options, str(tmp_path / "none.md"))
+    assert [c[:len("Coherence.")] for c, _, _ in tables.read_markdown_tables(tmp_path / "none.md")] == ["Coherence."]
+    assert "elf-agreement" not in (tmp_path / "none.md").read_text(encoding="utf-8")
+    # variance of the samples (2, 4, 5) and (1, 3), averaged: (7/3 + 2) / 2; alpha given
+    result = stage.JudgesResult(parse=parse, self_agreement=[["a|judge:rts", "coherence", 2, 3, (7 / 3 + 2) / 2, 0.25]])
+    stage._markdown(result, options, str(tmp_path / "samples.md"))
+    found = tables.read_markdown_tables(tmp_path / "samples.md")
+    assert len(found) == 2 and found[1][0].startswith("Self-agreement of the judges scored in several samples")
+    assert found[1][1] == ["judge", "dimension", "summaries", "samples", "variance across samples", "α over samples"]
+    assert found[1][2] == [["a|judge:rts", "coherence", "2", "3", "2.167", "0.250"]]
+
+
 def test_declared_rules_map_words_and_letters():
     rules = jd.rules_from({"stars": {"kind": "pointwise", "patterns": [
         {"pattern": r"(\w+) stars", "lowercase": True, "map": {"four": 4, "five": 5}},
