@@ -389,13 +389,13 @@ def _best(rows: Sequence[Sequence], metric_at: int, value_at: int) -> str | None
 
 
 def floors(inp: FactualityInputs, o: FactualityOptions, binary_rows: Sequence[Sequence], partial_rows: Sequence[Sequence],
-           ranking_rows: Sequence[Sequence], means_rows: Sequence[Sequence], validation: np.ndarray, test: np.ndarray
+           ranking_rows: Sequence[Sequence], means_rows: Sequence[Sequence], splits: tuple[np.ndarray, np.ndarray]
            ) -> list[list]:
     """The random floor of every protocol column the leaderboard shows, from the column's best metric:
     AUC (its scores permuted across the scope's labelled summaries; a column per subset), the balanced
     accuracy's mean over the subsets (``means_rows``, :func:`subset_means`; permuted within each
-    subset across its ``validation`` and ``test`` summaries, the threshold chosen anew on each draw's
-    validation scores), the partial correlation on every summary (permuted within each system, the
+    subset across its validation and test summaries, ``splits``' masks, the threshold chosen anew on
+    each draw's validation scores), the partial correlation on every summary (permuted within each system, the
     variable it controls for) and the ranking accuracy (each preference pair's two scores swapped or
     not)."""
     def row(d: str, level: str, subset: str, statistic: str, metric: str, n: int, f: Floor) -> list:
@@ -419,7 +419,7 @@ def floors(inp: FactualityInputs, o: FactualityOptions, binary_rows: Sequence[Se
         if best is not None and labels is not None:
             # the subsets the mean is over: those with a detection row (both labels present)
             subsets = [s for s in dict.fromkeys(r[2] for r in binary_rows if r[0] == d) if s != ALL]
-            x = inp.metrics[best]
+            x, (validation, test) = inp.metrics[best], splits
             ok = (np.isfinite(labels) & np.isfinite(x) & np.isin(inp.subsets, subsets) & (validation | test))
             statistic = mean_held_out_balanced_accuracy(labels[ok], validation[ok], test[ok], inp.subsets[ok])
             out.append(row(d, "balanced_accuracy", MEAN, "balanced accuracy", best, int(ok.sum()),
