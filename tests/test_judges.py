@@ -5,6 +5,8 @@ annotator test against its authors' code (its notebook, from a fetched copy of t
 present) and by hand, and a user's judge's bad input."""
 from __future__ import annotations
 
+import ast
+import collections
 import contextlib
 import io
 import json
@@ -19,6 +21,7 @@ import pytest
 from scipy.stats import kendalltau, pearsonr, spearmanr, ttest_1samp
 
 from conftest import shared_dataset
+from metaeval.data import catalog
 from metaeval.data import judges as jd
 from metaeval.data.contract import DatasetError
 from metaeval.stats import judges as sj
@@ -53,7 +56,26 @@ def authors(release):
     # the scripts bound tabulate at import: a real one imported before them is replaced here
     keep = lambda rows: printed.append(rows) or ""  # noqa: E731
     calc_meta_corr.tabulate = calc_h2h_pairs.tabulate = keep
-    return types.SimpleNamespace(utils=utils, meta=calc_meta_corr, h2h=calc_h2h_pairs, printed=printed)
+    return types.SimpleNamespace(utils=utils, meta=calc_meta_corr, h2h=calc_h2h_pairs, printed=printed,
+                                 extract=_authors_extraction(release, utils))
+
+
+def _authors_extraction(release: Path, utils) -> dict:
+    """method -> the utils.py function the authors' extract_model_scores.py parses it with, and its
+    --eval_type number: read from their script's own postfix_dict and utils_dict (pairing ``_altrts``
+    with extract_score_rts, ``_altmcq`` with extract_score_mcq), not restated here."""
+    tree = ast.parse((release / "extract_model_scores.py").read_text())
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and \
+                node.targets[0].id in ("postfix_dict", "utils_dict"):
+            found[node.targets[0].id] = {ast.literal_eval(k): v for k, v in zip(node.value.keys, node.value.values)}
+    postfix, functions = found["postfix_dict"], found["utils_dict"]
+    return {ast.literal_eval(postfix[i]).lstrip("_"): (getattr(utils, functions[i].id), i) for i in postfix}
+
+
+# the catalog's declaration: method -> our parse rule (LLM_summeval's five methods)
+METHODS = catalog.benchmarks()["llm_summeval"].judges["methods"]
 
 
 def _expert_means(raw: Path) -> dict[str, dict[str, dict[str, float]]]:
@@ -70,7 +92,7 @@ def _expert_means(raw: Path) -> dict[str, dict[str, dict[str, float]]]:
 def _authors_scores(authors, release: Path, judge: str, method: str) -> dict:
     """extract_model_scores.py's loop, restated: every file parsed by the authors' function, a later
     line of an article replacing an earlier one."""
-    fn = {"rts": authors.utils.extract_score_rts, "mcq": authors.utils.extract_score_mcq}[method]
+    fn = authors.extract[method][0]
     out: dict = {}
     for system in SYSTEMS:
         for dim in DIMS:
@@ -87,35 +109,54 @@ def _authors_scores(authors, release: Path, judge: str, method: str) -> dict:
 @pytest.fixture(scope="module")
 def ours(release):
     spec = jd.JudgeSpec("summeval", "llm_summeval", root=str(release), judges=tuple(JUDGES),
-                        methods=(("mcq", "mcq"), ("rts", "rts")), pairwise_rule="choice")
+                        methods=tuple(sorted(METHODS.items())), pairwise_rule="choice")
     return jd.scores(jd.read_judges([spec], jd.builtin_rules()))
 
 
 # ----------------------------------------------------------------------------- parse rules
 
-def test_rules_read_every_response_as_the_authors_functions(authors, release):
-    """Every response of the release: our declared rule gives the authors' value, and a parse failure
-    exactly where theirs returns -1 (rts) or raises (mcq)."""
-    rules = jd.builtin_rules()
-    checked = failures = 0
+def _authors_parse(authors, path: Path, method: str):
+    """Each line of a response file: (article id, response, the authors' value, None where their
+    function returns -1 (rts) or raises (mcq, stareval))."""
+    fn = authors.extract[method][0]
+    for line in path.read_text().splitlines():
+        rec = json.loads(line)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                theirs = fn(rec["resp"])
+        except (KeyError, AssertionError):
+            theirs = None
+        yield rec["id"], rec["resp"], None if theirs == -1 else theirs
+
+
+def _response_files(release: Path):
+    """(judge, system, dimension, method, path) of every response file of a method the catalog
+    declares (the ``_old`` files of gpt-4 are not among them)."""
     for path in sorted((release / "eval_model_generations").glob("*/*/*.txt")):
         dim, _, method = path.stem.partition("_")
-        if method not in ("rts", "mcq", "stareval"):
-            continue
-        fn = {"rts": authors.utils.extract_score_rts, "mcq": authors.utils.extract_score_mcq,
-              "stareval": authors.utils.extract_score_stareval}[method]
-        for line in path.read_text().splitlines():
-            resp = json.loads(line)["resp"]
-            try:
-                with contextlib.redirect_stdout(io.StringIO()):
-                    theirs = fn(resp)
-            except (KeyError, AssertionError):
-                theirs = None
-            theirs = None if theirs == -1 else theirs
-            assert rules[method].read(resp) == theirs, (path, resp)
+        if method in METHODS:
+            judge, system_dir = path.parts[-3], path.parts[-2]
+            yield judge, system_dir[len("eval_"):-len("_generations")], dim, method, path
+
+
+def test_rules_read_every_response_as_the_authors_functions(authors, release):
+    """Every response of the release: the rule the catalog declares for its method gives the value
+    of the function the authors' extract_model_scores.py uses for that method, and a parse failure
+    exactly where theirs returns -1 (rts, altrts) or raises (mcq, altmcq, stareval). The catalog
+    declares the authors' five methods: rts, mcq, stareval, altrts, altmcq."""
+    assert set(METHODS) == set(authors.extract) == {"rts", "mcq", "stareval", "altrts", "altmcq"}
+    rules = jd.builtin_rules()
+    checked = failures = 0
+    by_method: collections.Counter = collections.Counter()
+    for _, _, _, method, path in _response_files(release):
+        for _, resp, theirs in _authors_parse(authors, path, method):
+            assert rules[METHODS[method]].read(resp) == theirs, (path, resp)
             checked += 1
             failures += theirs is None
-    assert checked == 33900 and failures == 1
+            by_method[method] += 1
+    # 12 systems x 4 dimensions x 100 articles per judge x method, and the files' repeated articles
+    assert by_method == {"rts": 24000, "mcq": 5100, "stareval": 4800, "altrts": 4800, "altmcq": 4812}
+    assert checked == 43512 and failures == 1
 
 
 def test_choice_rule_is_extract_choice(authors, release):
@@ -135,16 +176,32 @@ def test_choice_rule_is_extract_choice(authors, release):
     assert n == 8800
 
 
-def test_parse_failures_and_duplicates_of_the_release(ours):
-    """The issue's quirks, counted: one llama-2-70b coherence response no rule reads, and three gpt-3.5
-    mcq consistency files that judge each of their 100 articles twice."""
-    counts = {(c.judge, c.dimension): c for c in ours.counts}
-    failed = {k: c.failures for k, c in counts.items() if c.failures}
+def test_parse_failures_and_duplicates_of_the_release(authors, release, ours):
+    """Responses, parse failures and items judged more than once, per judge x method x dimension,
+    equal those counted with the authors' functions on the release's files (a failure where theirs
+    returns -1 or raises; an article a file holds more than once). Among them the release's quirks:
+    one llama-2-70b coherence response no rule reads, three gpt-3.5 mcq consistency files that judge
+    each of their 100 articles twice, and two altmcq relevance files that judge 12 articles twice."""
+    expected: dict = {}
+    for judge, system, dim, method, path in _response_files(release):
+        ids = collections.Counter()
+        c = expected.setdefault((jd.metric_name(judge, method), dim), [0, 0, 0])
+        for topic, _, theirs in _authors_parse(authors, path, method):
+            ids[topic] += 1
+            c[0] += 1
+            c[1] += theirs is None
+        c[2] += sum(n > 1 for n in ids.values())
+    counts = {(c.judge, c.dimension): [c.responses, c.failures, c.duplicates] for c in ours.counts
+              if not c.judge.endswith(":h2h")}
+    assert counts == expected
+    assert len(counts) == 9 * 4                    # 9 judge x method pairs x 4 dimensions
+    failed = {k: c[1] for k, c in counts.items() if c[1]}
     assert failed == {("llama-2-70b-chat-hf:rts", "coherence"): 1}
-    dup = {k: c.duplicates for k, c in counts.items() if c.duplicates}
-    assert dup == {("gpt-3.5-turbo-0301:mcq", "consistency"): 300}
-    assert counts[("gpt-3.5-turbo-0301:mcq", "consistency")].responses == 1500
-    assert "M17" in counts[("llama-2-70b-chat-hf:rts", "coherence")].examples[0]
+    dup = {k: c[2] for k, c in counts.items() if c[2]}
+    assert dup == {("gpt-3.5-turbo-0301:mcq", "consistency"): 300, ("gpt-3.5-turbo-0301:altmcq", "relevance"): 12}
+    assert counts[("gpt-3.5-turbo-0301:mcq", "consistency")][0] == 1500
+    examples = {(c.judge, c.dimension): c.examples for c in ours.counts}
+    assert "M17" in examples[("llama-2-70b-chat-hf:rts", "coherence")][0]
 
 
 # ----------------------------------------------------------------------------- meta-correlation
@@ -154,7 +211,8 @@ def _grid(items, metric_judge, dim, topics):
     return {s: [by.get((t, s), math.nan) for t in topics] for s in SYSTEMS}
 
 
-@pytest.mark.parametrize("judge,method", [(j, "rts") for j in JUDGES] + [("gpt-3.5-turbo-0301", "mcq")])
+@pytest.mark.parametrize("judge,method", [(j, "rts") for j in JUDGES] +
+                         [("gpt-3.5-turbo-0301", m) for m in ("mcq", "stareval", "altrts", "altmcq")])
 def test_meta_correlation_equals_calc_meta_corr(authors, release, ours, tmp_path, monkeypatch, judge, method):
     """calc_meta_corr.py itself, on the summeval_<judge>.json its extract_model_scores.py would write
     (the authors' parsed scores, the experts' means): its printed meta-correlations equal ours to its
@@ -167,7 +225,7 @@ def test_meta_correlation_equals_calc_meta_corr(authors, release, ours, tmp_path
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(authors.meta, "auto_metrics", [])
     monkeypatch.setattr(sys, "argv", ["calc_meta_corr.py", "--eval_model", judge, "--eval_type",
-                                      "0" if method == "rts" else "1"])
+                                      str(authors.extract[method][1])])
     authors.printed.clear()
     with contextlib.redirect_stdout(io.StringIO()):
         authors.meta.main()
@@ -496,6 +554,27 @@ def test_samples_duplicates_and_the_mean_policy(tmp_path):
     assert (count.responses, count.failures, count.duplicates) == (6, 1, 1)
     mean = jd.scores(jd.read_judges([_spec(pointwise=p, rule="rts", duplicates="mean")], jd.builtin_rules()))
     assert {(i.topic, i.summarizer): i for i in mean.items}[("t1", "M8")].samples == (2.0, 4.0, 4.0)
+
+
+def test_the_judges_tables_show_self_agreement_only_for_a_judge_with_samples(tmp_path):
+    """judges.md (the report's Judges section) has a self-agreement table only when a judge was scored
+    in several samples; its cells are the values at 3 decimals, read back as written (escaped)."""
+    from metaeval import tables
+    from metaeval.records import JudgesOptions
+    from metaeval.stages import judges as stage
+
+    options = JudgesOptions(epsilon=0.2, fdr=0.05, expert_group="expert", disagreements=5, confidence=0.95)
+    parse = [["a|judge:rts", "coherence", 6, 1, 1 / 6, 0]]
+    stage._markdown(stage.JudgesResult(parse=parse), options, str(tmp_path / "none.md"))
+    assert [c[:len("Coherence.")] for c, _, _ in tables.read_markdown_tables(tmp_path / "none.md")] == ["Coherence."]
+    assert "elf-agreement" not in (tmp_path / "none.md").read_text(encoding="utf-8")
+    # variance of the samples (2, 4, 5) and (1, 3), averaged: (7/3 + 2) / 2; alpha given
+    result = stage.JudgesResult(parse=parse, self_agreement=[["a|judge:rts", "coherence", 2, 3, (7 / 3 + 2) / 2, 0.25]])
+    stage._markdown(result, options, str(tmp_path / "samples.md"))
+    found = tables.read_markdown_tables(tmp_path / "samples.md")
+    assert len(found) == 2 and found[1][0].startswith("Self-agreement of the judges scored in several samples")
+    assert found[1][1] == ["judge", "dimension", "summaries", "samples", "variance across samples", "α over samples"]
+    assert found[1][2] == [["a|judge:rts", "coherence", "2", "3", "2.167", "0.250"]]
 
 
 def test_declared_rules_map_words_and_letters():

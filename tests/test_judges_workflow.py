@@ -4,7 +4,9 @@ written here from a seeded generator; the judges' outputs are checked against va
 test from those input files and SummEval's judgments (scipy, plain Python), never with the library."""
 from __future__ import annotations
 
+import html
 import re
+import statistics
 from pathlib import Path
 
 import krippendorff
@@ -191,7 +193,8 @@ def test_own_judge_head_to_head_by_counting(run):
 @pytest.mark.workflow
 def test_the_reports_judges_section_in_a_browser(run, tmp_path):
     """The report of the same run: a Judges section with the judge's table (one per dimension judged),
-    the figure and the disagreements, loaded clean in headless Chromium (its scripts ran, no error)."""
+    its self-agreement table (the judge has 3 samples per summary), the figure and the disagreements,
+    loaded clean in headless Chromium (its scripts ran, no error)."""
     from test_across import browser_check
 
     work = run["out"].parents[2]
@@ -202,9 +205,27 @@ def test_the_reports_judges_section_in_a_browser(run, tmp_path):
     assert 'data-ready="yes"' in html_tag and "data-errors" not in html_tag, html_tag
     start = dom.index('<h2 id="judges')
     section = dom[start:dom.find("<h2", start + 1)]
-    assert section.count("<table>") == 2                  # the coherence table, the disagreements', and no other
+    assert section.count("<table>") == 3     # the coherence table, the self-agreement's, the disagreements'
     assert "Coherence. Parse failures" in section and "my-judge:rts" in section
     assert section.count('<img') == 1
     # the pooled agreement in the table is the pairwise file's, as the table prints it (3 decimals)
     c = _expected_pairwise(run["pairwise"], run["judgments"], PAIRS)
     assert f"{(c['ab'][0] + c['ba'][0]) / (c['ab'][1] + c['ba'][1]):.3f} [" in section
+    # the self-agreement table: its values computed here from the user's sample file (statistics'
+    # sample variance per summary, averaged; Krippendorff's interval alpha with the samples as coders)
+    pw = run["pointwise"]
+    variance = statistics.fmean(statistics.variance(g.tolist()) for _, g in pw.groupby(["topic", "summarizer"])["score"])
+    units = pw.pivot_table(index="sample", columns=["topic", "summarizer"], values="score").to_numpy(float)
+    alpha = krippendorff.alpha(reliability_data=units, level_of_measurement="interval")
+    at = section.index("Self-agreement of the judges scored in several samples")
+    table = section[at:section.index("</table>", at)]
+    header = [html.unescape(h) for h in re.findall(r"<th(?:\s[^>]*)?>(.*?)</th>", table)]
+    assert header == ["judge", "dimension", "summaries", "samples", "variance across samples", "α over samples"]
+    rows = [[html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", r)]
+            for r in re.findall(r"<tr[^>]*>(.*?)</tr>", table)]
+    rows = [r for r in rows if r]                     # the header's row has no <td>
+    assert len(rows) == 1
+    judge, dim, summaries, samples, shown_variance, shown_alpha = rows[0]
+    assert (judge, dim, summaries, samples) == ("my-judge:rts", DIM, "1600", "3")
+    assert abs(float(shown_variance) - variance) <= 5e-4 + 1e-12 and len(shown_variance.split(".")[1]) == 3
+    assert abs(float(shown_alpha) - alpha) <= 5e-4 + 1e-12 and len(shown_alpha.split(".")[1]) == 3

@@ -127,6 +127,38 @@ def test_the_leaderboard_reads_back_from_its_tsv(tmp_path):
     assert leaderboard_table.html_section(back) == leaderboard_table.html_section(board)
 
 
+def test_the_counts_are_written_as_integers_empty_where_missing(tmp_path):
+    """leaderboard.tsv's n and n_covered: the integer text ("10", not "10.0"), empty where a row has
+    none (a metric without a value in a column: R1 at the summary level here; n_covered only where a
+    metric covers more); and the file reads back to the same page."""
+    import csv
+
+    d = _dataset()
+    corr = d.correlations
+    corr["n_covered"] = ["12" if v == "MINE_A" else "10" for v in corr["variant"]]
+    corr["pearson_covered"] = ["0.85" if v == "MINE_A" else str(x) for v, x in zip(corr["variant"], corr["pearson"])]
+    corr["pdp"] = "0.5"
+    d.summary_level = d.summary_level[d.summary_level["metric"] != "R1_ST1_RS0_R"]
+    board = leaderboard.compute([d], OPTIONS)
+    out = {k: str(tmp_path / f) for k, f in (("leaderboard_tsv", "l.tsv"), ("tests_tsv", "t.tsv"), ("floor_tsv", "f.tsv"),
+                                              ("leaderboard_md", "l.md"), ("leaderboard_html", "l.html"))}
+    leaderboard.write(board, out)
+    with open(out["leaderboard_tsv"], encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    system = {r["metric"]: r for r in rows if r["level"] == "system"}
+    assert {m: r["n"] for m, r in system.items()} == dict.fromkeys(["MINE", "OTHER", "R2_ST1_RS0_R", "R1_ST1_RS0_R"], "10")
+    assert system["MINE"]["n_covered"] == "12" and system["MINE"]["value_covered"] == "0.85"
+    assert {system[m]["n_covered"] for m in ("OTHER", "R2_ST1_RS0_R", "R1_ST1_RS0_R")} == {""}
+    summary = {r["metric"]: (r["n"], r["n_covered"]) for r in rows if r["level"] == "summary"}
+    assert summary == {"MINE": ("100", ""), "OTHER": ("100", ""), "R2_ST1_RS0_R": ("100", ""),
+                       "R1_ST1_RS0_R": ("", "")}
+    # read back, the page is the same, and a cell's title gives the counts as written
+    back = leaderboard.read(out["leaderboard_tsv"], OPTIONS)
+    page = leaderboard_table.html_section(back)
+    assert page == leaderboard_table.html_section(board)
+    assert "n = 10; " in page and "on all it covers (n = 12, not ranked): 0.850" in page
+
+
 def test_the_simulated_data_set_stays_out_of_a_users_benchmarks():
     config = {"datasets": {"default": {"format": "simulated"}, "mine": {"format": "canonical"}}}
     assert user_datasets_only(config, {"mine"}) == ({"mine": {"format": "canonical"}}, ["default"])

@@ -309,16 +309,17 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
             notes.append(("ranking", d, f"a {kind} dimension: ranking accuracy needs a preference dimension"))
         for kind, rows, start in zip(("binary", "partial", "ranking"), (binary_rows, partial_rows, ranking_rows), starts):
             protocols.with_covered(rows[start:], kind, everything, d, kept, o)
-        floor_rows += protocols.floors(inp, o, binary_rows, partial_rows, ranking_rows)
+        floor_rows += protocols.floors(inp, o, binary_rows, partial_rows, ranking_rows,
+                                       protocols.subset_means(binary_rows, BINARY_COLUMNS), (valid_mask, test_mask))
     inp = everything
+    means_rows = protocols.subset_means(binary_rows, BINARY_COLUMNS)
     result = FactualityResult(
         inp.name, tables.frame(partial_rows, PARTIAL_COLUMNS), tables.frame(williams_rows, WILLIAMS_COLUMNS),
         tables.frame(ablation_rows, ABLATION_COLUMNS), tables.frame(summary_rows, SUMMARY_COLUMNS),
         tables.frame(binary_rows, BINARY_COLUMNS), tables.frame(auc_rows, AUC_TEST_COLUMNS),
         tables.frame(ranking_rows, RANKING_COLUMNS), tables.frame(ranking_test_rows, RANKING_TEST_COLUMNS),
         tables.frame([], ANSWER_COLUMNS), tables.frame(notes, NOTE_COLUMNS), split_how,
-        tables.frame(protocols.subset_means(binary_rows, BINARY_COLUMNS), BINARY_MEANS_COLUMNS),
-        tables.frame(floor_rows, protocols.FLOOR_COLUMNS))
+        tables.frame(means_rows, BINARY_MEANS_COLUMNS), tables.frame(floor_rows, protocols.FLOOR_COLUMNS))
     result.answer = tables.frame([best_answer(result, inp, o)], ANSWER_COLUMNS)
     return result
 
@@ -461,8 +462,7 @@ def _ablation_figure(result: FactualityResult, png: str, svg: str) -> None:
     else:
         fig, axis = plt.subplots(figsize=(4, 1))
         axis.axis("off")
-        axis.text(0.5, 0.5, "No error-category ablation: the data set has no ablation fields", ha="center",
-                  va="center")
+        axis.text(0.5, 0.5, "No error-category ablation: the data set has no ablation fields", ha="center", va="center")
     save(fig, png, svg)
 
 

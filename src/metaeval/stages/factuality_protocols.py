@@ -18,7 +18,7 @@ from ..records import FactualityOptions
 from ..stats.binary import auc, balanced_accuracy, best_threshold, bootstrap_auc, bootstrap_balanced_accuracy, \
     delong_of_placements, delong_test, placements
 from ..stats.coverage import common_items
-from ..stats.floor import Floor, per_row, permutation_floor, ranking_accuracy_of
+from ..stats.floor import Floor, mean_held_out_balanced_accuracy, per_row, permutation_floor, ranking_accuracy_of
 from ..stats.core import corrcoef, pearson, percentile_interval
 from ..stats.stable import ordinary
 from ..stats.partial import NAN_PARTIAL, group_codes, partial_correlation, partial_residuals, residualise, williams_partial
@@ -26,6 +26,7 @@ from ..stats.ranking import mcnemar_exact, ranking_accuracy
 from ..stats.williams import williams_matrix
 
 ALL = "all"
+MEAN = "mean"                     # the leaderboard's subset of a column that is the mean over the subsets
 CORRELATED_KINDS = ("graded", "proportion", "binary")
 
 
@@ -447,11 +448,15 @@ def _best(rows: Sequence[Sequence], metric_at: int, value_at: int) -> str | None
 
 
 def floors(inp: FactualityInputs, o: FactualityOptions, binary_rows: Sequence[Sequence], partial_rows: Sequence[Sequence],
-           ranking_rows: Sequence[Sequence]) -> list[list]:
+           ranking_rows: Sequence[Sequence], means_rows: Sequence[Sequence], splits: tuple[np.ndarray, np.ndarray]
+           ) -> list[list]:
     """The random floor of every protocol column the leaderboard shows, from the column's best metric:
-    AUC (its scores permuted across the scope's labelled summaries; a column per subset), the partial
-    correlation on every summary (permuted within each system, the variable it controls for) and the
-    ranking accuracy (each preference pair's two scores swapped or not)."""
+    AUC (its scores permuted across the scope's labelled summaries; a column per subset), the balanced
+    accuracy's mean over the subsets (``means_rows``, :func:`subset_means`; permuted within each
+    subset across its validation and test summaries, ``splits``' masks, the threshold chosen anew on
+    each draw's validation scores), the partial correlation on every summary (permuted within each system, the
+    variable it controls for) and the ranking accuracy (each preference pair's two scores swapped or
+    not)."""
     def row(d: str, level: str, subset: str, statistic: str, metric: str, n: int, f: Floor) -> list:
         return [d, level, subset, statistic, metric, n, f.permutations, f.mean, f.lo, f.hi]
 
@@ -469,6 +474,15 @@ def floors(inp: FactualityInputs, o: FactualityOptions, binary_rows: Sequence[Se
             y = labels[ok]
             out.append(row(d, "auc", sub, "AUC", best, int(ok.sum()),
                            permutation_floor(per_row(lambda p, y=y: auc(p, y)), x[ok], None, *args)))
+        best = _best([r for r in means_rows if r[0] == d], 2, 6)
+        if best is not None and labels is not None:
+            # the subsets the mean is over: those with a detection row (both labels present)
+            subsets = [s for s in dict.fromkeys(r[2] for r in binary_rows if r[0] == d) if s != ALL]
+            x, (validation, test) = inp.metrics[best], splits
+            ok = (np.isfinite(labels) & np.isfinite(x) & np.isin(inp.subsets, subsets) & (validation | test))
+            statistic = mean_held_out_balanced_accuracy(labels[ok], validation[ok], test[ok], inp.subsets[ok])
+            out.append(row(d, "balanced_accuracy", MEAN, "balanced accuracy", best, int(ok.sum()),
+                           permutation_floor(per_row(statistic), x[ok], inp.subsets[ok], *args)))
         best = _best([r for r in partial_rows if r[0] == d and r[1] == ALL and r[2] == ALL], 3, 7)
         if best is not None:
             # permuting a metric's scores within each system permutes its residuals (the system means

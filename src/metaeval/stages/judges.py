@@ -16,8 +16,9 @@ metric (docs/judges.md; the statistics: :mod:`metaeval.stats.judges`).
 * ``self_agreement.tsv``: a judge scored in several samples: the variance across samples and
   Krippendorff's alpha over them;
 * ``disagreements.tsv``: the summaries where a judge and the experts differ most;
-* ``judges.md`` (a table per dimension) and ``figure_per_system`` (each judge's per-system
-  correlation against system quality, the paper's figure).
+* ``judges.md`` (a table per dimension, and a table of the self-agreement when a judge was scored
+  in several samples) and ``figure_per_system`` (each judge's per-system correlation against system
+  quality, the paper's figure).
 
 The experts are the annotations of ``expert_group`` (SummEval's three experts); a data set without
 them compares with its human score of the dimension. load -> :func:`compute` -> :func:`write`.
@@ -55,6 +56,10 @@ FIGURE_CAPTION = ("Each judge's per-system Spearman correlation with the experts
                   "the system's quality (its experts' mean score), one panel per dimension: a line falling to the "
                   "right is a judge that agrees less with the experts the better the systems (Shen et al. 2023, "
                   "Fig. 2). The meta-correlation column of the table above is that slope's rank correlation.")
+SELF_AGREEMENT_CAPTION = ("Self-agreement of the judges scored in several samples per summary: the variance "
+                          "across samples (of a summary's samples' scores, ddof 1, averaged over the summaries with "
+                          "two or more) and Krippendorff's interval α over samples (the samples as coders, the "
+                          "summaries as units; 1: every sample gives the same score).")
 DISAGREEMENTS_CAPTION = ("The summaries where each judge and the experts differ most: the judge's score minus the "
                          "experts' mean (both on the dimension's scale), the largest differences first.")
 
@@ -310,7 +315,8 @@ def write(result: JudgesResult, options: JudgesOptions, out: Mapping[str, str]) 
 
 def _markdown(result: JudgesResult, options: JudgesOptions, path: str) -> None:
     """A table per dimension: each judge's parse failures, meta-correlation, system-level r,
-    pairwise agreement, kappa, position consistency and bias, and the alternative annotator test."""
+    pairwise agreement, kappa, position consistency and bias, and the alternative annotator test;
+    then, only when a judge was scored in several samples, a table of its self-agreement."""
     parse = {(r[0], r[1]): r for r in result.parse}
     meta = {(r[2], r[1]): r for r in result.meta if r[2]}
     pair = {(r[0], r[1]): r for r in result.pairwise if r[2] == "all"}
@@ -341,6 +347,12 @@ def _markdown(result: JudgesResult, options: JudgesOptions, path: str) -> None:
                 f"{_f(a[5], 2)} / {_f(a[6], 2)}{' (passes)' if a[7] else ''}" if a else "–"])
         caption = f"{dim.capitalize()}. " + (columns if not blocks else f"The columns as in the {first} table.")
         blocks.append(tables.markdown_text(caption, header, rows))
+    if result.self_agreement:
+        blocks.append(tables.markdown_text(
+            SELF_AGREEMENT_CAPTION, ["judge", "dimension", "summaries", "samples", "variance across samples",
+                                     "α over samples"],
+            [[judge, dim, str(n), str(k), _f(variance), _f(alpha)]
+             for judge, dim, n, k, variance, alpha in result.self_agreement]))
     text = "\n\n".join(blocks) if blocks else "No judge of this data set scored a summary."
     write_text(path, text + "\n")
 

@@ -502,8 +502,19 @@ def absent_reason(metric: str, column: Column, texts: bool, is_file_metric: bool
 
 # ----------------------------------------------------------------------------- writing
 
+# the counts of leaderboard.tsv: integers, empty where a row has none (NaN in the rows)
+COUNT_COLUMNS = ("n", "n_covered")
+
+
+def _count(value: object) -> int | None:
+    """A count held as a float (NaN where missing) as the integer it is, None where missing."""
+    x = float(value)
+    return None if math.isnan(x) else int(x)
+
+
 def write(board: Leaderboard, out: Mapping[str, str]) -> None:
-    tables.write_tsv(tables.frame(board.rows, LEADERBOARD_COLUMNS), out["leaderboard_tsv"])
+    rows = [{**r, **{c: _count(r[c]) for c in COUNT_COLUMNS}} for r in board.rows]
+    tables.write_tsv(tables.frame(rows, LEADERBOARD_COLUMNS), out["leaderboard_tsv"], blank=COUNT_COLUMNS)
     tables.write_tsv(tables.frame(board.tests, TESTS_COLUMNS), out["tests_tsv"])
     tables.write_tsv(tables.frame(floor_rows(board), FLOOR_COLUMNS), out["floor_tsv"])
     # the verdict in a sentence per focus metric first, then the table

@@ -10,7 +10,9 @@ accuracy); Pearson's depends on the shape of its scores too, which is why one me
 
 The unit within which scores are permuted is the column's: across systems (system-level r), within
 each topic across its summaries (the summary level, mean over topics), across all judged summaries
-(the pooled summary level; AUC of binary labels), within each system (the partial correlation
+(the pooled summary level; AUC of binary labels), within each subset across its validation and test
+summaries (the balanced accuracy's mean over the subsets: each subset's threshold chosen on its
+validation summaries, applied to its test summaries), within each system (the partial correlation
 controlling for the system: its null keeps the systems' means), within each preference pair (ranking
 accuracy: the two summaries' scores swapped or not).
 
@@ -25,6 +27,7 @@ from typing import Callable, Iterator, NamedTuple
 
 import numpy as np
 
+from .binary import balanced_accuracy, best_threshold
 from .ranking import outcomes
 
 
@@ -114,3 +117,25 @@ def ranking_accuracy_of(x: np.ndarray, pairs: int) -> float:
     o = outcomes(x[:pairs], x[pairs:])
     o = o[np.isfinite(o)]
     return float((o > 0).sum() / o.size) if o.size else np.nan
+
+
+def mean_held_out_balanced_accuracy(labels: np.ndarray, validation: np.ndarray, test: np.ndarray,
+                                    groups: np.ndarray) -> Callable[[np.ndarray], float]:
+    """The statistic of the leaderboard's balanced-accuracy column (SummEdits' overall score, Laban et
+    al. 2023), as a function of one vector of scores aligned with ``labels`` (1 consistent, 0 not):
+    in each group (subset), the balanced accuracy on its ``test`` summaries at the threshold that
+    maximises it on its ``validation`` summaries (:func:`metaeval.stats.binary.best_threshold`,
+    :func:`~metaeval.stats.binary.balanced_accuracy`), then the mean over the groups; NaN where a
+    group's is undefined (as the factuality stage's mean over the subsets)."""
+    labels = np.asarray(labels, dtype=float)
+    parts = [(np.flatnonzero(validation & (groups == g)), np.flatnonzero(test & (groups == g)))
+             for g in np.unique(groups)]
+
+    def statistic(x: np.ndarray) -> float:
+        values = []
+        for v, t in parts:
+            threshold, _ = best_threshold(x[v], labels[v])
+            values.append(balanced_accuracy(x[t], labels[t], threshold) if np.isfinite(threshold) else np.nan)
+        return float(np.mean(values)) if values and np.isfinite(values).all() else np.nan
+
+    return statistic
