@@ -343,7 +343,7 @@ def test_a_file_of_another_repository_comes_from_there_and_is_cached_there(tmp_p
         fetch.write(fetch.compute(rel, source(tmp_path, url)), tmp_path / "out/MANIFEST.tsv")
     assert seen.requests[f"{other}/{commit}/data/judgments.jsonl"] == 1
     assert (tmp_path / "cache" / other / commit / "data/judgments.jsonl").read_bytes() == data
-    assert (tmp_path / "cache/.locks" / other / f"{commit}.lock").exists()
+    assert (tmp_path / "cache/.locks" / other / f"{commit}.{rel.benchmark}.lock").exists()
     assert (tmp_path / "out/data/judgments.jsonl").read_bytes() == data
     rows = {r["path"]: r for r in fetch.manifest_rows(tmp_path / "out/MANIFEST.tsv")}
     assert rows["data/judgments.jsonl"]["url"] == f"https://raw.githubusercontent.com/{other}/{commit}/data/judgments.jsonl"

@@ -153,9 +153,12 @@ class Source:
     def cached(self, release: Release, file: ReleaseFile) -> Path:
         return Path(self.cache, *release.origin(file), file.path)
 
-    def lock(self, repository: str, commit: str) -> Path:
-        """The lock of one repository and commit in the cache."""
-        return Path(self.cache, ".locks", repository, f"{commit}.lock")
+    def lock(self, repository: str, commit: str, benchmark: str) -> Path:
+        """The lock of one benchmark's files of one repository and commit in the cache: two benchmarks
+        reading one repository (SummEval's and LLM_summeval's files are both LLM_summeval's) fetch at
+        once; a file both read is whole and verified whichever writes it last (written under a
+        temporary name, then renamed)."""
+        return Path(self.cache, ".locks", repository, f"{commit}.{benchmark}.lock")
 
 
 @contextlib.contextmanager
@@ -359,7 +362,7 @@ def compute(release: Release, source: Source) -> list[Fetched]:
         # release of many small files (one per judge, method and system) waits on each request's round
         # trip, so several are in flight at once
         for origin in release.origins():
-            with _locked(source.lock(*origin), release.benchmark):
+            with _locked(source.lock(*origin, release.benchmark), release.benchmark):
                 files = [f for f in release.files if release.origin(f) == origin]
                 for file, got in zip(files, _all_or_first_failure(pool, fetcher, files)):
                     found[file.path] = got
