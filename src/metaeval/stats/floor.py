@@ -23,6 +23,7 @@ within each group, its positions in ascending order receive the group's values o
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Callable, Iterator, NamedTuple
 
 import numpy as np
@@ -45,18 +46,28 @@ BLOCK = 100                  # draws per block: a block of index arrays is (BLOC
 def within_group_draws(groups: np.ndarray, permutations: int, seed: int) -> Iterator[np.ndarray]:
     """``permutations`` index arrays ``idx`` in blocks of rows (module docstring; ``rng.random((b,
     n))`` is b successive draws of n keys), ``x[idx]`` being ``x`` permuted within each group of
-    ``groups`` (integer codes, one per position)."""
-    groups = np.asarray(groups)
+    ``groups`` (integer codes, one per position). The blocks of the last two groupings are kept
+    (read-only): a data set's targets mostly share one ground, so their floors share the draws."""
+    groups = np.ascontiguousarray(groups, dtype=np.int64)
+    yield from _draw_blocks(groups.tobytes(), permutations, seed)
+
+
+@lru_cache(maxsize=2)
+def _draw_blocks(groups_key: bytes, permutations: int, seed: int) -> tuple[np.ndarray, ...]:
+    groups = np.frombuffer(groups_key, dtype=np.int64)
     n = groups.size
     rng = np.random.default_rng(seed)
     by_group = np.argsort(groups, kind="stable")        # each group's positions, ascending
+    blocks = []
     for start in range(0, permutations, BLOCK):
         b = min(BLOCK, permutations - start)
         keys = rng.random((b, n))
         order = np.lexsort((np.broadcast_to(np.arange(n), (b, n)), keys, np.broadcast_to(groups, (b, n))), axis=-1)
-        idx = np.empty((b, n), dtype=np.int64)
+        idx = np.empty((b, n), dtype=np.int32 if n < 2 ** 31 else np.int64)
         idx[:, by_group] = order
-        yield idx
+        idx.flags.writeable = False
+        blocks.append(idx)
+    return tuple(blocks)
 
 
 def permutation_floor(statistic: Callable[[np.ndarray], np.ndarray], x: np.ndarray, groups: np.ndarray | None,
