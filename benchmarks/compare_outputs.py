@@ -57,6 +57,12 @@ each expected change is checked cell by cell (any other difference in such a fil
   and all/leaderboard_floor.tsv; the captions of Table 1 and Table 3 and the pages that show them
   (report.html, leaderboard.md/html: the floor row, the n and the column notes). Where metrics cover
   different items (FRANK's released metrics), the values move to the common ground: reported per file.
+* the single target and the fuller values (``--before 44c9a24``): columns added after the old ones,
+  every old value unchanged where no metric is declared for one dimension and every metric scores
+  every summary (summary_level_correlations.tsv ``summaries_covered, pearson_covered``; factuality's
+  binary.tsv ``n_covered, auc_covered``, partial_correlations.tsv ``n_covered, pearson_covered``,
+  ranking_accuracy.tsv ``pairs_covered, accuracy_covered``); leaderboard.tsv's ``n`` and
+  ``n_covered`` written as integers (the same numbers).
 
 Prints one line per differing file with its verdict, and exits 1 on any unexplained difference.
 """
@@ -86,6 +92,12 @@ ADDED_COLUMNS = {"analysis/correlations.tsv": ["n_covered", "pearson_covered", "
                  "leaderboard.tsv": ["n", "value_covered", "n_covered", "pdp", "column_note"],
                  "rerank/by_target.tsv": ["left_out"], "rerank/table3.tsv": ["note"]}
 FLOOR_FILES = ("analysis/floor.tsv", "factuality/floor.tsv", "leaderboard_floor.tsv")
+# the single target and the fuller values (--before 44c9a24): columns added after those of common ground
+FULLER_COLUMNS = {"analysis/summary_level_correlations.tsv": ["summaries_covered", "pearson_covered"],
+                  "factuality/binary.tsv": ["n_covered", "auc_covered"],
+                  "factuality/partial_correlations.tsv": ["n_covered", "pearson_covered"],
+                  "factuality/ranking_accuracy.tsv": ["pairs_covered", "accuracy_covered"]}
+INTEGER_COUNTS = {"leaderboard.tsv": ("n", "n_covered")}
 
 
 def run_main_job(code: Path, workdir: Path, dataset: str) -> float:
@@ -254,6 +266,28 @@ def one_n(new: Path) -> str | None:
     return None
 
 
+def fuller_verdict(stem: str, a: Path, b: Path) -> str | None:
+    """The verdict on a file the single target and the fuller values changed (module docstring), or
+    None when it is not one of theirs or its old columns are not the new file's first ones."""
+    if stem not in FULLER_COLUMNS and stem not in INTEGER_COUNTS:
+        return None
+    ta, tb = tsv(a), tsv(b)
+    if stem in FULLER_COLUMNS and list(tb.columns) == [*ta.columns, *FULLER_COLUMNS[stem]]:
+        cells = changed_cells(ta, tb[list(ta.columns)])
+        return ("expected (the fuller value below the system level: columns added, every old value unchanged)"
+                if not cells else f"UNEXPECTED: {len(cells)} old cells changed, e.g. {cells[0]}")
+    if stem in INTEGER_COUNTS and list(ta.columns) == list(tb.columns):
+        cells = changed_cells(ta, tb)
+        counts = INTEGER_COUNTS[stem]
+        missing = ("", "NA")
+        same = all(c in counts and ((x in missing and y in missing) or
+                                    (x not in missing and y not in missing and float(x) == float(y)))
+                   for _, c, x, y in cells)
+        return ("expected (n and n_covered written as integers, the same numbers)" if same else
+                f"UNEXPECTED: {len(cells)} cells changed, e.g. {cells[0]}")
+    return None
+
+
 def common_ground_verdict(f: str, a: Path, b: Path, moved: bool = False) -> str | None:
     """The verdict on a file that common ground, Pairwise Difference Pearson or the random floor
     changed (module docstring), or None for a file they do not touch (or one byte-identical).
@@ -270,6 +304,9 @@ def common_ground_verdict(f: str, a: Path, b: Path, moved: bool = False) -> str 
         return "expected (the random floor: a new file)" if not a.exists() and b.exists() else None
     if not (a.exists() and b.exists()) or a.read_bytes() == b.read_bytes():
         return None
+    fuller = fuller_verdict(stem, a, b)
+    if fuller is not None:
+        return fuller
     if stem in ADDED_COLUMNS:
         ta, tb = tsv(a), tsv(b)
         if list(tb.columns) != [*ta.columns, *ADDED_COLUMNS[stem]] or len(ta) != len(tb):
