@@ -269,6 +269,24 @@ def one_n(new: Path) -> str | None:
 def fuller_verdict(stem: str, a: Path, b: Path) -> str | None:
     """The verdict on a file the single target and the fuller values changed (module docstring), or
     None when it is not one of theirs or its old columns are not the new file's first ones."""
+    if stem in ("figure_leaderboard_dots.png", "figure_leaderboard_dots.svg"):
+        floors = tsv(b.parent / "leaderboard_floor.tsv")
+        return ("expected (the dot plot draws the balanced-accuracy column's new floor)"
+                if (floors["level"] == "balanced_accuracy").any() else None)
+    if stem in ("leaderboard_floor.tsv", "factuality/floor.tsv"):
+        ta, tb = tsv(a), tsv(b)
+        kept = tb[tb["level"] != "balanced_accuracy"]
+        same = list(ta.columns) == list(tb.columns) and kept.values.tolist() == ta.values.tolist()
+        return (f"expected (the balanced-accuracy column's floor: {len(tb) - len(kept)} rows added, every old row "
+                "unchanged)" if same and len(kept) < len(tb) else "UNEXPECTED: more than the balanced-accuracy floor")
+    if stem == "factuality/notes.tsv":
+        ta, tb = tsv(a), tsv(b)
+        old_ground = ta["note"].str.contains("are not scored by every metric, so left out")
+        new_ground = tb["note"].str.contains("are not scored by every metric of ")
+        same = (ta[~old_ground].values.tolist() == tb[~new_ground].values.tolist()
+                and int(old_ground.sum()) <= int(new_ground.sum()) and (tb.loc[new_ground, "dimension"] != "").all())
+        return ("expected (common ground per factual dimension: its note names the dimension)" if same else
+                "UNEXPECTED: more than the common ground's note changed")
     if stem not in FULLER_COLUMNS and stem not in INTEGER_COUNTS:
         return None
     ta, tb = tsv(a), tsv(b)
@@ -280,11 +298,21 @@ def fuller_verdict(stem: str, a: Path, b: Path) -> str | None:
         cells = changed_cells(ta, tb)
         counts = INTEGER_COUNTS[stem]
         missing = ("", "NA")
-        same = all(c in counts and ((x in missing and y in missing) or
-                                    (x not in missing and y not in missing and float(x) == float(y)))
-                   for _, c, x, y in cells)
-        return ("expected (n and n_covered written as integers, the same numbers)" if same else
-                f"UNEXPECTED: {len(cells)} cells changed, e.g. {cells[0]}")
+
+        def explained(c: str, x: str, y: str) -> bool:
+            if c in counts and x not in missing and y not in missing:
+                return float(x) == float(y)                 # the same count, written as an integer
+            if c in counts and x in missing and y in missing:
+                return True
+            # a fuller value below the system level, where the column's ground left some summaries out
+            return (c in ("value_covered", "n_covered") and x in missing) or c == "column_note"
+        unexplained = [cell for cell in cells if not explained(*cell[1:])]
+        fuller = sorted({c for _, c, x, _ in cells if c in ("value_covered", "n_covered") and x in ("", "NA")})
+        return (f"expected (n and n_covered written as integers, the same numbers; "
+                f"{sum(c == 'value_covered' for _, c, _, _ in cells)} fuller values added below the system level "
+                f"and {sum(c == 'column_note' for _, c, _, _ in cells)} column notes with them)"
+                if not unexplained else f"UNEXPECTED: {len(unexplained)} cells changed, e.g. {unexplained[0]}; "
+                f"columns {sorted({c for _, c, _, _ in unexplained})} {fuller}")
     return None
 
 
@@ -300,13 +328,14 @@ def common_ground_verdict(f: str, a: Path, b: Path, moved: bool = False) -> str 
         problem = one_n(new)
         return (f"UNEXPECTED: {problem}" if problem else
                 "changed on common ground (the metrics cover different summaries: every value on those all score)")
+    if a.exists() and b.exists() and a.read_bytes() != b.read_bytes():
+        fuller = fuller_verdict(stem, a, b)
+        if fuller is not None:
+            return fuller
     if stem in FLOOR_FILES:
         return "expected (the random floor: a new file)" if not a.exists() and b.exists() else None
     if not (a.exists() and b.exists()) or a.read_bytes() == b.read_bytes():
         return None
-    fuller = fuller_verdict(stem, a, b)
-    if fuller is not None:
-        return fuller
     if stem in ADDED_COLUMNS:
         ta, tb = tsv(a), tsv(b)
         if list(tb.columns) != [*ta.columns, *ADDED_COLUMNS[stem]] or len(ta) != len(tb):
