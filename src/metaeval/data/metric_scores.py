@@ -293,6 +293,17 @@ def read_metrics(path: str) -> list[dict[str, str]]:
     return tables.read_tsv(path).to_dict("records")
 
 
+def declared_dimensions(rows: Iterable[Mapping[str, object]]) -> dict[str, str]:
+    """metric -> the dimension its metrics.tsv row declares it for, of the metrics declared for one
+    (an LLM judge asked about coherence: the one target it serves)."""
+    out = {}
+    for r in rows:
+        dimension = str(r.get("dimension", "") or "")
+        if dimension not in ("", tables.NA, "nan"):
+            out[str(r["metric"])] = dimension
+    return out
+
+
 def dimension_notes(result: FileMetrics, dimensions: Collection[str]) -> list[str]:
     """A note per metric declared for a dimension the data set does not have (a top-level
     declaration meets data sets with other dimensions: not an error)."""

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .. import tables
+from ..data.metric_scores import declared_dimensions, read_metrics
 from ..metrics.families import REGISTRY, corpus_families
 from ..stats.bootstrap import PerSummary
 from ..stats.coverage import common_items
@@ -101,15 +102,6 @@ def score_tables(inputs: Mapping[str, str]) -> dict[str, str]:
 
 def _index(values: pd.Series, positions: Mapping[str, int]) -> np.ndarray:
     return values.map(positions).fillna(-1).to_numpy(dtype=np.int64)
-
-
-def declared_targets(file_metrics: str | None) -> dict[str, str]:
-    """The file metrics job's metrics.tsv read as metric -> the dimension it was declared for (those
-    declared for one only)."""
-    if not file_metrics:
-        return {}
-    f = tables.read_tsv(file_metrics)
-    return {str(m): str(d) for m, d in zip(f["metric"], f["dimension"]) if str(d) not in ("", "NA", "nan")}
 
 
 def load(system_scores: str, summary_scores: str, summary_human: str, system_human: str, summarizers: str,
@@ -219,4 +211,5 @@ def load_named(inputs: Mapping[str, str], summarizers: str) -> AnalysisInputs:
     metrics' declarations ``file_metrics_declared``)."""
     inp = load(inputs["system_scores"], inputs["summary_scores"], inputs["summary_human"], inputs["system_human"],
                summarizers, corpus_stats_paths(inputs), score_tables(inputs), inputs.get("targets"))
-    return replace(inp, meant_for=declared_targets(inputs.get("file_metrics_declared")))
+    declared = inputs.get("file_metrics_declared")
+    return replace(inp, meant_for=declared_dimensions(read_metrics(declared)) if declared else {})

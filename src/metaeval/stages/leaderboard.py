@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from .. import tables
+from ..data.metric_scores import declared_dimensions
 from ..files import write_text
 from ..pages import page
 from ..records import LeaderboardOptions
@@ -407,8 +408,7 @@ def compute(datasets: Sequence[DatasetFiles], options: LeaderboardOptions) -> Le
         per_dataset_files[d.name] = {str(r["metric"]) for r in fm}
         for r in fm:
             file_metrics.setdefault(str(r["metric"]), r)
-    declared = {m: str(r.get("dimension", "") or "") for m, r in file_metrics.items()}
-    declared = {m: t for m, t in declared.items() if t and t != NA}
+    declared = declared_dimensions(file_metrics.values())
     baselines = [summary_metric_of(b) for b in options.baselines]
     focus = [summary_metric_of(f) for f in options.focus] or list(file_metrics)
     best_rouge: list[str] = []
