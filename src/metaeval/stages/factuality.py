@@ -212,7 +212,7 @@ NOTE_COLUMNS = ["analysis", "dimension", "note"]
 def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
     notes: list[tuple[str, str, str]] = list(inp.notes)
     partial_rows, williams_rows, ablation_rows, summary_rows = [], [], [], []
-    binary_rows, auc_rows, ranking_rows, ranking_test_rows, floor_rows = [], [], [], [], []
+    binary_rows, auc_rows, ranking_rows, ranking_test_rows, means_rows, floor_rows = [], [], [], [], [], []
     if not inp.metrics:
         notes.append(("inputs", "", "no per-summary metric scores: nothing to analyse"))
     every_valid, every_test, split_how = split_masks(inp, o)
@@ -309,10 +309,10 @@ def compute(inp: FactualityInputs, o: FactualityOptions) -> FactualityResult:
             notes.append(("ranking", d, f"a {kind} dimension: ranking accuracy needs a preference dimension"))
         for kind, rows, start in zip(("binary", "partial", "ranking"), (binary_rows, partial_rows, ranking_rows), starts):
             protocols.with_covered(rows[start:], kind, everything, d, kept, o)
-        floor_rows += protocols.floors(inp, o, binary_rows, partial_rows, ranking_rows,
-                                       protocols.subset_means(binary_rows, BINARY_COLUMNS), (valid_mask, test_mask))
+        means = protocols.subset_means(binary_rows[starts[0]:], BINARY_COLUMNS)     # this dimension's
+        means_rows += means
+        floor_rows += protocols.floors(inp, o, binary_rows, partial_rows, ranking_rows, means, (valid_mask, test_mask))
     inp = everything
-    means_rows = protocols.subset_means(binary_rows, BINARY_COLUMNS)
     result = FactualityResult(
         inp.name, tables.frame(partial_rows, PARTIAL_COLUMNS), tables.frame(williams_rows, WILLIAMS_COLUMNS),
         tables.frame(ablation_rows, ABLATION_COLUMNS), tables.frame(summary_rows, SUMMARY_COLUMNS),
